@@ -1,0 +1,64 @@
+import { Schema } from "effect"
+import { ApiError, type DetailsCodec } from "./ApiError.js"
+import { ValidationIssue } from "./ValidationIssue.js"
+
+/** Errors carrying a list of {@link ValidationIssue}s put that list, as is, in the error body's `details`. */
+export const issuesDetails: DetailsCodec = {
+  toDetails: (fields) => fields.issues as ReadonlyArray<unknown>,
+  fromDetails: (details) => ({ issues: details ?? [] })
+}
+
+const countProblems = (issues: ReadonlyArray<ValidationIssue>) =>
+  issues.length === 1 ? issues[0]!.message : `${issues.length} problems`
+
+/** Malformed input: a bad query, path or body (400). `issues` locate each problem. */
+export class InvalidArgument extends ApiError<InvalidArgument>()("InvalidArgument", {
+  code: "invalid_argument",
+  fields: { message: Schema.String, issues: Schema.Array(ValidationIssue) },
+  message: (e) => e.message,
+  details: issuesDetails
+}) {}
+
+/** Input that parses but breaks the rules (422). */
+export class ValidationFailed extends ApiError<ValidationFailed>()("ValidationFailed", {
+  code: "validation_failed",
+  fields: { issues: Schema.Array(ValidationIssue) },
+  message: (e) => `validation failed: ${countProblems(e.issues)}`,
+  details: issuesDetails
+}) {}
+
+/** YAML that is not well-formed (400); each issue has the line and column. */
+export class InvalidYaml extends ApiError<InvalidYaml>()("InvalidYaml", {
+  code: "invalid_argument",
+  fields: { issues: Schema.Array(ValidationIssue) },
+  message: (e) => `invalid YAML: ${countProblems(e.issues)}`,
+  details: issuesDetails
+}) {}
+
+/** No or invalid credentials (401). */
+export class Unauthenticated extends ApiError<Unauthenticated>()("Unauthenticated", {
+  code: "unauthenticated",
+  fields: { message: Schema.String },
+  message: (e) => e.message
+}) {}
+
+/** Authenticated but not allowed (403). */
+export class PermissionDenied extends ApiError<PermissionDenied>()("PermissionDenied", {
+  code: "permission_denied",
+  fields: { message: Schema.String },
+  message: (e) => e.message
+}) {}
+
+/** A request body over the configured limit (413). */
+export class PayloadTooLarge extends ApiError<PayloadTooLarge>()("PayloadTooLarge", {
+  code: "payload_too_large",
+  fields: { limit_bytes: Schema.Int },
+  message: (e) => `request body exceeds the limit of ${e.limit_bytes} bytes`
+}) {}
+
+/** An unexpected failure (500). The message is always generic; `request_id` finds the cause in the server log. */
+export class InternalError extends ApiError<InternalError>()("InternalError", {
+  code: "internal",
+  fields: { request_id: Schema.String },
+  message: () => "internal error"
+}) {}

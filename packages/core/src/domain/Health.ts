@@ -1,0 +1,19 @@
+import { Schema } from "effect"
+
+/** The health of a route as one word. */
+export const HealthStatusString = Schema.Literals(["healthy", "unhealthy", "starting", "napping", "error", "unknown"])
+  .annotate({ identifier: "HealthStatusString" })
+export type HealthStatusString = typeof HealthStatusString.Type
+
+/** Health of one route without detail: status, last latency, time in the current status, last check time. */
+export const HealthInfo = Schema.Struct({
+  status: HealthStatusString,
+  latency_ms: Schema.Finite,
+  uptime_s: Schema.Finite,
+  last_check: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "HealthInfo" })
+export type HealthInfo = typeof HealthInfo.Type
+
+/** `alias → HealthInfo` for every route. */
+export const HealthMap = Schema.Record(Schema.String, HealthInfo).annotate({ identifier: "HealthMap" })
+export type HealthMap = typeof HealthMap.Type

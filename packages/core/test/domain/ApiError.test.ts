@@ -1,0 +1,59 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
+import {
+  ErrorBody,
+  grpcStatusOf,
+  httpStatusOf,
+  InternalError,
+  InvalidArgument,
+  RouteNotFound,
+  toWireError,
+  ValidationFailed
+} from "../../src/domain/index.js"
+
+describe("ApiError wire form", () => {
+  it("renders a typed error as the shared ErrorBody and decodes it back", () => {
+    const wire = toWireError(RouteNotFound)
+    const encoded = Schema.encodeSync(wire)(new RouteNotFound({ alias: "app" }))
+    assert.deepStrictEqual(encoded, {
+      error: {
+        code: "not_found",
+        message: 'route "app" not found',
+        details: [{ reason: "RouteNotFound", alias: "app" }]
+      }
+    })
+    assert.isTrue(Schema.is(ErrorBody)(encoded))
+    const decoded = Schema.decodeUnknownSync(wire)(encoded)
+    assert.instanceOf(decoded, RouteNotFound)
+    assert.strictEqual(decoded.alias, "app")
+    assert.strictEqual(decoded.message, 'route "app" not found')
+  })
+
+  it("puts validation issues in details as they are", () => {
+    const issues = [{ path: ["app", "port"], message: "port out of range", line: 3, column: 9 }]
+    const encoded = Schema.encodeSync(toWireError(ValidationFailed))(new ValidationFailed({ issues }))
+    assert.deepStrictEqual(encoded.error.details, issues)
+    assert.strictEqual(encoded.error.code, "validation_failed")
+    assert.strictEqual(encoded.error.message, "validation failed: port out of range")
+  })
+
+  it("tells errors of one status apart by code and reason", () => {
+    const union = Schema.Union([toWireError(RouteNotFound), toWireError(InvalidArgument)])
+    const bad = Schema.decodeUnknownSync(union)({ error: { code: "invalid_argument", message: "limit: too big" } })
+    assert.instanceOf(bad, InvalidArgument)
+    assert.deepStrictEqual(bad.issues, [])
+    assert.throws(() => Schema.decodeUnknownSync(toWireError(RouteNotFound))({ error: { code: "not_found", message: "x" } }))
+  })
+
+  it("never puts internals in a 500 body", () => {
+    const encoded = Schema.encodeSync(toWireError(InternalError))(new InternalError({ request_id: "r-1" }))
+    assert.strictEqual(encoded.error.message, "internal error")
+  })
+
+  it("maps codes to HTTP and gRPC statuses from one table", () => {
+    assert.strictEqual(httpStatusOf("validation_failed"), 422)
+    assert.strictEqual(httpStatusOf("not_found"), 404)
+    assert.strictEqual(grpcStatusOf("not_found"), 5)
+    assert.strictEqual(grpcStatusOf("failed_precondition"), 9)
+  })
+})

@@ -1,0 +1,11 @@
+import { defineConfig } from "tsup"
+
+export default defineConfig({
+  entry: ["src/index.ts", "src/client.ts"],
+  format: ["esm"],
+  target: "node20",
+  platform: "node",
+  dts: true,
+  sourcemap: true,
+  clean: true
+})

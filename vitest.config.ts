@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config"
+import "./test/support/node20-polyfills.js"
+
+// Tests run straight from `src/` through the `@gatehouse/source` export condition: no build needed.
+export default defineConfig({
+  resolve: { conditions: ["@gatehouse/source"] },
+  ssr: { resolve: { conditions: ["@gatehouse/source"] } },
+  test: {
+    include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: "forks"
+  }
+})
