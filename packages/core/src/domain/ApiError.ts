@@ -7,7 +7,10 @@ import { type ErrorCode, httpStatusOf } from "./ErrorCode.js"
  */
 export interface DetailsCodec {
   readonly toDetails: (fields: Record<string, unknown>) => ReadonlyArray<unknown> | undefined
-  readonly fromDetails: (details: ReadonlyArray<unknown> | undefined, message: string) => Record<string, unknown> | undefined
+  readonly fromDetails: (
+    details: ReadonlyArray<unknown> | undefined,
+    message: string
+  ) => Record<string, unknown> | undefined
 }
 
 /** Static description every Gatehouse error class carries: its tag, machine code and how it renders. */
@@ -27,7 +30,8 @@ const reasonDetails = (tag: string, hasFields: boolean): DetailsCodec => ({
   fromDetails: (details) => {
     if (!hasFields) return {}
     const entry = details?.find(
-      (d): d is Record<string, unknown> => typeof d === "object" && d !== null && (d as { reason?: unknown }).reason === tag
+      (d): d is Record<string, unknown> =>
+        typeof d === "object" && d !== null && (d as { reason?: unknown }).reason === tag
     )
     if (entry === undefined) return undefined
     const { reason: _, ...fields } = entry
@@ -73,7 +77,12 @@ export const ApiError =
       tag,
       code: options.code,
       describe,
-      details: options.details ?? reasonDetails(tag, Object.keys(options.fields).some((k) => k !== "message"))
+      details:
+        options.details ??
+        reasonDetails(
+          tag,
+          Object.keys(options.fields).some((k) => k !== "message")
+        )
     }
     return Object.assign(Base, { apiError: statics })
   }

@@ -1,8 +1,14 @@
 import { Schema } from "effect"
 
 /** The health of a route as one word. */
-export const HealthStatusString = Schema.Literals(["healthy", "unhealthy", "starting", "napping", "error", "unknown"])
-  .annotate({ identifier: "HealthStatusString" })
+export const HealthStatusString = Schema.Literals([
+  "healthy",
+  "unhealthy",
+  "starting",
+  "napping",
+  "error",
+  "unknown"
+]).annotate({ identifier: "HealthStatusString" })
 export type HealthStatusString = typeof HealthStatusString.Type
 
 /** Health of one route without detail: status, last latency, time in the current status, last check time. */

@@ -23,7 +23,10 @@ export class Events extends Context.Service<
      * The matching history, then every new matching event as it is published: no gap and no duplicate
      * between the two. A subscriber that falls `bufferSize` events behind fails with {@link SubscriberTooSlow}.
      */
-    readonly follow: (query: EventQuery, options?: { readonly bufferSize?: number }) => Stream.Stream<Event, SubscriberTooSlow>
+    readonly follow: (
+      query: EventQuery,
+      options?: { readonly bufferSize?: number }
+    ) => Stream.Stream<Event, SubscriberTooSlow>
   }
 >()("@gatehouse/core/Events") {}
 

@@ -42,7 +42,9 @@ describe("ApiError wire form", () => {
     const bad = Schema.decodeUnknownSync(union)({ error: { code: "invalid_argument", message: "limit: too big" } })
     assert.instanceOf(bad, InvalidArgument)
     assert.deepStrictEqual(bad.issues, [])
-    assert.throws(() => Schema.decodeUnknownSync(toWireError(RouteNotFound))({ error: { code: "not_found", message: "x" } }))
+    assert.throws(() =>
+      Schema.decodeUnknownSync(toWireError(RouteNotFound))({ error: { code: "not_found", message: "x" } })
+    )
   })
 
   it("never puts internals in a 500 body", () => {
