@@ -62,3 +62,10 @@ export class InternalError extends ApiError<InternalError>()("InternalError", {
   fields: { request_id: Schema.String },
   message: () => "internal error"
 }) {}
+
+/** A WebSocket-only endpoint called without the upgrade (426). */
+export class UpgradeRequired extends ApiError<UpgradeRequired>()("UpgradeRequired", {
+  code: "upgrade_required",
+  fields: { path: Schema.String },
+  message: (e) => `${e.path} is a WebSocket endpoint: connect with a WebSocket client (Upgrade: websocket)`
+}) {}

@@ -1,0 +1,46 @@
+import {
+  FileList,
+  FileNotFound,
+  FileType,
+  FileValidationResult,
+  FileWritten,
+  InvalidYaml,
+  toWireError,
+  UnsafePath,
+  ValidationFailed
+} from "@gatehouse/core/domain"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { FileQuery, NoQuery, YamlBody, YamlText } from "./Parameters.js"
+import { Authorization } from "./Security.js"
+
+/** The config file and route files, read and written safely inside the config directory. */
+export class FilesApi extends HttpApiGroup.make("files")
+  .add(
+    HttpApiEndpoint.get("list", "/file/list", { query: NoQuery, success: FileList }).annotateMerge(
+      OpenApi.annotations({ summary: "List editable files" })
+    ),
+    HttpApiEndpoint.get("read", "/file/content", {
+      query: FileQuery,
+      success: YamlText,
+      error: [toWireError(FileNotFound), toWireError(UnsafePath)]
+    }).annotateMerge(OpenApi.annotations({ summary: "Read a file", description: "Raw bytes as application/yaml." })),
+    HttpApiEndpoint.put("write", "/file/content", {
+      query: FileQuery,
+      payload: YamlBody,
+      success: FileWritten,
+      error: [toWireError(UnsafePath), toWireError(InvalidYaml), toWireError(ValidationFailed)]
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Write a file",
+        description: "Validates, then writes atomically (temp file, fsync, rename) and triggers a reload."
+      })
+    ),
+    HttpApiEndpoint.post("validate", "/file/validate", {
+      query: { type: FileType },
+      payload: YamlBody,
+      success: FileValidationResult,
+      error: [toWireError(InvalidYaml), toWireError(ValidationFailed)]
+    }).annotateMerge(OpenApi.annotations({ summary: "Validate a file without writing it" }))
+  )
+  .middleware(Authorization)
+  .prefix("/api/v1") {}

@@ -1,0 +1,27 @@
+import { HttpApi, OpenApi } from "effect/http-api"
+import { EventsApi } from "./EventsApi.js"
+import { FilesApi } from "./FilesApi.js"
+import { HealthApi } from "./HealthApi.js"
+import { RequestValidation } from "./RequestValidation.js"
+import { RoutesApi } from "./RoutesApi.js"
+import { SystemApi } from "./SystemApi.js"
+
+/** The Gatehouse management API (`/api/v1`): the one contract the server, the client and the OpenAPI file derive from. */
+export class GatehouseApi extends HttpApi.make("gatehouse")
+  .add(SystemApi)
+  .add(RoutesApi)
+  .add(HealthApi)
+  .add(EventsApi)
+  .add(FilesApi)
+  .middleware(RequestValidation)
+  .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error", errors: "all" })
+  .annotate(HttpApi.ParseOptions, { errors: "all" })
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Gatehouse management API",
+      version: "1",
+      description:
+        "Routes, health, events and files of a Gatehouse edge. Errors share one body: " +
+        '`{"error": {"code", "message", "details"?}}`. Endpoints marked WebSocket also accept an upgrade on the same path.'
+    })
+  ) {}

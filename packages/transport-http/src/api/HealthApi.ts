@@ -1,0 +1,19 @@
+import { HealthMap } from "@gatehouse/core/domain"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { NoQuery } from "./Parameters.js"
+import { Authorization } from "./Security.js"
+
+/** Health of every route. */
+export class HealthApi extends HttpApiGroup.make("health")
+  .add(
+    HttpApiEndpoint.get("get", "/health", { query: NoQuery, success: HealthMap }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Health of every route",
+        description:
+          "A HealthMap `alias → {status, latency_ms, uptime_s, last_check}`. WebSocket on the same path: the map, " +
+          "then at most once per second and only when a status changes."
+      })
+    )
+  )
+  .middleware(Authorization)
+  .prefix("/api/v1") {}

@@ -1,0 +1,11 @@
+import { InvalidArgument, PayloadTooLarge, toWireError } from "@gatehouse/core/domain"
+import { HttpApiMiddleware } from "effect/http-api"
+
+/**
+ * Turns request decoding failures (bad path, query, headers or body) into the shared error body
+ * (`400 invalid_argument` with one issue per problem) instead of HttpApi's empty 400.
+ */
+export class RequestValidation extends HttpApiMiddleware.Service<RequestValidation>()(
+  "@gatehouse/transport-http/RequestValidation",
+  { error: [toWireError(InvalidArgument), toWireError(PayloadTooLarge)] }
+) {}

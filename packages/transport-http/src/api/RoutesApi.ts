@@ -1,0 +1,60 @@
+import {
+  InvalidYaml,
+  RouteEntry,
+  RouteNotFound,
+  RouteValidationResult,
+  toWireError,
+  UpgradeRequired,
+  ValidationFailed
+} from "@gatehouse/core/domain"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { AliasParam, NoQuery, YamlBody } from "./Parameters.js"
+import { Authorization } from "./Security.js"
+
+/** Route validation and the active route table. */
+export class RoutesApi extends HttpApiGroup.make("routes")
+  .add(
+    HttpApiEndpoint.post("validate", "/route/validate", {
+      query: NoQuery,
+      payload: YamlBody,
+      success: RouteValidationResult,
+      error: [toWireError(InvalidYaml), toWireError(ValidationFailed)]
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Validate routes",
+        description:
+          "Body: YAML, one route (with `alias`) or a map `alias → route`. 200 with every route normalized; " +
+          "422 with every problem (path, message, line, column); 400 for YAML syntax errors."
+      })
+    ),
+    HttpApiEndpoint.get("validateStream", "/route/validate", {
+      query: NoQuery,
+      error: toWireError(UpgradeRequired)
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Validate routes (WebSocket)",
+        description:
+          "WebSocket only. Each client text message is a YAML document; the server answers one frame per route " +
+          '`{"alias","valid","route"?,"errors"?}` then `{"done":true,"valid":n,"invalid":m}`. Without the upgrade: 426.'
+      })
+    ),
+    HttpApiEndpoint.get("list", "/route/list", {
+      query: NoQuery,
+      success: Schema.Array(RouteEntry)
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "List routes",
+        description:
+          "All routes with provider, excluded flag and health. WebSocket on the same path: the list, then again on every change."
+      })
+    ),
+    HttpApiEndpoint.get("get", "/route/:alias", {
+      params: { alias: AliasParam },
+      query: NoQuery,
+      success: RouteEntry,
+      error: toWireError(RouteNotFound)
+    }).annotateMerge(OpenApi.annotations({ summary: "Get one route" }))
+  )
+  .middleware(Authorization)
+  .prefix("/api/v1") {}

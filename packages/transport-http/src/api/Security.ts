@@ -1,0 +1,21 @@
+import { type Principal, toWireError, Unauthenticated } from "@gatehouse/core/domain"
+import { Context } from "effect"
+import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+
+/** The authenticated caller, available to every handler behind {@link Authorization}. */
+export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()(
+  "@gatehouse/transport-http/CurrentPrincipal"
+) {}
+
+/**
+ * Authentication of protected endpoints: `Authorization: Bearer gh_<prefix>_<secret>` API keys.
+ * Sessions and OIDC plug into this same middleware later; the contract and the client do not change.
+ */
+export class Authorization extends HttpApiMiddleware.Service<Authorization, { provides: CurrentPrincipal }>()(
+  "@gatehouse/transport-http/Authorization",
+  {
+    requiredForClient: true,
+    security: { bearer: HttpApiSecurity.bearer },
+    error: toWireError(Unauthenticated)
+  }
+) {}

@@ -1,0 +1,143 @@
+import { randomUUID } from "node:crypto"
+import { type ErrorBody, type ErrorCode, ErrorCodes } from "@gatehouse/core/domain"
+import { ByteSize, Cause, Clock, Context, Effect, Exit } from "effect"
+import {
+  HttpIncomingMessage,
+  HttpRouter,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "effect/http"
+
+/** Request limits of the HTTP API. */
+export interface HttpLimits {
+  /** Largest accepted request body; larger bodies get 413 before they are read. */
+  readonly maxBodyBytes: number
+}
+
+const codeForStatus = new Map<number, ErrorCode>(
+  (Object.entries(ErrorCodes) as Array<[ErrorCode, { http: number }]>)
+    .filter(([code]) => code !== "already_exists" && code !== "failed_precondition" && code !== "validation_failed")
+    .map(([code, { http }]) => [http, code])
+)
+
+const defaultMessages: Record<number, string> = {
+  400: "bad request",
+  404: "not found",
+  405: "method not allowed",
+  413: "request body too large",
+  415: "unsupported content type",
+  426: "this endpoint needs a WebSocket upgrade",
+  500: "internal error",
+  503: "server is shutting down"
+}
+
+/** An error response in the shared body shape. */
+export const errorResponse = (
+  status: number,
+  message: string,
+  extra?: { readonly request_id?: string; readonly code?: ErrorCode }
+): HttpServerResponse.HttpServerResponse => {
+  const body: ErrorBody = {
+    error: {
+      code: extra?.code ?? codeForStatus.get(status) ?? (status >= 500 ? "internal" : "invalid_argument"),
+      message,
+      ...(extra?.request_id === undefined ? {} : { request_id: extra.request_id })
+    }
+  }
+  return HttpServerResponse.jsonUnsafe(body, { status })
+}
+
+const isJson = (response: HttpServerResponse.HttpServerResponse) => {
+  const contentType = response.headers["content-type"] ?? ("contentType" in response.body ? response.body.contentType : "")
+  return typeof contentType === "string" && contentType.includes("json")
+}
+
+// Responses produced below the API layer (router 404, HttpApi's bare 415/413/426) get the shared body too.
+const withErrorBody = (
+  request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse,
+  requestId: string
+) => {
+  if (response.status < 400 || response.status === 499 || isJson(response)) return response
+  const message =
+    response.status === 415
+      ? `unsupported content type ${request.headers["content-type"] ?? "(none)"}: send application/yaml or text/plain`
+      : (defaultMessages[response.status] ?? "request failed")
+  const replaced = errorResponse(response.status, message, response.status >= 500 ? { request_id: requestId } : {})
+  return HttpServerResponse.setHeaders(replaced, { ...response.headers, "content-type": "application/json" })
+}
+
+const findBodyTooLarge = (cause: Cause.Cause<unknown>) =>
+  cause.reasons.some((reason) => {
+    const error = reason._tag === "Fail" ? reason.error : reason._tag === "Die" ? reason.defect : undefined
+    return (
+      HttpServerError.isHttpServerError(error) &&
+      error.reason._tag === "RequestParseError" &&
+      error.reason.reason === "BodyTooLarge"
+    )
+  })
+
+const findRouteNotFound = (cause: Cause.Cause<unknown>) =>
+  cause.reasons.some(
+    (reason) =>
+      reason._tag === "Fail" && HttpServerError.isHttpServerError(reason.error) && reason.error.reason._tag === "RouteNotFound"
+  )
+
+const incomingRequestId = (header: string | undefined) =>
+  header !== undefined && /^[A-Za-z0-9._-]{1,64}$/.test(header) ? header : undefined
+
+/**
+ * The outermost layer of every request: a request id (`x-request-id`, echoed or generated, on every response and
+ * every log line), the body size limit (413 from `Content-Length` before anything is read, and while reading
+ * chunked bodies), the shared error body for every error response, a generic 500 for defects (the cause goes to
+ * the log with the request id, never to the client), and one structured access-log line per request.
+ */
+export const layerApiResponses = (limits: HttpLimits) =>
+  HttpRouter.middleware(
+    (app) =>
+      Effect.withFiber((fiber) => {
+        const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+        const requestId = incomingRequestId(request.headers["x-request-id"]) ?? randomUUID()
+        const declaredLength = Number(request.headers["content-length"] ?? 0)
+        const handled: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, unknown> =
+          declaredLength > limits.maxBodyBytes
+            ? Effect.succeed(
+                errorResponse(413, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`)
+              )
+            : app.pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limits.maxBodyBytes)))
+        return Effect.gen(function* () {
+          const started = yield* Clock.currentTimeMillis
+          const exit = yield* Effect.exit(handled)
+          let response: HttpServerResponse.HttpServerResponse
+          if (Exit.isSuccess(exit)) {
+            response = withErrorBody(request, exit.value, requestId)
+          } else if (Cause.hasInterruptsOnly(exit.cause)) {
+            return yield* exit
+          } else if (findBodyTooLarge(exit.cause)) {
+            response = errorResponse(413, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`)
+          } else if (findRouteNotFound(exit.cause)) {
+            response = errorResponse(404, `no such endpoint: ${request.method} ${request.url.split("?")[0]}`)
+          } else {
+            const [derived] = yield* HttpServerError.causeResponse(exit.cause)
+            if (derived.status >= 500) {
+              yield* Effect.logError("request failed", exit.cause)
+              response = errorResponse(500, "internal error", { request_id: requestId })
+            } else {
+              response = withErrorBody(request, derived, requestId)
+            }
+          }
+          const elapsed = (yield* Clock.currentTimeMillis) - started
+          yield* Effect.logInfo("http").pipe(
+            Effect.annotateLogs({
+              method: request.method,
+              path: request.url.split("?")[0],
+              status: response.status,
+              duration_ms: elapsed
+            })
+          )
+          return HttpServerResponse.setHeader(response, "x-request-id", requestId)
+        }).pipe(Effect.annotateLogs({ request_id: requestId }))
+      }) as never,
+    { global: true }
+  )

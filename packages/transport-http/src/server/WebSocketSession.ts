@@ -1,0 +1,149 @@
+import type { IncomingMessage } from "node:http"
+import { PermissionDenied } from "@gatehouse/core/domain"
+import { Context, Data, Deferred, Effect, Exit, Schedule, Stream } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import * as Socket from "effect/socket/Socket"
+import type { WebSocket } from "ws"
+import { webSocketOf } from "./TrackedWebSocket.js"
+
+/** Limits that keep one WebSocket client from costing the server or the other clients anything. */
+export interface WebSocketPolicyShape {
+  /** Bytes queued for a client above which the server waits for it to drain. */
+  readonly drainAboveBytes: number
+  /** Bytes queued for a client above which, or after waiting `drainTimeoutMs` for it, the client is dropped (1008). */
+  readonly maxBufferedBytes: number
+  readonly drainTimeoutMs: number
+  /** The server pings this often; a client that has not answered the previous ping is dropped. */
+  readonly pingIntervalMs: number
+}
+
+/** WebSocket limits, with defaults suited to a LAN management API. */
+export class WebSocketPolicy extends Context.Reference<WebSocketPolicyShape>("@gatehouse/transport-http/WebSocketPolicy", {
+  defaultValue: () => ({
+    drainAboveBytes: 256 * 1024,
+    maxBufferedBytes: 1024 * 1024,
+    drainTimeoutMs: 10_000,
+    pingIntervalMs: 30_000
+  })
+}) {}
+
+/** Ends a stream with a close frame: 1008 for policy errors, 1011 for upstream failures. The reason is sent to the client. */
+export class CloseWith extends Data.TaggedError("CloseWith")<{ readonly code: number; readonly reason: string }> {}
+
+/** Whether this request asks for a WebSocket upgrade. */
+export const isWebSocketUpgrade = (request: HttpServerRequest.HttpServerRequest): boolean =>
+  request.headers.upgrade?.toLowerCase() === "websocket"
+
+/**
+ * Browsers attach `Origin` to WebSocket handshakes and do not apply CORS to them, so a page on another site
+ * could otherwise open streams with the user's credentials. Non-browser clients send no Origin and pass.
+ */
+export const checkSameOrigin = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<void, PermissionDenied> => {
+  const origin = request.headers.origin
+  if (origin === undefined) return Effect.void
+  const host = request.headers.host
+  const sameOrigin = host !== undefined && URL.canParse(origin) && new URL(origin).host === host
+  return sameOrigin
+    ? Effect.void
+    : Effect.fail(new PermissionDenied({ message: `cross-origin WebSocket from ${origin} refused` }))
+}
+
+// RFC 6455 limits a close reason to 123 bytes.
+const closeReason = (reason: string) => (Buffer.byteLength(reason) <= 123 ? reason : `${reason.slice(0, 100)}…`)
+
+const awaitDrain = (ws: WebSocket, connection: IncomingMessage["socket"], policy: WebSocketPolicyShape) =>
+  Effect.callback<void>((resume) => {
+    const check = () => {
+      if (ws.bufferedAmount <= policy.drainAboveBytes) resume(Effect.void)
+    }
+    connection.on("drain", check)
+    check()
+    return Effect.sync(() => connection.off("drain", check))
+  }).pipe(
+    Effect.timeoutOrElse({
+      duration: policy.drainTimeoutMs,
+      orElse: () => Effect.fail(new CloseWith({ code: 1008, reason: "client too slow" }))
+    })
+  )
+
+/**
+ * Upgrades the current request to a WebSocket and runs `session`: it receives the client's text frames and
+ * returns the frames to send. The socket closes with 1000 when the frames end, with the code of a {@link CloseWith}
+ * failure, with 1001 when the server shuts down, and 1011 on a defect. Closing by the client, a client that does
+ * not read (its queued bytes pass the policy), and a client that stops answering pings all end the session and
+ * release whatever the frames stream holds (subscriptions, pollers, upstream connections).
+ *
+ * Every check that can fail with an HTTP error must run before this, so a bad request gets an error body.
+ */
+export const serveWebSocket = <R>(
+  session: (incoming: Stream.Stream<string>) => Stream.Stream<string, CloseWith, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const policy = yield* WebSocketPolicy
+      const connection = (request.source as IncomingMessage).socket
+      const socket = yield* Effect.orDie(request.upgrade)
+      const pull = yield* Effect.orDie(Socket.readerString(socket))
+      const writer = yield* socket.writer
+      const ws = webSocketOf(connection)
+      if (ws === undefined) return yield* Effect.die(new Error("the HTTP server does not use TrackedWebSocket"))
+
+      const peerGone = yield* Deferred.make<void>()
+      ws.once("close", () => Deferred.doneUnsafe(peerGone, Exit.void))
+
+      let answeredPing = true
+      ws.on("pong", () => {
+        answeredPing = true
+      })
+      const heartbeat = Effect.suspend(() => {
+        if (!answeredPing) return Effect.fail(new CloseWith({ code: 1001, reason: "ping timeout" }))
+        answeredPing = false
+        return Effect.sync(() => ws.ping())
+      }).pipe(Effect.repeat(Schedule.spaced(policy.pingIntervalMs)), Effect.delay(policy.pingIntervalMs))
+
+      // A close from the client ends the input; it is not an error of the session.
+      const incoming = Stream.fromIterableEffectRepeat(pull).pipe(Stream.ignore)
+
+      const send = (frame: string) =>
+        writer.write(frame).pipe(
+          Effect.catch(() => Effect.fail(new CloseWith({ code: 1006, reason: "connection lost" }))),
+          Effect.andThen(
+            Effect.suspend(() => {
+              if (ws.bufferedAmount > policy.maxBufferedBytes) {
+                return Effect.fail(new CloseWith({ code: 1008, reason: "client too slow" }))
+              }
+              return ws.bufferedAmount > policy.drainAboveBytes ? awaitDrain(ws, connection, policy) : Effect.void
+            })
+          )
+        )
+
+      const run = Stream.runForEach(session(incoming), send).pipe(
+        Effect.raceFirst(heartbeat),
+        Effect.raceFirst(Deferred.await(peerGone))
+      )
+      const exit = yield* Effect.exit(run)
+      if (Exit.isSuccess(exit)) {
+        yield* Effect.ignore(writer.write(new Socket.CloseEvent(1000)))
+      } else {
+        const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
+        if (failure !== undefined && failure._tag === "Fail") {
+          const { code, reason } = failure.error
+          if (code === 1006 || code === 1001) ws.terminate()
+          else yield* Effect.ignore(writer.write(new Socket.CloseEvent(code, closeReason(reason))))
+          // A client that does not read will never complete the close handshake: do not keep its buffers around.
+          if (code === 1008) yield* Effect.forkDetach(Effect.delay(Effect.sync(() => ws.terminate()), 2000))
+        } else {
+          // Interrupted (server shutdown: the release closes with 1001) or a defect (1011).
+          return yield* Effect.orDie(Effect.failCause(exit.cause))
+        }
+      }
+      return HttpServerResponse.empty()
+    })
+  )
+
+/** Runs `frames` on a WebSocket that only sends: client messages are read and ignored. */
+export const streamToWebSocket = <R>(frames: Stream.Stream<string, CloseWith, R>) =>
+  serveWebSocket((incoming) =>
+    frames.pipe(Stream.merge(Stream.drain(incoming), { haltStrategy: "left" }))
+  )
