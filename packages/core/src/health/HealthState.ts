@@ -1,0 +1,75 @@
+import { DateTime } from "effect"
+import type { HealthInfo, HealthStatusString } from "../domain/Health.js"
+import type { CheckResult } from "./CheckResult.js"
+
+/** What the Health service remembers about one route between checks. */
+export interface RouteHealth {
+  readonly status: HealthStatusString
+  /** When the route entered `status` (epoch ms), for `uptime_s`. */
+  readonly since_ms: number
+  readonly latency_ms: number
+  readonly last_check_ms: number | null
+  /** Consecutive failed checks so far. */
+  readonly failures: number
+  readonly error: string | null
+}
+
+/** A status change worth telling operators about. */
+export interface Transition {
+  readonly previous: HealthStatusString
+  readonly next: HealthStatusString
+  readonly result: CheckResult
+}
+
+/** A route that was just added: `starting` when a monitor will run, `unknown` when none will. */
+export const initialHealth = (monitored: boolean, now: number): RouteHealth => ({
+  status: monitored ? "starting" : "unknown",
+  since_ms: now,
+  latency_ms: 0,
+  last_check_ms: null,
+  failures: 0,
+  error: null
+})
+
+const isDown = (status: HealthStatusString): boolean => status === "unhealthy" || status === "error"
+
+/**
+ * Applies one check result. `retries` is the number of consecutive failed checks a *healthy* route is allowed
+ * before it is reported down, so it flips on failure number `retries + 1` (retries happen on the normal
+ * interval). A route that is `starting` takes its first result as is: there is no known-good state to protect.
+ * A down route recovers on the first passing check.
+ */
+export const applyResult = (
+  current: RouteHealth,
+  result: CheckResult,
+  retries: number,
+  now: number
+): { readonly health: RouteHealth; readonly transition: Transition | undefined } => {
+  const failures = result.status === "healthy" ? 0 : current.failures + 1
+  const tolerated = current.status === "healthy" && result.status !== "healthy" && failures <= retries
+  const next: HealthStatusString = tolerated ? "healthy" : result.status
+  const health: RouteHealth = {
+    status: next,
+    since_ms: next === current.status ? current.since_ms : now,
+    latency_ms: result.latency_ms,
+    last_check_ms: now,
+    failures,
+    error: result.error ?? null
+  }
+  return {
+    health,
+    transition: next === current.status ? undefined : { previous: current.status, next, result }
+  }
+}
+
+/** The event a transition deserves: `down` entering unhealthy/error, `up` leaving it for healthy, else none. */
+export const eventOf = (t: Transition): "up" | "down" | undefined =>
+  isDown(t.next) && !isDown(t.previous) ? "down" : t.next === "healthy" && isDown(t.previous) ? "up" : undefined
+
+/** The public view of one route at `now`. */
+export const toInfo = (h: RouteHealth, now: number): HealthInfo => ({
+  status: h.status,
+  latency_ms: h.latency_ms,
+  uptime_s: Math.max(0, Math.floor((now - h.since_ms) / 1000)),
+  last_check: h.last_check_ms === null ? null : DateTime.formatIso(DateTime.makeUnsafe(h.last_check_ms))
+})

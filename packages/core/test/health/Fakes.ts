@@ -1,0 +1,64 @@
+import { Effect, Layer, Ref, Stream, SubscriptionRef } from "effect"
+import type { Event, EventInput } from "../../src/domain/Event.js"
+import { type Healthcheck, HealthcheckDefaults } from "../../src/domain/Healthcheck.js"
+import type { Route, Scheme } from "../../src/domain/Route.js"
+import { RouteNotFound } from "../../src/domain/RouteErrors.js"
+import { Events } from "../../src/events/Events.js"
+import { type RouteRecord, Routes } from "../../src/routes/Routes.js"
+
+/** A normalized route to a loopback target. */
+export const route = (
+  alias: string,
+  scheme: Scheme,
+  target: number,
+  healthcheck: Partial<Healthcheck> | null = {},
+  extra: Partial<Route> = {}
+): Route => ({
+  alias,
+  scheme,
+  host: "127.0.0.1",
+  port: { listening: 0, target },
+  healthcheck: healthcheck === null ? null : { ...HealthcheckDefaults, ...healthcheck },
+  ...extra
+})
+
+/** A route table record as `Routes` reports it. */
+export const recordOf = (r: Route, excluded = false): RouteRecord => ({ route: r, provider: "file:test.yml", excluded })
+
+/** A `Routes` backed by a `SubscriptionRef` the test sets. */
+export const routesLayer = (table: SubscriptionRef.SubscriptionRef<ReadonlyArray<RouteRecord>>) =>
+  Layer.succeed(Routes)(
+    Routes.of({
+      list: SubscriptionRef.get(table),
+      get: (alias) =>
+        Effect.flatMap(SubscriptionRef.get(table), (rs) => {
+          const found = rs.find((r) => r.route.alias === alias)
+          return found ? Effect.succeed(found) : Effect.fail(new RouteNotFound({ alias }))
+        }),
+      changes: SubscriptionRef.changes(table),
+      reload: Effect.succeed({ _tag: "Reloaded", added: [], removed: [], changed: [] })
+    })
+  )
+
+/** An `Events` that only records what was published. */
+export const eventsLayer = (published: Ref.Ref<ReadonlyArray<Event>>) =>
+  Layer.succeed(Events)(
+    Events.of({
+      publish: (input: EventInput) =>
+        Effect.gen(function* () {
+          const all = yield* Ref.get(published)
+          const event: Event = {
+            id: `00000000-0000-7000-8000-${String(all.length).padStart(12, "0")}`,
+            timestamp: new Date(0).toISOString(),
+            level: input.level,
+            category: input.category,
+            action: input.action,
+            data: input.data ?? {}
+          }
+          yield* Ref.update(published, (es) => [...es, event])
+          return event
+        }),
+      history: () => Ref.get(published),
+      follow: () => Stream.empty
+    })
+  )
