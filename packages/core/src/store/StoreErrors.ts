@@ -1,0 +1,29 @@
+import { Data } from "effect"
+
+/**
+ * The database could not be opened or prepared (directory not creatable, not a SQLite file, locked, ...).
+ * A typed error rather than a defect because it happens at startup, where the operator needs a clear message.
+ */
+export class StoreOpenFailed extends Data.TaggedError("StoreOpenFailed")<{
+  readonly filename: string
+  readonly cause: unknown
+}> {
+  override get message() {
+    const reason = this.cause instanceof Error ? this.cause.message : String(this.cause)
+    return `cannot open the store ${this.filename}: ${reason}`
+  }
+}
+
+/** The database was migrated by a newer Gatehouse; opening it with this one could corrupt it, so it is refused. */
+export class StoreSchemaTooNew extends Data.TaggedError("StoreSchemaTooNew")<{
+  readonly filename: string
+  readonly found: number
+  readonly supported: number
+}> {
+  override get message() {
+    return (
+      `the store ${this.filename} has schema version ${this.found}, newer than this Gatehouse supports ` +
+      `(${this.supported}): upgrade Gatehouse or point it at another data directory`
+    )
+  }
+}

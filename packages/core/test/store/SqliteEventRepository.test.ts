@@ -1,0 +1,106 @@
+import * as path from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Cause, Effect, Exit } from "effect"
+import { v7 } from "uuid"
+import type { Event } from "../../src/domain/Event.js"
+import * as SqliteStore from "../../src/store/SqliteStore.js"
+import { tempDir } from "./TempDir.js"
+
+const event = (n: number, category: string): Event => ({
+  id: v7({ msecs: 1_000 + n, seq: 0 }),
+  timestamp: new Date(1_000 + n).toISOString(),
+  level: n % 2 === 0 ? "info" : "warn",
+  category,
+  action: `a${n}`,
+  data: { n }
+})
+
+// 1..10, alternating categories: odd = config, even = health.
+const all = Array.from({ length: 10 }, (_, i) => event(i + 1, (i + 1) % 2 === 1 ? "config" : "health"))
+const byN = (...ns: ReadonlyArray<number>) => ns.map((n) => all[n - 1]!)
+
+/** A store in a temp file holding `all`. */
+const seeded = Effect.gen(function* () {
+  const store = yield* SqliteStore.make({ filename: path.join(yield* tempDir, "gatehouse.db") })
+  yield* Effect.forEach(all, (e) => store.events.append(e, 1_000))
+  return store.events
+})
+
+describe("SqliteEventRepository", () => {
+  it.effect("lists everything oldest first", () =>
+    Effect.gen(function* () {
+      const events = yield* seeded
+      assert.deepStrictEqual(yield* events.list({}), all)
+    })
+  )
+
+  it.effect("append trims to the newest `cap` events", () =>
+    Effect.gen(function* () {
+      const store = yield* SqliteStore.make({ filename: path.join(yield* tempDir, "gatehouse.db") })
+      for (const e of all.slice(0, 5)) yield* store.events.append(e, 3)
+      assert.deepStrictEqual(yield* store.events.list({}), byN(3, 4, 5))
+      // A smaller cap later trims further; a larger one keeps what is there.
+      yield* store.events.append(all[5]!, 2)
+      assert.deepStrictEqual(yield* store.events.list({}), byN(5, 6))
+      yield* store.events.append(all[6]!, 10)
+      assert.deepStrictEqual(yield* store.events.list({}), byN(5, 6, 7))
+      yield* store.events.append(all[7]!, Number.POSITIVE_INFINITY)
+      assert.deepStrictEqual(yield* store.events.list({}), byN(5, 6, 7, 8))
+    })
+  )
+
+  it.effect("since is exclusive and need not be a stored id", () =>
+    Effect.gen(function* () {
+      const events = yield* seeded
+      assert.deepStrictEqual(yield* events.list({ since: all[6]!.id }), byN(8, 9, 10))
+      assert.deepStrictEqual(yield* events.list({ since: all[9]!.id }), [])
+      // An id between 3 and 4 (e.g. of an event trimmed since): everything after it.
+      assert.deepStrictEqual(yield* events.list({ since: v7({ msecs: 1_003, seq: 5 }) }), byN(4, 5, 6, 7, 8, 9, 10))
+      assert.deepStrictEqual(yield* events.list({ since: v7({ msecs: 0, seq: 0 }) }), all)
+    })
+  )
+
+  it.effect("category filters, alone and with since and limit", () =>
+    Effect.gen(function* () {
+      const events = yield* seeded
+      assert.deepStrictEqual(yield* events.list({ category: "health" }), byN(2, 4, 6, 8, 10))
+      assert.deepStrictEqual(yield* events.list({ category: "config", since: all[4]!.id }), byN(7, 9))
+      assert.deepStrictEqual(yield* events.list({ category: "config", limit: 2 }), byN(7, 9))
+      assert.deepStrictEqual(yield* events.list({ category: "health", since: all[2]!.id, limit: 2 }), byN(8, 10))
+      assert.deepStrictEqual(yield* events.list({ category: "docker" }), [])
+    })
+  )
+
+  it.effect("limit keeps the newest, returned oldest first", () =>
+    Effect.gen(function* () {
+      const events = yield* seeded
+      assert.deepStrictEqual(yield* events.list({ limit: 3 }), byN(8, 9, 10))
+      assert.deepStrictEqual(yield* events.list({ limit: 1 }), byN(10))
+      assert.deepStrictEqual(yield* events.list({ limit: 10 }), all)
+      assert.deepStrictEqual(yield* events.list({ limit: 11 }), all)
+      assert.deepStrictEqual(yield* events.list({ since: all[1]!.id, limit: 3 }), byN(8, 9, 10))
+    })
+  )
+
+  it.effect("limit edge values: 0, negative and NaN give nothing; fractions round down; Infinity is no limit", () =>
+    Effect.gen(function* () {
+      const events = yield* seeded
+      assert.deepStrictEqual(yield* events.list({ limit: 0 }), [])
+      assert.deepStrictEqual(yield* events.list({ limit: -1 }), [])
+      assert.deepStrictEqual(yield* events.list({ limit: Number.NaN }), [])
+      assert.deepStrictEqual(yield* events.list({ limit: 2.9 }), byN(9, 10))
+      assert.deepStrictEqual(yield* events.list({ limit: Number.POSITIVE_INFINITY }), all)
+      assert.deepStrictEqual(yield* events.list({ limit: Number.MAX_VALUE }), all)
+      assert.deepStrictEqual(yield* events.list({ limit: undefined, since: undefined, category: undefined }), all)
+    })
+  )
+
+  it.effect("a storage failure is a defect", () =>
+    Effect.gen(function* () {
+      const events = yield* seeded
+      // Same id twice violates the primary key.
+      const exit = yield* Effect.exit(events.append(all[0]!, 1_000))
+      assert.isTrue(Exit.isFailure(exit) && Cause.hasDies(exit.cause))
+    })
+  )
+})
