@@ -1,0 +1,136 @@
+import { type Cause, Clock, DateTime, Effect, Layer, Queue, Semaphore, Stream } from "effect"
+import type { Event, EventInput } from "../domain/Event.js"
+import { Store } from "../store/Store.js"
+import * as EventIds from "./EventIds.js"
+import { type EventQuery, Events, SubscriberTooSlow } from "./Events.js"
+
+/** Tuning of the bus. */
+export interface EventBusOptions {
+  /** How many events the durable history keeps (config `events.history`); default 1000. */
+  readonly historyCap?: number
+  /** Default for `follow`'s `bufferSize`: how far a live subscriber may fall behind; default 256. */
+  readonly bufferSize?: number
+}
+
+/** The {@link Events} service plus introspection for tests and metrics. */
+export type EventBus = Events["Service"] & {
+  /** How many live subscriptions (`follow` streams) are open. */
+  readonly subscriberCount: Effect.Effect<number>
+}
+
+interface Subscriber {
+  readonly category: string | undefined
+  readonly queue: Queue.Queue<Event, SubscriberTooSlow | Cause.Done>
+  readonly bufferSize: number
+}
+
+/**
+ * Builds the bus on the {@link Store}. Publishing is serialised, so ids are strictly increasing and every
+ * subscriber sees events in id order; an event is stored before it is delivered. Each subscriber has its own
+ * bounded queue filled without waiting: one that is full is failed with {@link SubscriberTooSlow} and removed,
+ * so no subscriber can block or slow the publisher or the others. Closing the scope ends every follow stream.
+ */
+export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) {
+  const store = yield* Store
+  const historyCap = options.historyCap ?? 1000
+  const defaultBufferSize = options.bufferSize ?? 256
+  const subscribers = new Set<Subscriber>()
+  let closed = false
+  const lock = yield* Semaphore.make(1)
+  const newest = yield* store.events.list({ limit: 1 })
+  const ids = EventIds.make(newest[0]?.id)
+
+  yield* Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      closed = true
+      for (const s of subscribers) Queue.endUnsafe(s.queue)
+      subscribers.clear()
+    })
+  )
+
+  const deliver = (event: Event) =>
+    Effect.forEach(
+      subscribers,
+      (s) => {
+        if (s.category !== undefined && s.category !== event.category) return Effect.void
+        if (Queue.offerUnsafe(s.queue, event)) return Effect.void
+        subscribers.delete(s)
+        // Dropped at once, buffered events included: a stuck consumer should not hold them, and it resumes
+        // without a gap by following again with `since` = the last id it got.
+        return Effect.andThen(
+          Effect.ignore(Queue.clear(s.queue)),
+          Queue.fail(s.queue, new SubscriberTooSlow({ bufferSize: s.bufferSize }))
+        )
+      },
+      { discard: true }
+    )
+
+  const publish = Effect.fn("Events.publish")(function* (input: EventInput) {
+    return yield* Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const id = yield* ids.next(now)
+      const timestamp = DateTime.formatIso(DateTime.makeUnsafe(now))
+      const data = yield* toJson(input.data ?? {})
+      const event: Event = { id, timestamp, level: input.level, category: input.category, action: input.action, data }
+      yield* store.events.append(event, historyCap)
+      yield* deliver(event)
+      return event
+      // Uninterruptible: a stored event is always delivered, so live subscribers never miss one.
+    }).pipe(Effect.uninterruptible, lock.withPermits(1))
+  })
+
+  const history = Effect.fn("Events.history")(function* (query: EventQuery) {
+    return yield* store.events.list(query)
+  })
+
+  const subscribe = (category: string | undefined, bufferSize: number) =>
+    Effect.acquireRelease(
+      Effect.map(Queue.bounded<Event, SubscriberTooSlow | Cause.Done>(bufferSize), (queue) => {
+        const subscriber: Subscriber = { category, queue, bufferSize }
+        // Following a bus that has shut down yields the snapshot and ends, rather than waiting forever.
+        if (closed) Queue.endUnsafe(queue)
+        else subscribers.add(subscriber)
+        return subscriber
+      }),
+      (s) =>
+        Effect.andThen(
+          Effect.sync(() => subscribers.delete(s)),
+          Queue.shutdown(s.queue)
+        )
+    )
+
+  const follow = (query: EventQuery, followOptions?: { readonly bufferSize?: number }) =>
+    Stream.unwrap(
+      Effect.gen(function* () {
+        const bufferSize = Math.max(1, Math.floor(followOptions?.bufferSize ?? defaultBufferSize))
+        // Subscribe first, then read: an event stored after the read is already being queued for us, and one
+        // queued that is also in the snapshot (or older than it) is skipped by id, which is time order.
+        const { queue } = yield* subscribe(query.category, bufferSize)
+        const snapshot = yield* store.events.list(query)
+        const after = snapshot.at(-1)?.id ?? query.since
+        // One event per pull, not the whole queue: an event counts as "behind" until the consumer asks for
+        // the next, so `bufferSize` bounds exactly how far a consumer can lag.
+        const live = Stream.fromEffectRepeat(Queue.take(queue)).pipe(
+          Stream.filter((event) => after === undefined || event.id > after)
+        )
+        return Stream.concat(Stream.fromIterable(snapshot), live)
+      })
+    ).pipe(Stream.withSpan("Events.follow"))
+
+  const bus: EventBus = {
+    ...Events.of({ publish, history, follow }),
+    subscriberCount: Effect.sync(() => subscribers.size)
+  }
+  return bus
+})
+
+/** The {@link Events} layer on the {@link Store}: `EventBus.layer({ historyCap: 1000 })`. */
+export const layer = (options?: EventBusOptions): Layer.Layer<Events, never, Store> =>
+  Layer.effect(Events, make(options))
+
+/**
+ * Live subscribers and the history must see the same `data`: a JSON round trip turns dates into strings and
+ * drops `undefined` here rather than only in the stored copy. Non-JSON data (a bigint, a cycle) is a defect.
+ */
+const toJson = (data: Record<string, unknown>) =>
+  Effect.sync(() => JSON.parse(JSON.stringify(data)) as Record<string, unknown>)

@@ -1,0 +1,258 @@
+import * as path from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Exit, Fiber, Scope, Stream } from "effect"
+import type { Event } from "../../src/domain/Event.js"
+import { type EventQuery, SubscriberTooSlow } from "../../src/events/Events.js"
+import { tempDir } from "../store/TempDir.js"
+import { actions, busIn, collect, eventually, openBus } from "./TestBus.js"
+
+const input = (action: string, category = "config") => ({ level: "info" as const, category, action })
+const untilDone = <E>(stream: Stream.Stream<Event, E>) => stream.pipe(Stream.takeUntil((e) => e.action === "done"))
+
+/** A gate that, once armed, holds the next caller until released (and tells the test it is holding). */
+const makeGate = Effect.gen(function* () {
+  let armed = false
+  const holding = yield* Deferred.make<void>()
+  const release = yield* Deferred.make<void>()
+  const pass = Effect.suspend(() => {
+    if (!armed) return Effect.void
+    armed = false
+    return Effect.andThen(Deferred.succeed(holding, undefined), Deferred.await(release))
+  })
+  return {
+    arm: Effect.sync(() => (armed = true)),
+    pass,
+    holding: Deferred.await(holding),
+    release: Deferred.succeed(release, undefined)
+  }
+})
+
+describe("EventBus follow", () => {
+  it.effect("gives the history, then live events, filtered like history", () =>
+    Effect.gen(function* () {
+      const { bus } = yield* busIn(yield* tempDir)
+      const a = yield* bus.publish(input("a"))
+      yield* bus.publish(input("b", "health"))
+      yield* bus.publish(input("c"))
+      const all = yield* collect(untilDone(bus.follow({})))
+      const config = yield* collect(untilDone(bus.follow({ category: "config" })))
+      const sinceA = yield* collect(untilDone(bus.follow({ since: a.id })))
+      const newest = yield* collect(untilDone(bus.follow({ limit: 1 })))
+      const none = yield* collect(untilDone(bus.follow({ limit: 0 })))
+      yield* eventually(
+        "5 subscribers",
+        Effect.map(bus.subscriberCount, (n) => n === 5)
+      )
+      yield* bus.publish(input("d", "health"))
+      yield* bus.publish(input("e"))
+      yield* bus.publish(input("done", "config"))
+      for (const f of [all, config, sinceA, newest, none]) yield* Fiber.join(f.fiber)
+      assert.deepStrictEqual(actions(all.received), ["a", "b", "c", "d", "e", "done"])
+      assert.deepStrictEqual(actions(config.received), ["a", "c", "e", "done"])
+      assert.deepStrictEqual(actions(sinceA.received), ["b", "c", "d", "e", "done"])
+      assert.deepStrictEqual(actions(newest.received), ["c", "d", "e", "done"])
+      assert.deepStrictEqual(actions(none.received), ["d", "e", "done"])
+    })
+  )
+
+  it.effect("no duplicate: an event stored before the snapshot but delivered after subscribing comes once", () =>
+    Effect.gen(function* () {
+      const gate = yield* makeGate
+      const { bus } = yield* openBus(path.join(yield* tempDir, "gatehouse.db"), {}, (store) => ({
+        events: { ...store.events, append: (e, cap) => Effect.andThen(store.events.append(e, cap), gate.pass) }
+      }))
+      yield* bus.publish(input("a"))
+      yield* gate.arm
+      const publishing = yield* Effect.forkChild(bus.publish(input("b")))
+      yield* gate.holding // "b" is stored, not yet delivered
+      const follower = yield* collect(untilDone(bus.follow({})))
+      yield* eventually(
+        "the snapshot with b",
+        Effect.sync(() => follower.received.length === 2)
+      )
+      yield* gate.release
+      yield* Fiber.join(publishing)
+      yield* bus.publish(input("done"))
+      yield* Fiber.join(follower.fiber)
+      assert.deepStrictEqual(actions(follower.received), ["a", "b", "done"])
+    })
+  )
+
+  it.effect("no gap: an event published while the snapshot is read is delivered live", () =>
+    Effect.gen(function* () {
+      const gate = yield* makeGate
+      const { bus } = yield* openBus(path.join(yield* tempDir, "gatehouse.db"), {}, (store) => ({
+        events: { ...store.events, list: (q: EventQuery) => Effect.tap(store.events.list(q), () => gate.pass) }
+      }))
+      yield* bus.publish(input("a"))
+      yield* gate.arm
+      const follower = yield* collect(untilDone(bus.follow({})))
+      yield* gate.holding // the snapshot ["a"] is read, not yet emitted
+      yield* bus.publish(input("b"))
+      yield* gate.release
+      yield* bus.publish(input("done"))
+      yield* Fiber.join(follower.fiber)
+      assert.deepStrictEqual(actions(follower.received), ["a", "b", "done"])
+    })
+  )
+
+  it.live("no gap and no duplicate while followers subscribe during concurrent publishing", () =>
+    Effect.gen(function* () {
+      const { bus } = yield* busIn(yield* tempDir, { historyCap: 10_000 })
+      const publisher = yield* Effect.forkChild(
+        Effect.gen(function* () {
+          for (let i = 0; i < 300; i++) {
+            yield* bus.publish(input(`e${i}`, i % 3 === 0 ? "health" : "config"))
+            yield* Effect.yieldNow
+          }
+          yield* bus.publish(input("done"))
+        })
+      )
+      // Followers join at different points of the stream; some with a limit, some with a category.
+      const followers = yield* Effect.forEach(
+        Array.from({ length: 12 }, (_, i) => i),
+        (i) =>
+          Effect.gen(function* () {
+            for (let n = 0; n < i * 25; n++) yield* Effect.yieldNow
+            const query: EventQuery = i % 3 === 1 ? { limit: 5 } : i % 3 === 2 ? { category: "config" } : {}
+            return { query, ...(yield* collect(untilDone(bus.follow(query)))) }
+          })
+      )
+      yield* Fiber.join(publisher)
+      const history = yield* bus.history({})
+      assert.strictEqual(history.length, 301)
+      for (const { query, received, fiber } of followers) {
+        yield* Fiber.join(fiber)
+        const expected = history.filter((e) => query.category === undefined || e.category === query.category)
+        const ids = received.map((e) => e.id)
+        // A contiguous run of the (filtered) history up to "done": nothing skipped, nothing twice.
+        const start = expected.findIndex((e) => e.id === ids[0])
+        assert.deepStrictEqual(
+          ids,
+          expected.slice(start).map((e) => e.id),
+          JSON.stringify(query)
+        )
+        if (query.limit === undefined) assert.strictEqual(start, 0, "without a limit it starts at the beginning")
+      }
+    })
+  )
+
+  it.effect("drops a subscriber more than bufferSize behind, without slowing the others", () =>
+    Effect.gen(function* () {
+      const { bus } = yield* busIn(yield* tempDir)
+      const gotFirst = yield* Deferred.make<void>()
+      const unblock = yield* Deferred.make<void>()
+      const slowSeen: Array<string> = []
+      const slow = yield* bus.follow({}, { bufferSize: 3 }).pipe(
+        Stream.runForEach((e) =>
+          Effect.gen(function* () {
+            slowSeen.push(e.action)
+            if (slowSeen.length === 1) {
+              yield* Deferred.succeed(gotFirst, undefined)
+              yield* Deferred.await(unblock) // stuck on the first event
+            }
+          })
+        ),
+        Effect.forkChild
+      )
+      const fast = yield* collect(untilDone(bus.follow({})))
+      yield* eventually(
+        "2 subscribers",
+        Effect.map(bus.subscriberCount, (n) => n === 2)
+      )
+
+      yield* bus.publish(input("e1"))
+      yield* Deferred.await(gotFirst)
+      for (const a of ["e2", "e3", "e4"]) yield* bus.publish(input(a))
+      assert.strictEqual(yield* bus.subscriberCount, 2, "exactly bufferSize behind is still fine")
+      yield* bus.publish(input("e5"))
+      assert.strictEqual(yield* bus.subscriberCount, 1, "one more and the slow one is dropped")
+      for (const a of ["e6", "e7", "done"]) yield* bus.publish(input(a))
+
+      yield* Fiber.join(fast.fiber)
+      assert.deepStrictEqual(actions(fast.received), ["e1", "e2", "e3", "e4", "e5", "e6", "e7", "done"])
+      yield* Deferred.succeed(unblock, undefined)
+      const error = yield* Effect.flip(Fiber.join(slow))
+      assert.instanceOf(error, SubscriberTooSlow)
+      assert.strictEqual(error.bufferSize, 3)
+      assert.strictEqual(error.message, "subscriber fell more than 3 events behind")
+      assert.deepStrictEqual(slowSeen, ["e1"], "its buffered events were dropped with it")
+    })
+  )
+
+  it.effect("events of other categories do not count against a filtered subscriber's buffer", () =>
+    Effect.gen(function* () {
+      const { bus } = yield* busIn(yield* tempDir)
+      const gotFirst = yield* Deferred.make<void>()
+      const unblock = yield* Deferred.make<void>()
+      const seen: Array<string> = []
+      const follower = yield* bus.follow({ category: "config" }, { bufferSize: 1 }).pipe(
+        Stream.takeUntil((e) => e.action === "done"),
+        Stream.runForEach((e) =>
+          Effect.gen(function* () {
+            seen.push(e.action)
+            if (seen.length === 1) {
+              yield* Deferred.succeed(gotFirst, undefined)
+              yield* Deferred.await(unblock)
+            }
+          })
+        ),
+        Effect.forkChild
+      )
+      yield* eventually(
+        "the subscriber",
+        Effect.map(bus.subscriberCount, (n) => n === 1)
+      )
+      yield* bus.publish(input("first"))
+      yield* Deferred.await(gotFirst)
+      for (let i = 0; i < 50; i++) yield* bus.publish(input(`h${i}`, "health"))
+      yield* bus.publish(input("done"))
+      yield* Deferred.succeed(unblock, undefined)
+      yield* Fiber.join(follower)
+      assert.deepStrictEqual(seen, ["first", "done"])
+    })
+  )
+
+  it.effect("closing a follow stream releases its subscription", () =>
+    Effect.gen(function* () {
+      const { bus } = yield* busIn(yield* tempDir)
+      yield* bus.publish(input("a"))
+
+      // Completed by the consumer (take).
+      assert.deepStrictEqual(actions(yield* Stream.runCollect(bus.follow({}).pipe(Stream.take(1)))), ["a"])
+      assert.strictEqual(yield* bus.subscriberCount, 0)
+
+      // Interrupted while waiting for live events.
+      const waiting = yield* collect(bus.follow({}))
+      yield* eventually(
+        "the subscriber",
+        Effect.map(bus.subscriberCount, (n) => n === 1)
+      )
+      yield* Fiber.interrupt(waiting.fiber)
+      assert.strictEqual(yield* bus.subscriberCount, 0)
+
+      // Failed downstream.
+      const failing = bus.follow({}).pipe(Stream.mapEffect(() => Effect.fail("consumer broke")))
+      assert.strictEqual(yield* Effect.flip(Stream.runDrain(failing)), "consumer broke")
+      assert.strictEqual(yield* bus.subscriberCount, 0)
+    })
+  )
+
+  it.effect("follow streams end when the bus shuts down", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const scope = yield* Scope.make()
+      const { bus } = yield* Scope.provide(busIn(dir), scope)
+      yield* bus.publish(input("a"))
+      const follower = yield* collect(bus.follow({}))
+      yield* eventually(
+        "the subscriber",
+        Effect.map(bus.subscriberCount, (n) => n === 1)
+      )
+      yield* Scope.close(scope, Exit.void)
+      yield* Fiber.join(follower.fiber)
+      assert.deepStrictEqual(actions(follower.received), ["a"])
+      assert.strictEqual(yield* bus.subscriberCount, 0)
+    })
+  )
+})
