@@ -109,6 +109,17 @@ const wireBody = (code: ErrorCode) =>
  * server renders `{"error": {...}}` and the generated client decodes it back into the typed error.
  */
 export const toWireError = <C extends ApiErrorClass>(cls: C) => {
+  // One schema per class, so every endpoint shares it (and the OpenAPI document names it once).
+  const cached = wireCache.get(cls)
+  if (cached !== undefined) return cached as ReturnType<typeof makeWireError<C>>
+  const made = makeWireError(cls)
+  wireCache.set(cls, made)
+  return made
+}
+
+const wireCache = new WeakMap<ApiErrorClass, Schema.Top>()
+
+const makeWireError = <C extends ApiErrorClass>(cls: C) => {
   const { tag, code, describe, details } = cls.apiError
   const body = wireBody(code)
   return body

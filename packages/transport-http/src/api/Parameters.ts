@@ -8,7 +8,9 @@ export const Limit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10
 })
 
 /** A route alias as it appears in a path. */
-export const AliasParam = Schema.String.check(Schema.isPattern(/^(\*\.)?[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/)).annotate({
+export const AliasParam = Schema.String.check(
+  Schema.isPattern(/^(\*\.)?[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/)
+).annotate({
   description: "Route alias"
 })
 

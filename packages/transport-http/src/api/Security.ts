@@ -1,4 +1,4 @@
-import { type Principal, toWireError, Unauthenticated } from "@gatehouse/core/domain"
+import { PermissionDenied, type Principal, toWireError, Unauthenticated } from "@gatehouse/core/domain"
 import { Context } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 
@@ -16,6 +16,7 @@ export class Authorization extends HttpApiMiddleware.Service<Authorization, { pr
   {
     requiredForClient: true,
     security: { bearer: HttpApiSecurity.bearer },
-    error: toWireError(Unauthenticated)
+    // 403: authenticated but not allowed, e.g. a cross-origin WebSocket handshake.
+    error: [toWireError(Unauthenticated), toWireError(PermissionDenied)]
   }
 ) {}

@@ -1,13 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { type ErrorBody, type ErrorCode, ErrorCodes } from "@gatehouse/core/domain"
 import { ByteSize, Cause, Clock, Context, Effect, Exit } from "effect"
-import {
-  HttpIncomingMessage,
-  HttpRouter,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse
-} from "effect/http"
+import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 
 /** Request limits of the HTTP API. */
 export interface HttpLimits {
@@ -49,7 +43,8 @@ export const errorResponse = (
 }
 
 const isJson = (response: HttpServerResponse.HttpServerResponse) => {
-  const contentType = response.headers["content-type"] ?? ("contentType" in response.body ? response.body.contentType : "")
+  const contentType =
+    response.headers["content-type"] ?? ("contentType" in response.body ? response.body.contentType : "")
   return typeof contentType === "string" && contentType.includes("json")
 }
 
@@ -81,7 +76,9 @@ const findBodyTooLarge = (cause: Cause.Cause<unknown>) =>
 const findRouteNotFound = (cause: Cause.Cause<unknown>) =>
   cause.reasons.some(
     (reason) =>
-      reason._tag === "Fail" && HttpServerError.isHttpServerError(reason.error) && reason.error.reason._tag === "RouteNotFound"
+      reason._tag === "Fail" &&
+      HttpServerError.isHttpServerError(reason.error) &&
+      reason.error.reason._tag === "RouteNotFound"
   )
 
 const incomingRequestId = (header: string | undefined) =>
@@ -102,9 +99,7 @@ export const layerApiResponses = (limits: HttpLimits) =>
         const declaredLength = Number(request.headers["content-length"] ?? 0)
         const handled: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, unknown> =
           declaredLength > limits.maxBodyBytes
-            ? Effect.succeed(
-                errorResponse(413, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`)
-              )
+            ? Effect.succeed(errorResponse(413, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`))
             : app.pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limits.maxBodyBytes)))
         return Effect.gen(function* () {
           const started = yield* Clock.currentTimeMillis

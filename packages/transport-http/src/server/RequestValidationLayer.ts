@@ -1,6 +1,6 @@
 import { InvalidArgument, type ValidationIssue } from "@gatehouse/core/domain"
 import { Cause, Effect, ErrorReporter, SchemaIssue } from "effect"
-import { HttpApiError, HttpApiMiddleware } from "effect/http-api"
+import { type HttpApiError, HttpApiMiddleware } from "effect/http-api"
 import { RequestValidation } from "../api/RequestValidation.js"
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()

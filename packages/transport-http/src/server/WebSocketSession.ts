@@ -18,14 +18,17 @@ export interface WebSocketPolicyShape {
 }
 
 /** WebSocket limits, with defaults suited to a LAN management API. */
-export class WebSocketPolicy extends Context.Reference<WebSocketPolicyShape>("@gatehouse/transport-http/WebSocketPolicy", {
-  defaultValue: () => ({
-    drainAboveBytes: 256 * 1024,
-    maxBufferedBytes: 1024 * 1024,
-    drainTimeoutMs: 10_000,
-    pingIntervalMs: 30_000
-  })
-}) {}
+export class WebSocketPolicy extends Context.Reference<WebSocketPolicyShape>(
+  "@gatehouse/transport-http/WebSocketPolicy",
+  {
+    defaultValue: () => ({
+      drainAboveBytes: 256 * 1024,
+      maxBufferedBytes: 1024 * 1024,
+      drainTimeoutMs: 10_000,
+      pingIntervalMs: 30_000
+    })
+  }
+) {}
 
 /** Ends a stream with a close frame: 1008 for policy errors, 1011 for upstream failures. The reason is sent to the client. */
 export class CloseWith extends Data.TaggedError("CloseWith")<{ readonly code: number; readonly reason: string }> {}
@@ -38,7 +41,9 @@ export const isWebSocketUpgrade = (request: HttpServerRequest.HttpServerRequest)
  * Browsers attach `Origin` to WebSocket handshakes and do not apply CORS to them, so a page on another site
  * could otherwise open streams with the user's credentials. Non-browser clients send no Origin and pass.
  */
-export const checkSameOrigin = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<void, PermissionDenied> => {
+export const checkSameOrigin = (
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<void, PermissionDenied> => {
   const origin = request.headers.origin
   if (origin === undefined) return Effect.void
   const host = request.headers.host
@@ -132,7 +137,13 @@ export const serveWebSocket = <R>(
           if (code === 1006 || code === 1001) ws.terminate()
           else yield* Effect.ignore(writer.write(new Socket.CloseEvent(code, closeReason(reason))))
           // A client that does not read will never complete the close handshake: do not keep its buffers around.
-          if (code === 1008) yield* Effect.forkDetach(Effect.delay(Effect.sync(() => ws.terminate()), 2000))
+          if (code === 1008)
+            yield* Effect.forkDetach(
+              Effect.delay(
+                Effect.sync(() => ws.terminate()),
+                2000
+              )
+            )
         } else {
           // Interrupted (server shutdown: the release closes with 1001) or a defect (1011).
           return yield* Effect.orDie(Effect.failCause(exit.cause))
@@ -144,6 +155,4 @@ export const serveWebSocket = <R>(
 
 /** Runs `frames` on a WebSocket that only sends: client messages are read and ignored. */
 export const streamToWebSocket = <R>(frames: Stream.Stream<string, CloseWith, R>) =>
-  serveWebSocket((incoming) =>
-    frames.pipe(Stream.merge(Stream.drain(incoming), { haltStrategy: "left" }))
-  )
+  serveWebSocket((incoming) => frames.pipe(Stream.merge(Stream.drain(incoming), { haltStrategy: "left" })))

@@ -1,0 +1,26 @@
+import { Context, type Effect } from "effect"
+import type { InvalidYaml, ValidationFailed } from "../domain/CommonErrors.js"
+import type { FileNotFound, UnsafePath } from "../domain/FileErrors.js"
+import type { FileList, FileType, FileValidationResult, FileWritten } from "../domain/Files.js"
+
+/**
+ * The editable files: the server config file and the route files. Nothing outside the config file's directory and
+ * the routes directory is ever read or written; a write is validated first and atomic.
+ */
+export class Files extends Context.Service<
+  Files,
+  {
+    readonly list: Effect.Effect<FileList>
+    readonly read: (type: FileType, filename: string) => Effect.Effect<string, FileNotFound | UnsafePath>
+    /** Validates `content` (as part of the whole configuration), writes it atomically, then reloads. */
+    readonly write: (
+      type: FileType,
+      filename: string,
+      content: string
+    ) => Effect.Effect<FileWritten, UnsafePath | InvalidYaml | ValidationFailed>
+    readonly validate: (
+      type: FileType,
+      content: string
+    ) => Effect.Effect<FileValidationResult, InvalidYaml | ValidationFailed>
+  }
+>()("@gatehouse/core/Files") {}

@@ -1,0 +1,8 @@
+// Original file: proto/gatehouse/v1/auth.proto
+
+
+export interface AuthRejectResponse {
+}
+
+export interface AuthRejectResponse__Output {
+}

@@ -1,0 +1,11 @@
+// Original file: proto/gatehouse/v1/auth.proto
+
+import type { User as _gatehouse_v1_User, User__Output as _gatehouse_v1_User__Output } from '../../gatehouse/v1/User.js';
+
+export interface ListUsersResponse {
+  'users'?: (_gatehouse_v1_User)[];
+}
+
+export interface ListUsersResponse__Output {
+  'users': (_gatehouse_v1_User__Output)[];
+}

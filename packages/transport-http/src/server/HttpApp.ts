@@ -1,0 +1,48 @@
+import { createServer } from "node:http"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Layer } from "effect"
+import { HttpRouter } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { GatehouseApi } from "../api/GatehouseApi.js"
+import { EventsHandlers } from "../handlers/EventsHandlers.js"
+import { FilesHandlers } from "../handlers/FilesHandlers.js"
+import { HealthHandlers } from "../handlers/HealthHandlers.js"
+import { RoutesHandlers } from "../handlers/RoutesHandlers.js"
+import { SystemHandlers } from "../handlers/SystemHandlers.js"
+import { layerApiKeyAuthorization } from "./ApiKeyAuthorization.js"
+import { type HttpLimits, layerApiResponses } from "./ApiResponses.js"
+import { layerRequestValidation } from "./RequestValidationLayer.js"
+import { TrackedWebSocket } from "./TrackedWebSocket.js"
+
+/** Every route of the API with its handlers and middleware. Needs the core services and a `ServerDescription`. */
+export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
+  Layer.provide([SystemHandlers, RoutesHandlers, HealthHandlers, EventsHandlers, FilesHandlers]),
+  Layer.provide([layerRequestValidation, layerApiKeyAuthorization])
+)
+
+/** The API served on an `HttpServer`, behind the request-id / limits / error-body middleware. */
+export const layerHttpApp = (limits: HttpLimits) =>
+  HttpRouter.serve(Layer.mergeAll(layerApiRoutes, layerApiResponses(limits)), {
+    disableLogger: true,
+    disableListenLog: true
+  })
+
+/** Where the HTTP server listens. */
+export interface ListenOptions {
+  readonly host: string
+  readonly port: number
+  /** How long in-flight requests get to finish on shutdown. */
+  readonly gracefulShutdownMs?: number
+}
+
+/** A Node HTTP server configured for the API: tracked WebSockets (see TrackedWebSocket), 1 MiB WebSocket messages. */
+export const layerNodeHttpServer = (
+  options: ListenOptions,
+  limits: { readonly maxWebSocketMessageBytes?: number } = {}
+) =>
+  NodeHttpServer.layer(createServer, {
+    host: options.host,
+    port: options.port,
+    gracefulShutdownTimeout: options.gracefulShutdownMs ?? 10_000,
+    websocket: { WebSocket: TrackedWebSocket, maxPayload: limits.maxWebSocketMessageBytes ?? 1024 * 1024 }
+  })

@@ -1,0 +1,20 @@
+import { spawnSync } from "node:child_process"
+
+/**
+ * Whether the run must exercise every real component (`GATEHOUSE_E2E=1`, set by CI). In that mode a missing tool
+ * or daemon is a failure, never a skip.
+ */
+export const e2e = process.env.GATEHOUSE_E2E === "1"
+
+/** Whether an executable is on PATH. */
+export const hasTool = (name: string): boolean => spawnSync("sh", ["-c", `command -v ${name}`]).status === 0
+
+/**
+ * Decides whether tests needing `tool` run: yes when it is installed; when it is missing, the tests are skipped
+ * in a normal run (and reported as skipped) but the suite fails in an E2E run.
+ */
+export const requireTool = (tool: string): { readonly skip: boolean } => {
+  if (hasTool(tool)) return { skip: false }
+  if (e2e) throw new Error(`GATEHOUSE_E2E=1 but "${tool}" is not installed: .ci/run must install it`)
+  return { skip: true }
+}
