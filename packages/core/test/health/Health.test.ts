@@ -1,0 +1,297 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Layer, Logger, Option, Queue, Ref, Stream, SubscriptionRef } from "effect"
+import type { Event } from "../../src/domain/Event.js"
+import type { HealthMap } from "../../src/domain/Health.js"
+import { Events } from "../../src/events/Events.js"
+import { Health } from "../../src/health/Health.js"
+import { HealthMemory } from "../../src/health/HealthMemory.js"
+import type { RouteRecord } from "../../src/routes/Routes.js"
+import { eventsLayer, recordOf, route, routesLayer } from "./Fakes.js"
+import { httpServer } from "./LoopbackServers.js"
+
+/** The Health layer over a route table and an event log the test controls. */
+const harness = (initial: ReadonlyArray<RouteRecord>) =>
+  Effect.gen(function* () {
+    const table = yield* SubscriptionRef.make(initial)
+    const published = yield* Ref.make<ReadonlyArray<Event>>([])
+    const layer = Health.layer.pipe(Layer.provide(routesLayer(table)), Layer.provide(eventsLayer(published)))
+    return { table, published, layer }
+  })
+
+/** Fails the test (with the last map) instead of hanging when `health.changes` never satisfies `pred`. */
+const waitFor = (what: string, pred: (m: HealthMap) => boolean, ms = 5000) =>
+  Effect.gen(function* () {
+    const health = yield* Health
+    return yield* health.changes.pipe(
+      Stream.filter(pred),
+      Stream.runHead,
+      Effect.map(Option.getOrThrow),
+      Effect.timeoutOrElse({
+        duration: ms,
+        orElse: () =>
+          Effect.flatMap(health.snapshot, (m) =>
+            Effect.die(new Error(`timed out waiting for ${what}; last map: ${JSON.stringify(m)}`))
+          )
+      })
+    )
+  })
+
+/** Takes the next item of a queue the server fills, or fails the test after `ms`. */
+const next = <A>(queue: Queue.Queue<A>, what: string, ms = 5000) =>
+  Effect.timeoutOrElse(Queue.take(queue), {
+    duration: ms,
+    orElse: () => Effect.die(new Error(`timed out waiting for ${what}`))
+  })
+
+/** Nothing arrives on `queue` for `ms`: used to show a stopped monitor stays stopped. */
+const nothingWithin = <A>(queue: Queue.Queue<A>, ms: number) =>
+  Effect.map(Effect.timeoutOption(Queue.take(queue), ms), (o) => assert.isTrue(Option.isNone(o), JSON.stringify(o)))
+
+describe("Health layer", () => {
+  it.live(
+    "starting → healthy; unmonitored, disabled and excluded routes are unknown; no event for the first healthy",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* httpServer()
+        const held = { path: "/held/app", interval_ms: 50, timeout_ms: 10_000 }
+        const h = yield* harness([
+          recordOf(route("app", "http", server.port, held)),
+          recordOf(route("lb", "http", server.port, null)),
+          recordOf(route("off", "http", server.port, { disable: true, path: "/ok" })),
+          recordOf(route("hidden", "http", server.port, { path: "/ok" }), true)
+        ])
+        yield* Effect.gen(function* () {
+          const health = yield* Health
+          const first = yield* health.snapshot
+          assert.deepStrictEqual(
+            Object.fromEntries(Object.entries(first).map(([a, i]) => [a, [i.status, i.last_check]])),
+            {
+              app: ["starting", null],
+              lb: ["unknown", null],
+              off: ["unknown", null],
+              hidden: ["unknown", null]
+            }
+          )
+          const request = yield* next(server.held, "the first check")
+          assert.deepStrictEqual([request.method, request.path], ["HEAD", "/held/app"])
+          yield* request.respond(200)
+          const map = yield* waitFor("app healthy", (m) => m.app?.status === "healthy")
+          assert.isNotNull(map.app?.last_check)
+          assert.isAbove(map.app?.latency_ms ?? 0, 0)
+          assert.strictEqual(map.lb?.status, "unknown")
+          assert.deepStrictEqual(yield* Ref.get(h.published), [])
+          assert.isFalse(
+            server.hits.some((hit) => hit.path === "/ok"),
+            "disabled and excluded routes are not checked"
+          )
+        }).pipe(Effect.provide(h.layer))
+      }).pipe(Effect.scoped)
+  )
+
+  it.live("healthy → unhealthy after `retries` more failures with health/down, then health/up on recovery", () =>
+    Effect.gen(function* () {
+      const server = yield* httpServer()
+      const h = yield* harness([
+        recordOf(
+          route("app", "http", server.port, { path: "/held/app", interval_ms: 20, timeout_ms: 10_000, retries: 2 })
+        )
+      ])
+      yield* Effect.gen(function* () {
+        const health = yield* Health
+        const status = Effect.map(health.snapshot, (m) => m.app?.status)
+        // Each check is held by the server until answered; the next one arriving proves the previous was recorded.
+        yield* (yield* next(server.held, "check 1")).respond(200)
+        yield* waitFor("healthy", (m) => m.app?.status === "healthy")
+        yield* (yield* next(server.held, "check 2")).respond(503)
+        const third = yield* next(server.held, "check 3")
+        assert.strictEqual(yield* status, "healthy", "first failure tolerated")
+        yield* third.respond(503)
+        const fourth = yield* next(server.held, "check 4")
+        assert.strictEqual(yield* status, "healthy", "second failure tolerated")
+        assert.deepStrictEqual(yield* Ref.get(h.published), [])
+        yield* fourth.respond(503)
+        yield* waitFor("unhealthy", (m) => m.app?.status === "unhealthy")
+        const [down] = yield* Ref.get(h.published)
+        assert.deepInclude(down, { level: "warn", category: "health", action: "down" })
+        assert.deepInclude(down?.data, { alias: "app", status: "unhealthy", previous: "healthy", error: "HTTP 503" })
+        assert.isNumber(down?.data.latency_ms)
+
+        yield* (yield* next(server.held, "check 5")).respond(200)
+        yield* waitFor("recovered", (m) => m.app?.status === "healthy")
+        const events = yield* Ref.get(h.published)
+        assert.deepStrictEqual(
+          events.map((e) => [e.level, e.action]),
+          [
+            ["warn", "down"],
+            ["info", "up"]
+          ]
+        )
+        assert.deepInclude(events[1]?.data, { alias: "app", status: "healthy", previous: "unhealthy" })
+        assert.notProperty(events[1]?.data, "error")
+      }).pipe(Effect.provide(h.layer))
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a removed route's monitor is stopped (its request torn down, no more checks) and its entry is gone", () =>
+    Effect.gen(function* () {
+      const server = yield* httpServer()
+      const gone = recordOf(
+        route("gone", "http", server.port, { path: "/held/gone", interval_ms: 20, timeout_ms: 10_000 })
+      )
+      const stay = recordOf(route("stay", "http", server.port, null))
+      const h = yield* harness([gone, stay])
+      yield* Effect.gen(function* () {
+        yield* (yield* next(server.held, "check 1")).respond(200)
+        yield* waitFor("healthy", (m) => m.gone?.status === "healthy")
+        yield* next(server.held, "check 2 (left in flight)")
+        yield* SubscriptionRef.set(h.table, [stay])
+        const map = yield* waitFor("gone removed", (m) => !("gone" in m))
+        assert.deepStrictEqual(Object.keys(map), ["stay"])
+        const aborted = yield* next(server.aborted, "the in-flight check to be torn down")
+        assert.strictEqual(aborted.path, "/held/gone")
+        // With a 20 ms interval a live monitor would have sent ~15 checks in this window.
+        yield* nothingWithin(server.held, 300)
+      }).pipe(Effect.provide(h.layer))
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a route whose check config changes is restarted; other changes leave its monitor alone", () =>
+    Effect.gen(function* () {
+      const server = yield* httpServer()
+      const hc = { interval_ms: 20, timeout_ms: 10_000 }
+      const app = route("app", "http", server.port, { ...hc, path: "/held/a" })
+      const h = yield* harness([recordOf(app)])
+      yield* Effect.gen(function* () {
+        yield* (yield* next(server.held, "check 1")).respond(200)
+        yield* waitFor("healthy", (m) => m.app?.status === "healthy")
+        const second = yield* next(server.held, "check 2")
+
+        // Unrelated field changes + a new route: the table is re-synced but app keeps its monitor.
+        yield* SubscriptionRef.set(h.table, [
+          recordOf({ ...app, homepage: { show: true, name: "App" } }),
+          recordOf(route("marker", "http", server.port, null))
+        ])
+        const synced = yield* waitFor("marker added", (m) => "marker" in m)
+        assert.strictEqual(synced.app?.status, "healthy", "not restarted")
+        assert.isTrue(Option.isNone(yield* Queue.poll(server.aborted)), "in-flight check not torn down")
+        yield* second.respond(200)
+
+        // A new path is a new check: the monitor restarts (status back to starting) and the old one stops.
+        const third = yield* next(server.held, "check 3")
+        assert.strictEqual(third.path, "/held/a")
+        yield* SubscriptionRef.set(h.table, [recordOf(route("app", "http", server.port, { ...hc, path: "/held/b" }))])
+        yield* waitFor("restarted", (m) => m.app?.status === "starting" && !("marker" in m))
+        assert.strictEqual((yield* next(server.aborted, "old monitor's check torn down")).path, "/held/a")
+        const restarted = yield* next(server.held, "first check of the new monitor")
+        assert.strictEqual(restarted.path, "/held/b")
+        yield* restarted.respond(200)
+        yield* waitFor("healthy again", (m) => m.app?.status === "healthy")
+        const after = yield* next(server.held, "next check")
+        assert.strictEqual(after.path, "/held/b")
+      }).pipe(Effect.provide(h.layer))
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("changes emits on status and route-set changes, not on every check", () =>
+    Effect.gen(function* () {
+      const server = yield* httpServer()
+      const h = yield* harness([recordOf(route("tick", "http", server.port, { path: "/ok", interval_ms: 10 }))])
+      yield* Effect.gen(function* () {
+        const health = yield* Health
+        const seen = yield* Ref.make<ReadonlyArray<HealthMap>>([])
+        yield* health.changes.pipe(
+          Stream.runForEach((m) => Ref.update(seen, (all) => [...all, m])),
+          Effect.forkScoped
+        )
+        yield* waitFor("healthy", (m) => m.tick?.status === "healthy")
+        for (let i = 0; i < 20; i++) yield* next(server.arrivals, `check ${i}`)
+        const maps = yield* Ref.get(seen)
+        assert.isAtMost(maps.length, 2, JSON.stringify(maps))
+        assert.strictEqual(maps.at(-1)?.tick?.status, "healthy")
+        yield* SubscriptionRef.set(h.table, [])
+        yield* waitFor("route removed", (m) => Object.keys(m).length === 0)
+      }).pipe(Effect.provide(h.layer), Effect.scoped)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("closing the layer stops every monitor and tears down its socket", () =>
+    Effect.gen(function* () {
+      const server = yield* httpServer()
+      const h = yield* harness([
+        recordOf(route("app", "http", server.port, { path: "/held/app", interval_ms: 20, timeout_ms: 10_000 }))
+      ])
+      yield* Effect.gen(function* () {
+        yield* (yield* next(server.held, "check 1")).respond(200)
+        yield* waitFor("healthy", (m) => m.app?.status === "healthy")
+        yield* next(server.held, "check 2 (left in flight)")
+      }).pipe(Effect.provide(h.layer))
+      assert.strictEqual((yield* next(server.aborted, "in-flight check torn down")).path, "/held/app")
+      yield* nothingWithin(server.held, 300)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a failing event store does not stop health checking", () =>
+    Effect.gen(function* () {
+      const server = yield* httpServer()
+      server.toggle.status = 503
+      const table = yield* SubscriptionRef.make<ReadonlyArray<RouteRecord>>([
+        recordOf(route("app", "http", server.port, { path: "/toggle", interval_ms: 10, retries: 0 }))
+      ])
+      const brokenEvents = Layer.succeed(Events)(
+        Events.of({
+          publish: () => Effect.die(new Error("store is down")),
+          history: () => Effect.succeed([]),
+          follow: () => Stream.empty
+        })
+      )
+      const layer = Health.layer.pipe(Layer.provide(routesLayer(table)), Layer.provide(brokenEvents))
+      const logged: Array<string> = []
+      const captureLogs = Logger.layer([Logger.make(({ message }) => logged.push(String(message)))])
+      yield* Effect.gen(function* () {
+        yield* waitFor("unhealthy", (m) => m.app?.status === "unhealthy")
+        server.toggle.status = 200
+        yield* waitFor("healthy", (m) => m.app?.status === "healthy")
+        server.toggle.status = 503
+        yield* waitFor("unhealthy again", (m) => m.app?.status === "unhealthy")
+      }).pipe(Effect.provide(layer), Effect.provide(captureLogs))
+      assert.include(logged, "health event not published")
+    }).pipe(Effect.scoped)
+  )
+})
+
+describe("Health test layers", () => {
+  const healthy: HealthMap = { a: { status: "healthy", latency_ms: 1, uptime_s: 2, last_check: null } }
+
+  it.live("layerStatic reports its map and keeps the feed open", () =>
+    Effect.gen(function* () {
+      const health = yield* Health
+      assert.deepStrictEqual(yield* health.snapshot, healthy)
+      assert.deepStrictEqual(yield* Stream.runCollect(Stream.take(health.changes, 1)), [healthy])
+      const more = yield* health.changes.pipe(Stream.take(2), Stream.runCollect, Effect.timeoutOption(20))
+      assert.isTrue(Option.isNone(more))
+    }).pipe(Effect.provide(Health.layerStatic(healthy)))
+  )
+
+  it.effect("layerMemory follows what the test sets", () =>
+    Effect.gen(function* () {
+      const health = yield* Health
+      const memory = yield* HealthMemory
+      const subscribed = yield* Deferred.make<void>()
+      const fiber = yield* health.changes.pipe(
+        Stream.tap(() => Deferred.succeed(subscribed, undefined)),
+        Stream.take(3),
+        Stream.runCollect,
+        Effect.forkScoped
+      )
+      yield* Deferred.await(subscribed)
+      yield* memory.update((m) => ({ ...m, b: { status: "unhealthy", latency_ms: 0, uptime_s: 0, last_check: null } }))
+      yield* memory.set({})
+      const seen = yield* Fiber.join(fiber)
+      assert.deepStrictEqual(
+        seen.map((m) => Object.keys(m)),
+        [["a"], ["a", "b"], []]
+      )
+      assert.deepStrictEqual(yield* health.snapshot, {})
+    }).pipe(Effect.provide(Health.layerMemory(healthy)), Effect.scoped)
+  )
+})
