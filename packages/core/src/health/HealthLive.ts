@@ -90,10 +90,10 @@ export const makeHealth: Effect.Effect<Health["Service"], never, Routes | Events
     const run = (alias: string, id: number, monitor: Monitor): Effect.Effect<void> =>
       monitor.check.pipe(
         Effect.flatMap((result) => record(alias, id, result, monitor.healthcheck.retries)),
+        Effect.withSpan("Health.check", { attributes: { alias } }),
         // `spaced`: the next check starts an interval after the previous one ended, so checks never overlap.
         Effect.repeat(Schedule.spaced(monitor.healthcheck.interval_ms)),
-        Effect.asVoid,
-        Effect.withSpan("Health.monitor", { attributes: { alias } })
+        Effect.asVoid
       )
 
     const sync = Effect.fn("Health.sync")(function* (records: ReadonlyArray<RouteRecord>) {
