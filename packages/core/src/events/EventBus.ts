@@ -6,7 +6,7 @@ import { type EventQuery, Events, SubscriberTooSlow } from "./Events.js"
 
 /** Tuning of the bus. */
 export interface EventBusOptions {
-  /** How many events the durable history keeps (config `events.history`); default 1000. */
+  /** How many events the durable history keeps (config `events.history`); default 1000, 0 keeps none. */
   readonly historyCap?: number
   /** Default for `follow`'s `bufferSize`: how far a live subscriber may fall behind; default 256. */
   readonly bufferSize?: number

@@ -10,7 +10,7 @@ export interface EventQuery {
 
 /**
  * The event bus: producers publish, the history is durable (in the {@link Store}) and capped,
- * consumers read the history or follow it live.
+ * consumers read the history or follow it live. Implemented by `EventBus.layer({ historyCap })`.
  */
 export class Events extends Context.Service<
   Events,
@@ -21,7 +21,8 @@ export class Events extends Context.Service<
     readonly history: (query: EventQuery) => Effect.Effect<ReadonlyArray<Event>>
     /**
      * The matching history, then every new matching event as it is published: no gap and no duplicate
-     * between the two. A subscriber that falls `bufferSize` events behind fails with {@link SubscriberTooSlow}.
+     * between the two. A subscriber that falls more than `bufferSize` events behind fails with
+     * {@link SubscriberTooSlow} (resume with `since` = the last id received). Ends when the bus shuts down.
      */
     readonly follow: (
       query: EventQuery,

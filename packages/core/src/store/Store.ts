@@ -13,6 +13,7 @@ export interface EventRepository {
 /**
  * The server's storage: one interface, with SQLite as the embedded default (a PostgreSQL implementation
  * is later work). Storage failures are unexpected and surface as defects (HTTP 500 / gRPC INTERNAL).
+ * Layers: `SqliteStore.layer({ filename })`, and `SqliteStore.layerMemory` for tests.
  */
 export class Store extends Context.Service<
   Store,

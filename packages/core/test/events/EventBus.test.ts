@@ -53,6 +53,39 @@ describe("EventBus publish and history", () => {
     })
   )
 
+  it.effect("concurrent publishers reach subscribers in id order, even when storing yields", () =>
+    Effect.gen(function* () {
+      // A store that yields a varying number of times before appending: without the bus's lock, concurrent
+      // publishes would store (and deliver) out of id order.
+      let calls = 0
+      const { bus } = yield* openBus(path.join(yield* tempDir, "gatehouse.db"), {}, (store) => ({
+        events: {
+          ...store.events,
+          append: (e, cap) =>
+            Effect.andThen(Effect.repeat(Effect.yieldNow, { times: (calls++ * 7) % 5 }), store.events.append(e, cap))
+        }
+      }))
+      const follower = yield* collect(bus.follow({}).pipe(Stream.take(50)))
+      yield* eventually(
+        "the follower to subscribe",
+        Effect.map(bus.subscriberCount, (n) => n === 1)
+      )
+      yield* Effect.forEach(
+        Array.from({ length: 50 }, (_, i) => i),
+        (i) => bus.publish(input(`c${i}`)),
+        { concurrency: "unbounded" }
+      )
+      yield* Fiber.join(follower.fiber)
+      const ids = follower.received.map((e) => e.id)
+      assert.deepStrictEqual(ids, [...ids].sort(), "delivered in id order")
+      assert.deepStrictEqual(
+        ids,
+        (yield* bus.history({})).map((e) => e.id),
+        "the same as the history"
+      )
+    })
+  )
+
   it.effect("keeps only the newest historyCap events", () =>
     Effect.gen(function* () {
       const { bus } = yield* busIn(yield* tempDir, { historyCap: 3 })

@@ -90,6 +90,10 @@ describe("EventBus follow", () => {
       yield* gate.holding // the snapshot ["a"] is read, not yet emitted
       yield* bus.publish(input("b"))
       yield* gate.release
+      yield* eventually(
+        "the subscriber",
+        Effect.map(bus.subscriberCount, (n) => n === 1)
+      )
       yield* bus.publish(input("done"))
       yield* Fiber.join(follower.fiber)
       assert.deepStrictEqual(actions(follower.received), ["a", "b", "done"])
@@ -161,9 +165,11 @@ describe("EventBus follow", () => {
         Effect.map(bus.subscriberCount, (n) => n === 2)
       )
 
-      yield* bus.publish(input("e1"))
+      // Published before the slow one pulls anything: it must take e1 alone, leaving e2 and e3 queued.
+      for (const a of ["e1", "e2", "e3"]) yield* bus.publish(input(a))
       yield* Deferred.await(gotFirst)
-      for (const a of ["e2", "e3", "e4"]) yield* bus.publish(input(a))
+      assert.strictEqual(yield* bus.subscriberCount, 2)
+      yield* bus.publish(input("e4"))
       assert.strictEqual(yield* bus.subscriberCount, 2, "exactly bufferSize behind is still fine")
       yield* bus.publish(input("e5"))
       assert.strictEqual(yield* bus.subscriberCount, 1, "one more and the slow one is dropped")
