@@ -6,8 +6,9 @@ import { Events } from "../../src/events/Events.js"
 import { Health } from "../../src/health/Health.js"
 import { HealthMemory } from "../../src/health/HealthMemory.js"
 import type { RouteRecord } from "../../src/routes/Routes.js"
-import { eventsLayer, recordOf, route, routesLayer } from "./Fakes.js"
+import { eventsLayer, routesLayer } from "./Fakes.js"
 import { httpServer } from "./LoopbackServers.js"
+import { recordOf, route } from "./RouteFixtures.js"
 
 /** The Health layer over a route table and an event log the test controls. */
 const harness = (initial: ReadonlyArray<RouteRecord>) =>

@@ -5,7 +5,6 @@ import { Effect, Option, Queue } from "effect"
 import type { Route } from "../../src/domain/Route.js"
 import type { CheckResult } from "../../src/health/CheckResult.js"
 import { checkRoute, monitorFor } from "../../src/health/Monitor.js"
-import { route } from "./Fakes.js"
 import {
   closedTcpPort,
   closedUdpPort,
@@ -16,6 +15,7 @@ import {
   tempDir,
   udpSocket
 } from "./LoopbackServers.js"
+import { route } from "./RouteFixtures.js"
 
 const check = (r: Route): Effect.Effect<CheckResult> =>
   checkRoute(r).pipe(Effect.map(Option.getOrThrowWith(() => new Error(`route ${r.alias} has no monitor`))))
