@@ -21,6 +21,8 @@ const sameStatuses = (a: HealthMap, b: HealthMap): boolean => {
   return keys.every((alias) => b[alias]?.status === a[alias]?.status)
 }
 
+const MIN_INTERVAL_MS = 10
+
 /** A route's monitor, unless it has none or is excluded from serving (then its health is `unknown`). */
 const monitorOf = (record: RouteRecord): Option.Option<Monitor> =>
   record.excluded ? Option.none() : monitorFor(record.route)
@@ -44,7 +46,8 @@ export const makeHealth: Effect.Effect<Health["Service"], never, Routes | Events
       const now = yield* Clock.currentTimeMillis
       const current = yield* Ref.get(table)
       const map: Record<string, HealthInfo> = {}
-      for (const [alias, slot] of current) map[alias] = toInfo(slot.health, now)
+      // Sorted by alias so every consumer (JSON frames, CLI output) sees a stable order.
+      for (const alias of [...current.keys()].sort()) map[alias] = toInfo(current.get(alias)!.health, now)
       return map
     })
 
@@ -67,7 +70,7 @@ export const makeHealth: Effect.Effect<Health["Service"], never, Routes | Events
         .pipe(
           Effect.asVoid,
           // A failing event store must not stop health checking.
-          Effect.catchCause((cause) => Effect.logWarning("health event not published", cause))
+          Effect.catchDefect((defect) => Effect.logWarning("health event not published", defect))
         )
     }
 
@@ -92,7 +95,8 @@ export const makeHealth: Effect.Effect<Health["Service"], never, Routes | Events
         Effect.flatMap((result) => record(alias, id, result, monitor.healthcheck.retries)),
         Effect.withSpan("Health.check", { attributes: { alias } }),
         // `spaced`: the next check starts an interval after the previous one ended, so checks never overlap.
-        Effect.repeat(Schedule.spaced(monitor.healthcheck.interval_ms)),
+        // The floor only guards against a hot loop from a hand-built route; validation already requires ≥ 1 s.
+        Effect.repeat(Schedule.spaced(Math.max(MIN_INTERVAL_MS, monitor.healthcheck.interval_ms))),
         Effect.asVoid
       )
 
