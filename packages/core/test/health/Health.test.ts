@@ -64,7 +64,7 @@ describe("Health layer", () => {
         yield* Effect.gen(function* () {
           const health = yield* Health
           const first = yield* health.snapshot
-        assert.deepStrictEqual(Object.keys(first), ["app", "hidden", "lb", "off"], "sorted by alias")
+          assert.deepStrictEqual(Object.keys(first), ["app", "hidden", "lb", "off"], "sorted by alias")
           assert.deepStrictEqual(
             Object.fromEntries(Object.entries(first).map(([a, i]) => [a, [i.status, i.last_check]])),
             {
