@@ -1,5 +1,9 @@
 /** @gatehouse/core — the Gatehouse domain and services, free of any transport code. */
+
+export * from "./auth/ApiKeys.js"
+export * from "./config/index.js"
 export * from "./domain/index.js"
+export * from "./files/Files.js"
 export * as EventBus from "./events/EventBus.js"
 export * from "./events/Events.js"
 export type { CheckResult } from "./health/CheckResult.js"
@@ -9,3 +13,4 @@ export { checkRoute, type Monitor, monitorFor } from "./health/Monitor.js"
 export * as SqliteStore from "./store/SqliteStore.js"
 export * from "./store/Store.js"
 export * from "./store/StoreErrors.js"
+export * from "./routes/Routes.js"

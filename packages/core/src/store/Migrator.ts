@@ -19,7 +19,11 @@ type Outcome =
  * transaction, so a crash leaves the old schema intact and a second process waits rather than migrating twice.
  * Returns the versions applied (empty when already current). SQLite failures are defects.
  */
-export const migrate = Effect.fnUntraced(function* (
+export const migrate: (
+  db: BetterSqlite3.Database,
+  migrations: ReadonlyArray<Migration>,
+  filename: string
+) => Effect.Effect<ReadonlyArray<number>, StoreSchemaTooNew> = Effect.fnUntraced(function* (
   db: BetterSqlite3.Database,
   migrations: ReadonlyArray<Migration>,
   filename: string

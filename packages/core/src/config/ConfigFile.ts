@@ -1,0 +1,114 @@
+import { Schema } from "effect"
+import { GoDuration } from "../yaml/GoDuration.js"
+import { ByteSizeValue, ListenAddressValue, PathValue } from "./ConfigValues.js"
+
+const opt = Schema.optionalKey
+const NonEmpty = Schema.String.check(Schema.isMinLength(1))
+const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
+
+const HttpSection = Schema.Struct({ addr: opt(ListenAddressValue), max_body: opt(ByteSizeValue) })
+
+const TlsFiles = Schema.Struct({ cert: PathValue, key: PathValue })
+
+const GrpcSection = Schema.Struct({
+  addr: opt(ListenAddressValue),
+  unix_socket: opt(PathValue),
+  tls: opt(TlsFiles),
+  insecure: opt(Schema.Boolean)
+})
+
+const LocalUser = Schema.Struct({
+  name: NonEmpty,
+  password_hash: NonEmpty.check(
+    Schema.isPattern(/^\$(argon2id|2[aby])\$/, {
+      message: "expected an argon2id or bcrypt hash ($argon2id$... or $2b$...)"
+    })
+  )
+})
+
+const Oidc = Schema.Struct({
+  issuer: NonEmpty,
+  client_id: NonEmpty,
+  client_secret: opt(NonEmpty),
+  client_secret_file: opt(PathValue),
+  scopes: opt(Schema.Array(NonEmpty)),
+  allowed_users: opt(Schema.Array(NonEmpty)),
+  allowed_groups: opt(Schema.Array(NonEmpty))
+})
+
+const AuthSection = Schema.Struct({
+  users: opt(Schema.Array(LocalUser)),
+  oidc: opt(Oidc),
+  session_ttl: opt(GoDuration({ minimum: 60_000 }))
+})
+
+const ProxmoxTls = Schema.Struct({ fingerprint: opt(NonEmpty), ca_file: opt(PathValue), insecure: opt(Schema.Boolean) })
+
+const SshNode = Schema.Struct({ host: NonEmpty, port: opt(Schema.Int), host_key: opt(NonEmpty) })
+
+const ProxmoxSsh = Schema.Struct({
+  user: opt(NonEmpty),
+  port: opt(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 65535 }))),
+  private_key: opt(PathValue),
+  nodes: opt(Schema.Record(Schema.String, SshNode))
+})
+
+const ProxmoxCluster = Schema.Struct({
+  name: NonEmpty,
+  url: NonEmpty.check(Schema.isPattern(/^https?:\/\//, { message: "expected an https:// URL" })),
+  token_id: opt(
+    NonEmpty.check(Schema.isPattern(/^[^@!\s]+@[^@!\s]+![^@!\s]+$/, { message: "expected user@realm!name" }))
+  ),
+  secret: opt(NonEmpty),
+  secret_file: opt(PathValue),
+  username: opt(NonEmpty),
+  password: opt(NonEmpty),
+  password_file: opt(PathValue),
+  realm: opt(NonEmpty),
+  tls: opt(ProxmoxTls),
+  refresh_interval: opt(GoDuration({ minimum: 1000 })),
+  lookup_concurrency: opt(PositiveInt),
+  ssh: opt(ProxmoxSsh)
+})
+
+const DockerHost = Schema.Struct({
+  name: NonEmpty,
+  url: NonEmpty.check(
+    Schema.isPattern(/^(unix|tcp|https?):\/\//, { message: "expected unix:///path or tcp://host:port" })
+  ),
+  tls: opt(Schema.Struct({ ca: opt(PathValue), cert: opt(PathValue), key: opt(PathValue) }))
+})
+
+const Certificate = Schema.Struct({ name: NonEmpty, cert: PathValue, key: PathValue })
+
+const AuthRequests = Schema.Struct({
+  ttl: opt(GoDuration({ minimum: 1000 })),
+  max_pending: opt(PositiveInt),
+  ipv4_prefix: opt(NonEmpty),
+  ipv6_prefix: opt(NonEmpty)
+})
+
+/**
+ * The shape of `gatehouse.yml`. Every key is optional; unknown keys are errors with a "did you mean" hint.
+ * Sections beyond `http`, `data_dir`, `routes_dir`, `events` and `log` are validated now and used by the
+ * features that arrive later (authentication, Proxmox, Docker, certificates, auth requests).
+ */
+export const ConfigFile = Schema.Struct({
+  http: opt(HttpSection),
+  grpc: opt(GrpcSection),
+  data_dir: opt(PathValue),
+  routes_dir: opt(PathValue),
+  auth: opt(AuthSection),
+  hypervisor: opt(Schema.Struct({ clusters: opt(Schema.Array(ProxmoxCluster)) })),
+  docker: opt(Schema.Struct({ hosts: opt(Schema.Array(DockerHost)) })),
+  certificates: opt(Schema.Array(Certificate)),
+  auth_requests: opt(AuthRequests),
+  events: opt(Schema.Struct({ history: opt(PositiveInt) })),
+  log: opt(
+    Schema.Struct({
+      level: opt(Schema.Literals(["debug", "info", "warn", "error"])),
+      format: opt(Schema.Literals(["json", "pretty", "auto"]))
+    })
+  )
+}).annotate({ identifier: "GatehouseConfigFile" })
+export type ConfigFile = typeof ConfigFile.Type

@@ -1,0 +1,85 @@
+import { isIP } from "node:net"
+import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
+
+/** A listen address `host:port` (`[::1]:8888` for IPv6), port 0–65535 (0 = any free port). */
+export interface ListenAddress {
+  readonly host: string
+  readonly port: number
+}
+
+const HOSTNAME =
+  /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/
+
+/** Parses `host:port`; `undefined` when it is not one. An empty host means every interface. */
+export const parseListenAddress = (text: string): ListenAddress | undefined => {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text.trim())
+  if (match === null) return undefined
+  const host = match[1] ?? match[2] ?? ""
+  const port = Number(match[3])
+  if (port > 65535) return undefined
+  if (match[1] !== undefined && isIP(host) !== 6) return undefined
+  if (match[1] === undefined && host !== "" && isIP(host) !== 4 && !HOSTNAME.test(host)) return undefined
+  return { host: host === "" ? "0.0.0.0" : host, port }
+}
+
+/** Formats a listen address back to `host:port`. */
+export const formatListenAddress = (address: ListenAddress): string =>
+  isIP(address.host) === 6 ? `[${address.host}]:${address.port}` : `${address.host}:${address.port}`
+
+const fallible = <T, E>(parse: (input: E) => T | undefined, expected: string, format: (value: T) => E) =>
+  SchemaTransformation.transformEffect<T, E>({
+    decode: (input, options) => {
+      const value = parse(input)
+      return value === undefined
+        ? Effect.fail(
+            new SchemaIssue.InvalidValue(
+              { message: `expected ${expected}, got ${JSON.stringify(input)}` },
+              input,
+              options
+            )
+          )
+        : Effect.succeed(value)
+    },
+    encode: (value) => Effect.succeed(format(value))
+  })
+
+/** `host:port` in a config file, decoded to a {@link ListenAddress}. */
+export const ListenAddressValue = Schema.String.pipe(
+  Schema.decodeTo(
+    Schema.Struct({ host: Schema.String, port: Schema.Int }),
+    fallible(parseListenAddress, "host:port, e.g. 127.0.0.1:8888 or [::1]:8888", formatListenAddress)
+  )
+)
+
+const UNITS: Record<string, number> = {
+  b: 1,
+  k: 1000,
+  kb: 1000,
+  mb: 1000 ** 2,
+  gb: 1000 ** 3,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3
+}
+
+/** Parses a size such as `1MiB`, `512KiB`, `10MB` or a plain number of bytes. */
+export const parseByteSize = (input: string | number): number | undefined => {
+  if (typeof input === "number") return Number.isSafeInteger(input) && input >= 0 ? input : undefined
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(input)
+  if (match === null) return undefined
+  const unit = UNITS[(match[2] ?? "").toLowerCase() || "b"]
+  if (unit === undefined) return undefined
+  const bytes = Math.floor(Number(match[1]) * unit)
+  return Number.isSafeInteger(bytes) ? bytes : undefined
+}
+
+/** A size in bytes: `1MiB`, `512KiB`, `10MB`, or an integer number of bytes. */
+export const ByteSizeValue = Schema.Union([Schema.String, Schema.Int]).pipe(
+  Schema.decodeTo(
+    Schema.Int,
+    fallible<number, string | number>(parseByteSize, "a size such as 1MiB, 512KiB or a number of bytes", (n) => n)
+  )
+)
+
+/** A non-empty path; relative paths are relative to the config file's directory. */
+export const PathValue = Schema.String.check(Schema.isMinLength(1))

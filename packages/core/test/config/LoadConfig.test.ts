@@ -1,0 +1,165 @@
+import { assert, describe, it } from "@effect/vitest"
+import { envVariables, loadConfig, parseByteSize, parseListenAddress } from "../../src/config/index.js"
+import { formatIssue } from "../../src/domain/index.js"
+
+const load = (text: string | undefined, env: Record<string, string> = {}, flags = {}) =>
+  loadConfig({ file: text === undefined ? undefined : { path: "gatehouse.yml", text }, env, flags, cwd: "/srv/app" })
+
+const issuesOf = (result: ReturnType<typeof load>) => {
+  assert.strictEqual(result._tag, "Invalid")
+  return result._tag === "Invalid" ? result.issues.map(formatIssue) : []
+}
+
+const configOf = (result: ReturnType<typeof load>) => {
+  if (result._tag !== "Valid") assert.fail(result.issues.map(formatIssue).join("\n"))
+  return result.config
+}
+
+describe("loadConfig", () => {
+  it("runs on the embedded defaults without a file", () => {
+    const config = configOf(load(undefined))
+    assert.deepStrictEqual(config.http, { host: "127.0.0.1", port: 8888, maxBodyBytes: 1024 * 1024 })
+    assert.strictEqual(config.grpc.port, 50443)
+    assert.strictEqual(config.dataDir, "/srv/app/data")
+    assert.strictEqual(config.routesDir, "/srv/app/routes")
+    assert.strictEqual(config.events.history, 1000)
+    assert.isUndefined(config.configFile)
+  })
+
+  it("reads every section of the spec's example shape", () => {
+    const config = configOf(
+      load(`
+http: { addr: "127.0.0.1:9000", max_body: 2MiB }
+grpc: { addr: "127.0.0.1:50444", unix_socket: ./data/gatehouse.sock, insecure: true }
+data_dir: ./var
+routes_dir: /etc/gatehouse/routes
+auth:
+  users: [{ name: admin, password_hash: "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA" }]
+  session_ttl: 24h
+hypervisor:
+  clusters:
+    - name: pve
+      url: https://10.0.0.1:8006
+      token_id: root@pam!gatehouse
+      secret: 00000000-0000-0000-0000-000000000000
+      tls: { fingerprint: "AB:CD", insecure: false }
+      refresh_interval: 3s
+      lookup_concurrency: 3
+      ssh: { user: root, port: 22, private_key: /k, nodes: { pve1: { host: 10.0.0.1, host_key: "ssh-ed25519 AAAA" } } }
+docker:
+  hosts:
+    - { name: local, url: "unix:///var/run/docker.sock" }
+certificates:
+  - { name: main, cert: ./certs/cert.pem, key: ./certs/key.pem }
+auth_requests: { ttl: 15m, max_pending: 1024, ipv4_prefix: 100.64.0.0/10, ipv6_prefix: "fd7a:115c:a1e0::/48" }
+events: { history: 500 }
+`)
+    )
+    assert.strictEqual(config.http.port, 9000)
+    assert.strictEqual(config.http.maxBodyBytes, 2 * 1024 * 1024)
+    assert.strictEqual(config.dataDir, "/srv/app/var")
+    assert.strictEqual(config.routesDir, "/etc/gatehouse/routes")
+    assert.strictEqual(config.grpc.unixSocket, "/srv/app/data/gatehouse.sock")
+    assert.strictEqual(config.events.history, 500)
+    assert.strictEqual(config.file.auth?.session_ttl, 24 * 3600 * 1000)
+    assert.isTrue(config.authConfigured)
+  })
+
+  it("reports every problem with the key and its line and column", () => {
+    const issues = issuesOf(load("http:\n  adr: 127.0.0.1:1\nevents:\n  history: 0\nlog: { level: verbose }\n"))
+    assert.deepStrictEqual(issues, [
+      "gatehouse.yml:2:3: http.adr: unknown key `adr` (did you mean `addr`?)",
+      "gatehouse.yml:4:12: events.history: expected a value greater than or equal to 1, got 0",
+      "gatehouse.yml:5:15: log.level: `verbose` is not one of `debug`, `info`, `warn`, `error`"
+    ])
+  })
+
+  it("reports malformed YAML with its position", () => {
+    const issues = issuesOf(load("http: {addr: 1\n  max_body: [\n"))
+    assert.isAbove(issues.length, 0)
+    assert.match(issues[0]!, /^gatehouse\.yml:\d+:\d+: /)
+  })
+
+  it("lets environment variables override the file and flags override both", () => {
+    const text = "http: { addr: 127.0.0.1:9000 }\nevents: { history: 10 }\n"
+    const config = configOf(
+      load(text, { GATEHOUSE_HTTP_ADDR: "127.0.0.1:9001", GATEHOUSE_EVENTS_HISTORY: "20" }, { http: "127.0.0.1:9002" })
+    )
+    assert.strictEqual(config.http.port, 9002)
+    assert.strictEqual(config.events.history, 20)
+  })
+
+  it("names the variable or flag that set a bad value", () => {
+    const issues = issuesOf(load(undefined, { GATEHOUSE_HTTP_MAX_BODY: "lots" }, { grpc: "nope" }))
+    assert.deepStrictEqual(issues, [
+      'GATEHOUSE_HTTP_MAX_BODY: http.max_body: expected a size such as 1MiB, 512KiB or a number of bytes, got "lots"',
+      '--grpc: grpc.addr: expected host:port, e.g. 127.0.0.1:8888 or [::1]:8888, got "nope"'
+    ])
+  })
+
+  it("warns about unknown GATEHOUSE_ variables with a hint, and ignores the tooling ones", () => {
+    const result = load(undefined, { GATEHOUSE_HTP_ADDR: "x", GATEHOUSE_E2E: "1", GATEHOUSE_CONFIG: "a.yml" })
+    assert.strictEqual(result._tag, "Valid")
+    if (result._tag === "Valid") {
+      assert.deepStrictEqual(result.warnings, [
+        "ignoring GATEHOUSE_HTP_ADDR: not a setting; did you mean GATEHOUSE_HTTP_ADDR?"
+      ])
+    }
+  })
+
+  it("offers every scalar key as a variable, and no lists", () => {
+    assert.deepStrictEqual(envVariables.get("GATEHOUSE_DATA_DIR"), ["data_dir"])
+    assert.deepStrictEqual(envVariables.get("GATEHOUSE_AUTH_REQUESTS_MAX_PENDING"), ["auth_requests", "max_pending"])
+    assert.isFalse(envVariables.has("GATEHOUSE_AUTH_USERS"))
+    assert.isFalse(envVariables.has("GATEHOUSE_HYPERVISOR_CLUSTERS"))
+  })
+
+  it("resolves ${NAME} references and reports unset ones", () => {
+    const config = configOf(load("routes_dir: ${ROUTES}/x\ndata_dir: $$HOME\n", { ROUTES: "/r" }))
+    assert.strictEqual(config.routesDir, "/r/x")
+    assert.strictEqual(config.dataDir, "/srv/app/$HOME")
+    const issues = issuesOf(load("routes_dir: ${MISSING}\n"))
+    assert.include(issues[0]!, "environment variable MISSING (referenced as ${MISSING}) is not set")
+  })
+
+  it("refuses a non-loopback address when no authentication is configured", () => {
+    const issues = issuesOf(load("http: { addr: 0.0.0.0:8888 }\n"))
+    assert.include(issues[0]!, "gatehouse.yml:1:15: http.addr: 0.0.0.0:8888 is not a loopback address")
+  })
+
+  it("resolves paths in the file against its directory, and flag paths against the working directory", () => {
+    const result = loadConfig({
+      file: { path: "conf/gatehouse.yml", text: "routes_dir: r\n" },
+      env: {},
+      flags: { data: "d" },
+      cwd: "/srv/app"
+    })
+    const config = configOf(result)
+    assert.strictEqual(config.routesDir, "/srv/app/conf/r")
+    assert.strictEqual(config.dataDir, "/srv/app/d")
+    assert.strictEqual(config.configFile, "/srv/app/conf/gatehouse.yml")
+  })
+
+  it("checks Proxmox credentials", () => {
+    const issues = issuesOf(load("hypervisor: { clusters: [{ name: pve, url: https://h:8006, token_id: a@pam!b }] }\n"))
+    assert.include(issues[0]!, "token_id needs secret or secret_file")
+  })
+})
+
+describe("config values", () => {
+  it("parses listen addresses", () => {
+    assert.deepStrictEqual(parseListenAddress("[::1]:8888"), { host: "::1", port: 8888 })
+    assert.deepStrictEqual(parseListenAddress(":80"), { host: "0.0.0.0", port: 80 })
+    assert.isUndefined(parseListenAddress("127.0.0.1:70000"))
+    assert.isUndefined(parseListenAddress("[nope]:1"))
+    assert.isUndefined(parseListenAddress("127.0.0.1"))
+  })
+
+  it("parses sizes", () => {
+    assert.strictEqual(parseByteSize("1MiB"), 1048576)
+    assert.strictEqual(parseByteSize("10MB"), 10_000_000)
+    assert.strictEqual(parseByteSize(512), 512)
+    assert.isUndefined(parseByteSize("1 parsec"))
+    assert.isUndefined(parseByteSize(-1))
+  })
+})
