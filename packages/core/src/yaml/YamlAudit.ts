@@ -1,0 +1,149 @@
+import { isAlias, isMap, isScalar, isSeq, type Node, type Pair } from "yaml"
+import type { IssuePath } from "./IssueCollector.js"
+
+/** The budget {@link auditYaml} enforces on a document's shape. */
+export interface AuditLimits {
+  /** Most nodes the document may have once every alias is expanded. */
+  readonly maxNodes: number
+  /** Deepest nesting of collections. */
+  readonly maxDepth: number
+}
+
+/** A key that appears twice in one mapping: where the repeat is and where the first one was (source offsets). */
+export interface DuplicateKeyOffsets {
+  readonly path: IssuePath
+  readonly offset: number
+  readonly firstOffset: number
+}
+
+/** What {@link auditYaml} found: the first fatal problem (if any) and every duplicate key. */
+export interface AuditResult {
+  readonly problem: { readonly offset: number; readonly message: string } | undefined
+  readonly duplicateKeys: ReadonlyArray<DuplicateKeyOffsets>
+}
+
+/** Whether a map key is YAML's merge key `<<` (yaml represents it as a symbol when merge keys are enabled). */
+export const isMergeKey = (key: unknown): boolean =>
+  isScalar(key) && (key.value === "<<" || (typeof key.value === "symbol" && key.value.description === "<<"))
+
+/** The string a scalar key becomes in the plain value, as yaml's `toJS` does it; `undefined` for other keys. */
+export const keyString = (key: unknown): string | undefined => {
+  if (!isScalar(key)) return undefined
+  if (key.value === null || key.value === undefined) return ""
+  return typeof key.value === "object" ? undefined : String(key.value)
+}
+
+const offsetOf = (node: unknown): number => (node as Node | null)?.range?.[0] ?? 0
+
+class AuditStop {
+  constructor(
+    readonly offset: number,
+    readonly message: string
+  ) {}
+}
+
+/**
+ * One pass over the parsed tree, before anything turns it into plain values. It computes how many nodes the
+ * document has once aliases are expanded — without expanding them — so a "billion laughs" document is refused
+ * in time linear in its size; it refuses aliases that point at their own ancestor (they would make a cycle) or
+ * at no anchor, merge keys whose value is not a mapping, and nesting deeper than the limit; and it lists
+ * duplicate keys (yaml's own check is quadratic in the size of a mapping and reports no path, so it is off).
+ */
+export const auditYaml = (root: Node | null, limits: AuditLimits): AuditResult => {
+  // Anchors are registered once their node is complete; `open` counts anchored collections still being read,
+  // because an alias to one of them would make the plain value cyclic.
+  const anchors = new Map<string, Node>()
+  const open = new Map<string, number>()
+  const sizes = new Map<Node, number>()
+  const duplicateKeys: Array<DuplicateKeyOffsets> = []
+  const path: Array<string | number> = []
+
+  const checkSize = (size: number, node: unknown): number => {
+    if (size > limits.maxNodes) {
+      throw new AuditStop(
+        offsetOf(node),
+        `document expands to more than ${limits.maxNodes} nodes through aliases; refusing it (possible "billion laughs" attack)`
+      )
+    }
+    return size
+  }
+
+  const resolveAlias = (node: Node): Node => {
+    if (!isAlias(node)) return node
+    if ((open.get(node.source) ?? 0) > 0) {
+      throw new AuditStop(offsetOf(node), `alias *${node.source} refers to a node that contains it (a cycle)`)
+    }
+    const target = anchors.get(node.source)
+    if (target === undefined) {
+      throw new AuditStop(offsetOf(node), `alias *${node.source} refers to no anchor defined before it`)
+    }
+    return target
+  }
+
+  const checkMergeSource = (value: unknown): void => {
+    const source = isAlias(value) ? resolveAlias(value) : value
+    const sources = isSeq(source) ? source.items.map((item) => (isAlias(item) ? resolveAlias(item) : item)) : [source]
+    if (!sources.every((s) => isMap(s))) {
+      throw new AuditStop(offsetOf(value), "merge key `<<` needs a mapping, an alias of one, or a list of them")
+    }
+  }
+
+  const visitPairs = (items: ReadonlyArray<Pair<unknown, unknown>>, depth: number): number => {
+    let size = 1
+    const seen = new Map<string, number>()
+    for (const pair of items) {
+      const key = keyString(pair.key)
+      if (isMergeKey(pair.key)) checkMergeSource(pair.value)
+      else if (key !== undefined) {
+        const first = seen.get(key)
+        if (first === undefined) seen.set(key, offsetOf(pair.key))
+        else duplicateKeys.push({ path: [...path, key], offset: offsetOf(pair.key), firstOffset: first })
+      }
+      size += visit(pair.key, depth)
+      path.push(key ?? "?")
+      size += visit(pair.value, depth)
+      path.pop()
+      checkSize(size, pair.value)
+    }
+    return size
+  }
+
+  const visit = (node: unknown, depth: number): number => {
+    if (node === null || node === undefined) return 0
+    if (isScalar(node)) return register(node, 1)
+    if (isAlias(node)) return sizes.get(resolveAlias(node)) ?? 1
+    if (depth >= limits.maxDepth) {
+      throw new AuditStop(offsetOf(node), `document nests deeper than ${limits.maxDepth} levels`)
+    }
+    if (!isMap(node) && !isSeq(node)) return 1
+    const anchor = node.anchor ?? undefined
+    if (anchor !== undefined) open.set(anchor, (open.get(anchor) ?? 0) + 1)
+    let size = 1
+    if (isMap(node)) size = visitPairs(node.items, depth + 1)
+    else {
+      for (let index = 0; index < node.items.length; index++) {
+        path.push(index)
+        size = checkSize(size + visit(node.items[index], depth + 1), node.items[index])
+        path.pop()
+      }
+    }
+    if (anchor !== undefined) open.set(anchor, open.get(anchor)! - 1)
+    return register(node, size)
+  }
+
+  const register = (node: Node, size: number): number => {
+    if (node.anchor !== undefined && node.anchor !== null) {
+      anchors.set(node.anchor, node)
+      sizes.set(node, size)
+    }
+    return checkSize(size, node)
+  }
+
+  try {
+    visit(root, 0)
+    return { problem: undefined, duplicateKeys }
+  } catch (error) {
+    if (error instanceof AuditStop) return { problem: { offset: error.offset, message: error.message }, duplicateKeys }
+    throw error
+  }
+}
