@@ -17,8 +17,8 @@ export const unsafeArgumentReason = (value: string): string | undefined => {
   if (value.startsWith("-")) return "must not start with `-`"
   for (const char of value) {
     if (dangerousCharacters.has(char)) return `must not contain \`${char}\``
-    if (controlCharacter.test(char)) return "must not contain control characters"
     if (/\s/u.test(char)) return "must not contain whitespace"
+    if (controlCharacter.test(char)) return "must not contain control characters"
   }
   if (value.split("/").includes("..")) return "must not contain a `..` path segment"
   return undefined

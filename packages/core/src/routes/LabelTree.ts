@@ -69,15 +69,26 @@ export class LabelTree {
     return `sets \`${path.join(".")}\`, which label \`${this.labelFor(path) ?? "?"}\` already sets`
   }
 
+  /** The label that set the value at `path`, or the deepest mapping containing it, and the depth it set. */
+  setterOf(path: IssuePath): { readonly label: string; readonly depth: number } | undefined {
+    const setter = this.origins
+      .filter((o) => startsWith(path, o.path))
+      .reduce<(typeof this.origins)[number] | undefined>(
+        (best, o) => (best && best.path.length > o.path.length ? best : o),
+        undefined
+      )
+    return setter === undefined ? undefined : { label: setter.label, depth: setter.path.length }
+  }
+
   /**
    * The label behind the value at `path`: the one that set it or a mapping containing it; for a value no
-   * label set (a missing key), a label that set something under it, or else any label of this tree.
+   * label set (a missing key), a label that set something under it or next to it, or else any label here.
    */
   labelFor(path: IssuePath): string | undefined {
+    const setter = this.setterOf(path)
+    if (setter !== undefined) return setter.label
     for (let length = path.length; length >= 0; length--) {
       const prefix = path.slice(0, length)
-      const setter = this.origins.findLast((o) => o.path.length === length && startsWith(path, o.path))
-      if (setter !== undefined) return setter.label
       const below = this.origins.find((o) => startsWith(o.path, prefix))
       if (below !== undefined) return below.label
     }

@@ -133,8 +133,13 @@ export const validateRouteLabels = (
 
   const candidates = aliases.map((alias): RouteCandidate => {
     const own = trees.get(alias)
+    // The label that set the value, or the deepest mapping holding it, wins; an alias's own labels on a tie.
     const locate: Locator = (path) => {
-      const label = own?.labelFor(path.slice(1)) ?? wildcard.labelFor(path.slice(1))
+      const relative = path.slice(1)
+      const mine = own?.setterOf(relative)
+      const shared = wildcard.setterOf(relative)
+      const setter = mine !== undefined && (shared === undefined || mine.depth >= shared.depth) ? mine : shared
+      const label = setter?.label ?? own?.labelFor(relative) ?? wildcard.labelFor(relative)
       return label === undefined ? {} : { label }
     }
     const routeIssues = new IssueCollector(locate, [...(pending.get(alias) ?? [])], [alias], [alias])

@@ -28,7 +28,8 @@ const fold = (word: string) => word.toLowerCase().replaceAll("-", "_")
 
 /**
  * The candidate closest to `word`, if one is close enough to be a plausible typo: at most one edit per three
- * characters (at least one), ignoring case and `-`/`_`. Ties go to the earlier candidate.
+ * characters (at least one; none for words under three characters, where any guess is noise), ignoring case
+ * and `-`/`_`. Ties go to the earlier candidate.
  */
 export const closestMatch = (word: string, candidates: Iterable<string>): string | undefined => {
   const folded = fold(word)
@@ -37,7 +38,8 @@ export const closestMatch = (word: string, candidates: Iterable<string>): string
   for (const candidate of candidates) {
     if (candidate === word) continue
     const foldedCandidate = fold(candidate)
-    const limit = Math.max(1, Math.floor(Math.max(folded.length, foldedCandidate.length) / 3))
+    const longest = Math.max(folded.length, foldedCandidate.length)
+    const limit = longest < 3 ? 0 : Math.max(1, Math.floor(longest / 3))
     if (Math.abs(folded.length - foldedCandidate.length) > limit) continue
     const distance = editDistance(folded, foldedCandidate)
     if (distance <= limit && distance < bestDistance) {
