@@ -65,23 +65,48 @@ const readRouteFile = (dir: string, name: string, maxBytes: number): Effect.Effe
   )
 }
 
+/** The route files of a directory as sources to validate, and the problems met reading them. */
+export interface RouteDirectory {
+  readonly sources: ReadonlyArray<RouteSource>
+  readonly issues: ReadonlyArray<ValidationIssue>
+}
+
 /**
- * Reads every route file (`*.yml`, `*.yaml`; sorted by name, not recursive) of `dir` and validates them
- * together as one route table. Never fails: unreadable files and every validation problem come back as issues
- * carrying the `file` name; the routes of files without problems are still returned, so the caller decides
- * whether a partial table is acceptable (the route service rejects a reload with any issue).
+ * Reads the route files (`*.yml`, `*.yaml`; sorted by name, not recursive, hidden files skipped) of `dir`.
+ * A missing directory has no files; an unreadable directory or file, or one over `maxBytes`, is an issue.
+ */
+export const readRouteDirectory = Effect.fn("readRouteDirectory")(function* (
+  dir: string,
+  options: { readonly maxBytes?: number | undefined } = {}
+): Effect.fn.Return<RouteDirectory> {
+  const listed = yield* listRouteFiles(dir)
+  if ("issue" in listed) return { sources: [], issues: [listed.issue] }
+  const maxBytes = options.maxBytes ?? defaultYamlLimits.maxBytes
+  const read = yield* Effect.forEach(listed.names, (name) => readRouteFile(dir, name, maxBytes), { concurrency: 4 })
+  return {
+    sources: read.flatMap((r) => (r !== undefined && "source" in r ? [r.source] : [])),
+    issues: read.flatMap((r) => (r !== undefined && "issue" in r ? [r.issue] : []))
+  }
+})
+
+/** The readable route files of `dir` (see {@link readRouteDirectory}); files that cannot be read are left out. */
+export const readRouteSources = (
+  dir: string,
+  options: { readonly maxBytes?: number | undefined } = {}
+): Effect.Effect<ReadonlyArray<RouteSource>> => Effect.map(readRouteDirectory(dir, options), (d) => d.sources)
+
+/**
+ * Reads every route file of `dir` (see {@link readRouteDirectory}) and validates them together as one route
+ * table. Never fails: unreadable files and every validation problem come back as issues carrying the `file`
+ * name; the routes of files without problems are still returned, so the caller decides whether a partial
+ * table is acceptable (the route service rejects a reload with any issue).
  */
 export const loadRouteFiles = Effect.fn("loadRouteFiles")(function* (
   dir: string,
   options: ValidateRouteSourcesOptions = {}
 ): Effect.fn.Return<RouteFilesResult> {
-  const listed = yield* listRouteFiles(dir)
-  if ("issue" in listed) return { routes: [], issues: [listed.issue] }
-  const maxBytes = options.limits?.maxBytes ?? defaultYamlLimits.maxBytes
-  const read = yield* Effect.forEach(listed.names, (name) => readRouteFile(dir, name, maxBytes), { concurrency: 4 })
-  const sources = read.flatMap((r) => (r !== undefined && "source" in r ? [r.source] : []))
-  const readIssues = read.flatMap((r) => (r !== undefined && "issue" in r ? [r.issue] : []))
-  const report = validateRouteSources(sources, options)
+  const directory = yield* readRouteDirectory(dir, { maxBytes: options.limits?.maxBytes })
+  const report = validateRouteSources(directory.sources, options)
   const routes = report.files.flatMap(({ file, report }) =>
     report._tag === "Parsed"
       ? report.routes.flatMap((r) =>
@@ -89,5 +114,5 @@ export const loadRouteFiles = Effect.fn("loadRouteFiles")(function* (
         )
       : []
   )
-  return { routes, issues: [...readIssues, ...report.issues] }
+  return { routes, issues: [...directory.issues, ...report.issues] }
 })
