@@ -28,7 +28,12 @@ export interface ConfigSources {
 /** The outcome of {@link loadConfig}: every problem with the key (and line/column or variable) it concerns. */
 export type ConfigResult =
   | { readonly _tag: "Valid"; readonly config: GatehouseConfig; readonly warnings: ReadonlyArray<string> }
-  | { readonly _tag: "Invalid"; readonly issues: ReadonlyArray<ValidationIssue> }
+  | {
+      readonly _tag: "Invalid"
+      readonly issues: ReadonlyArray<ValidationIssue>
+      /** The text is not well-formed YAML (an API answers 400 rather than 422). */
+      readonly syntax: boolean
+    }
 
 const ENV_REFERENCE = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g
 
@@ -82,7 +87,7 @@ export const loadConfig = (sources: ConfigSources): ConfigResult => {
   const preIssues: Array<ValidationIssue> = []
   if (sources.file !== undefined) {
     const parsed = parseYaml(sources.file.text, { file: sources.file.path })
-    if (parsed._tag === "Invalid") return { _tag: "Invalid", issues: parsed.issues }
+    if (parsed._tag === "Invalid") return { _tag: "Invalid", issues: parsed.issues, syntax: true }
     raw = parsed.document.value ?? {}
     locate = yamlLocator(parsed.document, sources.file.path)
     const duplicates = new IssueCollector(locate)
@@ -92,7 +97,8 @@ export const loadConfig = (sources: ConfigSources): ConfigResult => {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     return {
       _tag: "Invalid",
-      issues: [{ path: [], message: "expected a mapping of settings", ...locate([], "value") }]
+      issues: [{ path: [], message: "expected a mapping of settings", ...locate([], "value") }],
+      syntax: false
     }
   }
 
@@ -108,7 +114,7 @@ export const loadConfig = (sources: ConfigSources): ConfigResult => {
   const value = interpolate(raw, sources.env, issues, []) as Record<string, unknown>
   for (const override of overrides) applyOverride(value, override)
   const file = decodeReporting(ConfigFile, value, issues)
-  if (file === undefined || issues.issues.length > 0) return { _tag: "Invalid", issues: issues.issues }
+  if (file === undefined || issues.issues.length > 0) return { _tag: "Invalid", issues: issues.issues, syntax: false }
 
   const baseDir = fileName === undefined ? sources.cwd : path.dirname(path.resolve(sources.cwd, fileName))
   const resolvePath = (p: string) => path.resolve(baseDir, p)
@@ -141,7 +147,7 @@ export const loadConfig = (sources: ConfigSources): ConfigResult => {
     if (token && !secret)
       issues.add(["hypervisor", "clusters", key, "token_id"], "token_id needs secret or secret_file")
   }
-  if (issues.issues.length > 0) return { _tag: "Invalid", issues: issues.issues }
+  if (issues.issues.length > 0) return { _tag: "Invalid", issues: issues.issues, syntax: false }
 
   return {
     _tag: "Valid",

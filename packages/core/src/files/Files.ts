@@ -1,7 +1,10 @@
-import { Context, type Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
+import type { ConfigSource } from "../config/ConfigSource.js"
 import type { InvalidYaml, ValidationFailed } from "../domain/CommonErrors.js"
 import type { FileNotFound, UnsafePath } from "../domain/FileErrors.js"
 import type { FileList, FileType, FileValidationResult, FileWritten } from "../domain/Files.js"
+import type { Routes } from "../routes/Routes.js"
+import { type FilesOptions, makeFiles } from "./FilesLive.js"
 
 /**
  * The editable files: the server config file and the route files. Nothing outside the config file's directory and
@@ -17,10 +20,19 @@ export class Files extends Context.Service<
       type: FileType,
       filename: string,
       content: string
-    ) => Effect.Effect<FileWritten, UnsafePath | InvalidYaml | ValidationFailed>
+    ) => Effect.Effect<FileWritten, FileNotFound | UnsafePath | InvalidYaml | ValidationFailed>
     readonly validate: (
       type: FileType,
       content: string
     ) => Effect.Effect<FileValidationResult, InvalidYaml | ValidationFailed>
   }
->()("@gatehouse/core/Files") {}
+>()("@gatehouse/core/Files") {
+  /** The files of a running server: its config file and its routes directory. */
+  static readonly layer = (options: FilesOptions): Layer.Layer<Files, never, Routes | ConfigSource> =>
+    Layer.effect(
+      Files,
+      Effect.map(makeFiles(options), (service) => Files.of(service))
+    )
+}
+
+export type { FilesOptions }

@@ -28,7 +28,12 @@ export class FilesApi extends HttpApiGroup.make("files")
       query: FileQuery,
       payload: YamlBody,
       success: FileWritten,
-      error: [toWireError(UnsafePath), toWireError(InvalidYaml), toWireError(ValidationFailed)]
+      error: [
+        toWireError(FileNotFound),
+        toWireError(UnsafePath),
+        toWireError(InvalidYaml),
+        toWireError(ValidationFailed)
+      ]
     }).annotateMerge(
       OpenApi.annotations({
         summary: "Write a file",

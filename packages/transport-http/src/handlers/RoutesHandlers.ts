@@ -30,7 +30,7 @@ const entriesFrame = jsonFrame(Schema.Array(RouteEntry))
 /** The frames answering one YAML document sent on the validation WebSocket. */
 export const validationFrames = (document: string): ReadonlyArray<string> => {
   const report = validateRoutesYaml(document)
-  if (report._tag === "SyntaxError") return [doneOf({ done: true, valid: 0, invalid: 0, errors: report.issues })]
+  if (report._tag === "InvalidYaml") return [doneOf({ done: true, valid: 0, invalid: 0, errors: report.issues })]
   const frames = report.routes.map((result) =>
     frameOf(
       result.issues.length === 0 && result.route !== undefined

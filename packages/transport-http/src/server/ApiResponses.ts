@@ -97,7 +97,7 @@ export const layerApiResponses = (limits: HttpLimits) =>
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
         const requestId = incomingRequestId(request.headers["x-request-id"]) ?? randomUUID()
         const declaredLength = Number(request.headers["content-length"] ?? 0)
-        const handled: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, unknown> =
+        const handled =
           declaredLength > limits.maxBodyBytes
             ? Effect.succeed(errorResponse(413, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`))
             : app.pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limits.maxBodyBytes)))
@@ -133,6 +133,6 @@ export const layerApiResponses = (limits: HttpLimits) =>
           )
           return HttpServerResponse.setHeader(response, "x-request-id", requestId)
         }).pipe(Effect.annotateLogs({ request_id: requestId }))
-      }) as never,
+      }),
     { global: true }
   )

@@ -1,0 +1,48 @@
+import { formatIssue } from "@gatehouse/core/domain"
+import type { Cause } from "effect"
+
+const errorOf = (cause: Cause.Cause<unknown>): unknown => {
+  const reason = cause.reasons.find((r) => r._tag === "Fail" || r._tag === "Die")
+  return reason === undefined ? undefined : reason._tag === "Fail" ? reason.error : reason.defect
+}
+
+const codeOf = (error: unknown): string | undefined => {
+  let current: unknown = error
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    if ("code" in current && typeof current.code === "string") return current.code
+    current = "cause" in current ? current.cause : undefined
+  }
+  return undefined
+}
+
+/**
+ * A one-paragraph explanation of why the server could not start, for the failures an operator can fix
+ * (address in use, invalid route files, an unusable data directory); `undefined` for anything unexpected,
+ * which is then reported in full.
+ */
+export const describeStartupFailure = (cause: Cause.Cause<unknown>, httpAddress: string): string | undefined => {
+  const error = errorOf(cause) as {
+    readonly _tag?: string
+    readonly message?: string
+    readonly issues?: ReadonlyArray<never>
+  }
+  if (error === undefined || error === null) return undefined
+  switch (error._tag) {
+    case "ServeError": {
+      const code = codeOf(error)
+      if (code === "EADDRINUSE") return `cannot listen on ${httpAddress}: the address is already in use`
+      if (code === "EACCES") return `cannot listen on ${httpAddress}: permission denied`
+      return `cannot listen on ${httpAddress}: ${code ?? error.message}`
+    }
+    case "ValidationFailed":
+      return [
+        "the route files are invalid; fix them (`gatehouse validate <files>`) and start again:",
+        ...(error.issues ?? []).map((issue) => `  ${formatIssue(issue)}`)
+      ].join("\n")
+    case "StoreOpenFailed":
+    case "StoreSchemaTooNew":
+      return error.message
+    default:
+      return undefined
+  }
+}
