@@ -62,8 +62,9 @@ export const layerGatehouseServer = (options: ServerOptions) => {
     )
   )
 
+  // The HttpServer stays in the output so an embedding process (or a test) can read the bound address.
   return Layer.mergeAll(layerHttpApp({ maxBodyBytes: config.http.maxBodyBytes }), announce).pipe(
-    Layer.provide(layerNodeHttpServer({ host: config.http.host, port: config.http.port })),
+    Layer.provideMerge(layerNodeHttpServer({ host: config.http.host, port: config.http.port })),
     Layer.provide(Layer.mergeAll(core, apiKeys, description))
   )
 }
