@@ -9,19 +9,20 @@ export interface YamlLimits extends AuditLimits {
   /** Largest accepted input, in UTF-8 bytes. */
   readonly maxBytes: number
   /**
-   * yaml's own guard (`maxAliasCount`): references to one anchor times the alias fan-out inside it.
-   * yaml's default of 100 would refuse an honest file that reuses `<<: *defaults` in 101 routes.
+   * yaml's own guard (`maxAliasCount`): references to one anchor times the alias fan-out inside it. A backstop:
+   * `maxNodes` is the precise bound. yaml's default of 100 would refuse an honest file that reuses
+   * `<<: *defaults` in 101 routes.
    */
   readonly maxAliasCount: number
 }
 
 /**
- * Defaults: 8 MiB (a route file of ~60,000 routes), 1,000 alias references, 2,000,000 nodes after alias
- * expansion, 64 levels of nesting. Request bodies have their own, smaller limit in the HTTP server.
+ * Defaults: 8 MiB (a route file of ~60,000 routes), 2,000,000 nodes after alias expansion, 64 levels of
+ * nesting, 100,000 alias references. Request bodies have their own, smaller limit in the HTTP server.
  */
 export const defaultYamlLimits: YamlLimits = {
   maxBytes: 8 * 1024 * 1024,
-  maxAliasCount: 1_000,
+  maxAliasCount: 100_000,
   maxNodes: 2_000_000,
   maxDepth: 64
 }
