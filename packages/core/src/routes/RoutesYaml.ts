@@ -80,7 +80,8 @@ export const analyzeRoutesYaml = (text: string, options: ValidateRoutesYamlOptio
     issues.add([], "expected a route (a mapping with `alias`) or a mapping of alias → route")
     return { _tag: "Parsed", candidates: [], issues }
   }
-  const single = Object.hasOwn(value, "alias")
+  // A route *named* `alias` (`alias: {port: 80}`) makes a route map, not a single route.
+  const single = Object.hasOwn(value, "alias") && !isRecord(value.alias)
   const byKey = new Map<string, RouteCandidate>()
   if (single) byKey.set("", singleRoute(value, issues))
   else for (const [key, input] of Object.entries(value)) byKey.set(key, mappedRoute(key, input, issues))

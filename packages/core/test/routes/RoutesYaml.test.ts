@@ -31,6 +31,13 @@ describe("validateRoutesYaml: documents", () => {
     )
   })
 
+  it("reads a route named `alias` in a map as a route, not as a single-route document", () => {
+    assert.deepStrictEqual(
+      validRoutesOf("alias:\n  port: 80\nweb:\n  port: 81\n").map((r) => r.alias),
+      ["alias", "web"]
+    )
+  })
+
   it("lower-cases and trims aliases", () => {
     assert.strictEqual(validRoute('" My-App ":\n  port: 80\n').alias, "my-app")
   })
