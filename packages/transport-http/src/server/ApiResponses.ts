@@ -42,6 +42,8 @@ export const errorResponse = (
   return HttpServerResponse.jsonUnsafe(body, { status })
 }
 
+const bodyHeaders = new Set(["content-type", "content-length", "content-encoding", "transfer-encoding", "etag"])
+
 const isJson = (response: HttpServerResponse.HttpServerResponse) => {
   const contentType =
     response.headers["content-type"] ?? ("contentType" in response.body ? response.body.contentType : "")
@@ -60,7 +62,9 @@ const withErrorBody = (
       ? `unsupported content type ${request.headers["content-type"] ?? "(none)"}: send application/yaml or text/plain`
       : (defaultMessages[response.status] ?? "request failed")
   const replaced = errorResponse(response.status, message, response.status >= 500 ? { request_id: requestId } : {})
-  return HttpServerResponse.setHeaders(replaced, { ...response.headers, "content-type": "application/json" })
+  // Keep what the original said about the exchange (Allow, Upgrade, Accept-Encoding), not about its old body.
+  const kept = Object.entries(response.headers).filter(([name]) => !bodyHeaders.has(name.toLowerCase()))
+  return HttpServerResponse.setHeaders(replaced, Object.fromEntries(kept))
 }
 
 const findBodyTooLarge = (cause: Cause.Cause<unknown>) =>

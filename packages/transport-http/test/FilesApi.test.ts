@@ -1,0 +1,206 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { openWs, request } from "./support/Http.js"
+import { startHarness } from "./support/TransportHarness.js"
+
+const routes = "app:\n  port: 8080\n"
+
+describe("files", () => {
+  it.live("lists the config file and the route files", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness({ routeFiles: { "b.yml": routes, "a.yaml": "x:\n  port: 1\n", "notes.txt": "" } })
+        const reply = yield* request(`${h.baseUrl}/file/list`, { key: h.apiKey })
+        assert.strictEqual(reply.status, 200)
+        assert.deepStrictEqual(reply.json, { config: ["gatehouse.yml"], routes: ["a.yaml", "b.yml"] })
+      })
+    )
+  )
+
+  it.live("serves file content as application/yaml, byte for byte", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const text = "# comment kept\napp:\n  port: 8080   # trailing\n"
+        const h = yield* startHarness({ routeFiles: { "main.yml": text } })
+        const reply = yield* request(`${h.baseUrl}/file/content?type=routes&filename=main.yml`, { key: h.apiKey })
+        assert.strictEqual(reply.status, 200)
+        assert.match(reply.headers.get("content-type") ?? "", /^application\/yaml/)
+        assert.strictEqual(reply.text, text)
+        const config = yield* request(`${h.baseUrl}/file/content?type=config&filename=gatehouse.yml`, { key: h.apiKey })
+        assert.strictEqual(config.status, 200)
+        assert.match(config.headers.get("content-type") ?? "", /^application\/yaml/)
+      })
+    )
+  )
+
+  it.live("answers 404 for a missing file", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness()
+        const reply = yield* request(`${h.baseUrl}/file/content?type=routes&filename=nope.yml`, { key: h.apiKey })
+        assert.strictEqual(reply.status, 404)
+        assert.strictEqual(reply.json.error.details[0].reason, "FileNotFound")
+        const config = yield* request(`${h.baseUrl}/file/content?type=config&filename=other.yml`, { key: h.apiKey })
+        assert.strictEqual(config.status, 404)
+      })
+    )
+  )
+
+  it.live("refuses path traversal, raw and URL-encoded, with 400 and reads nothing outside", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness()
+        const outside = path.join(path.dirname(h.routesDir), "secret.yml")
+        fs.writeFileSync(outside, "secret: true\n")
+        fs.symlinkSync(outside, path.join(h.routesDir, "link.yml"))
+        const names = [
+          "../secret.yml",
+          "..%2Fsecret.yml",
+          "%2e%2e%2fsecret.yml",
+          "%252e%252e%252fsecret.yml",
+          "..%5csecret.yml",
+          encodeURIComponent(outside),
+          "sub/..%2F..%2Fsecret.yml",
+          "link.yml",
+          ".hidden.yml",
+          "a%00.yml"
+        ]
+        for (const name of names) {
+          const reply = yield* request(`${h.baseUrl}/file/content?type=routes&filename=${name}`, { key: h.apiKey })
+          assert.strictEqual(reply.status, 400, name)
+          assert.strictEqual(reply.json.error.code, "invalid_argument", name)
+          assert.notInclude(reply.text, "secret: true", name)
+          const write = yield* request(`${h.baseUrl}/file/content?type=routes&filename=${name}`, {
+            method: "PUT",
+            key: h.apiKey,
+            contentType: "application/yaml",
+            body: routes
+          })
+          assert.strictEqual(write.status, 400, name)
+        }
+        assert.strictEqual(fs.readFileSync(outside, "utf8"), "secret: true\n")
+      })
+    )
+  )
+
+  it.live("writes a valid route file atomically, reloads, and announces config/reload", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness({ routeFiles: { "main.yml": routes } })
+        const events = yield* openWs(`${h.wsUrl}/events?category=config`, { key: h.apiKey })
+        const reply = yield* request(`${h.baseUrl}/file/content?type=routes&filename=main.yml`, {
+          method: "PUT",
+          key: h.apiKey,
+          contentType: "application/yaml",
+          body: "app:\n  port: 9090\nnew:\n  port: 9091\n"
+        })
+        assert.strictEqual(reply.status, 200)
+        assert.deepStrictEqual(reply.json, {
+          message: "routes file main.yml written and applied",
+          type: "routes",
+          filename: "main.yml",
+          bytes: 36
+        })
+        const reload = yield* events.until((e) => e.action === "reload")
+        assert.deepStrictEqual(reload.data, { source: "routes", added: ["new"], removed: [], changed: ["app"] })
+        const app = yield* request(`${h.baseUrl}/route/app`, { key: h.apiKey })
+        assert.strictEqual(app.json.port.target, 9090)
+        assert.deepStrictEqual(
+          fs.readdirSync(h.routesDir).filter((n) => n.endsWith(".tmp")),
+          []
+        )
+      })
+    )
+  )
+
+  it.live("refuses an invalid route file (422) or bad YAML (400), and leaves the file untouched", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness({ routeFiles: { "main.yml": routes, "other.yml": "taken:\n  port: 1\n" } })
+        const invalid = yield* request(`${h.baseUrl}/file/content?type=routes&filename=main.yml`, {
+          method: "PUT",
+          key: h.apiKey,
+          contentType: "application/yaml",
+          body: "app:\n  port: 99999\n"
+        })
+        assert.strictEqual(invalid.status, 422)
+        assert.strictEqual(invalid.json.error.details[0].line, 2)
+        const duplicate = yield* request(`${h.baseUrl}/file/content?type=routes&filename=main.yml`, {
+          method: "PUT",
+          key: h.apiKey,
+          contentType: "application/yaml",
+          body: "taken:\n  port: 2\n"
+        })
+        assert.strictEqual(duplicate.status, 422, "an alias defined in another file is a conflict")
+        const syntax = yield* request(`${h.baseUrl}/file/content?type=routes&filename=main.yml`, {
+          method: "PUT",
+          key: h.apiKey,
+          contentType: "application/yaml",
+          body: "app: [\n"
+        })
+        assert.strictEqual(syntax.status, 400)
+        assert.strictEqual(fs.readFileSync(path.join(h.routesDir, "main.yml"), "utf8"), routes)
+      })
+    )
+  )
+
+  it.live("validates the config file with key-named errors before writing it", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness()
+        const before = fs.readFileSync(h.configFile, "utf8")
+        const bad = yield* request(`${h.baseUrl}/file/content?type=config&filename=gatehouse.yml`, {
+          method: "PUT",
+          key: h.apiKey,
+          contentType: "application/yaml",
+          body: "events:\n  histroy: 5\n"
+        })
+        assert.strictEqual(bad.status, 422)
+        assert.include(bad.json.error.details[0].message, "did you mean `history`")
+        assert.deepStrictEqual(bad.json.error.details[0].path, ["events", "histroy"])
+        assert.strictEqual(fs.readFileSync(h.configFile, "utf8"), before)
+        const good = yield* request(`${h.baseUrl}/file/content?type=config&filename=gatehouse.yml`, {
+          method: "PUT",
+          key: h.apiKey,
+          contentType: "application/yaml",
+          body: "events:\n  history: 5\n"
+        })
+        assert.strictEqual(good.status, 200)
+        assert.include(good.json.message, "restart")
+      })
+    )
+  )
+
+  it.live("POST /file/validate checks a document without writing it", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness()
+        const ok = yield* request(`${h.baseUrl}/file/validate?type=routes`, {
+          method: "POST",
+          key: h.apiKey,
+          contentType: "application/yaml",
+          body: routes
+        })
+        assert.strictEqual(ok.status, 200)
+        assert.deepStrictEqual([ok.json.valid, ok.json.type, ok.json.routes[0].alias], [true, "routes", "app"])
+        const config = yield* request(`${h.baseUrl}/file/validate?type=config`, {
+          method: "POST",
+          key: h.apiKey,
+          contentType: "application/yaml",
+          body: "log: { level: loud }\n"
+        })
+        assert.strictEqual(config.status, 422)
+        const badType = yield* request(`${h.baseUrl}/file/validate?type=secrets`, {
+          method: "POST",
+          key: h.apiKey,
+          contentType: "application/yaml",
+          body: routes
+        })
+        assert.strictEqual(badType.status, 400)
+        assert.deepStrictEqual(fs.readdirSync(h.routesDir), [])
+      })
+    )
+  )
+})
