@@ -1,1 +1,10 @@
-export {}
+/**
+ * @gatehouse/client — the typed Gatehouse SDK, derived from the HTTP contract: an Effect service
+ * ({@link GatehouseClient}) with the WebSocket streams as `Stream`s, and a promise facade
+ * ({@link createGatehouseClient}) with the streams as `AsyncIterable`s. Loads no server code.
+ */
+export type * from "./ApiCalls.js"
+export * from "./GatehouseClient.js"
+export type * from "./GatehouseStreams.js"
+export * from "./PromiseClient.js"
+export * from "./WebSocketClosed.js"

@@ -1,0 +1,153 @@
+import { Event, HealthMap, RouteEntry, RouteValidationDone, RouteValidationFrame } from "@gatehouse/core/domain"
+import { GatehouseApi } from "@gatehouse/transport-http/api"
+import { Deferred, Effect, Schema, Stream } from "effect"
+import type { HttpClientResponse } from "effect/http"
+import { HttpApiClient, type HttpApiEndpoint } from "effect/http-api"
+import type { EndpointError, EndpointOf, EndpointRequest } from "./ApiCalls.js"
+import type { WebSocketClosed } from "./WebSocketClosed.js"
+import { openWebSocket } from "./WebSocketConnection.js"
+
+/** The query of `events.watch`: `since` (an event id), `limit` (1–1000, default 100), `category`. */
+export type EventsQuery = NonNullable<EndpointRequest<EndpointOf<"events", "list">>["query"]>
+
+/** One frame of `routes.validateStream`: the verdict on one route, or the end of one document's results. */
+export type RouteValidationMessage = RouteValidationFrame | RouteValidationDone
+
+/**
+ * What a stream of an endpoint fails with: the same typed errors as the plain HTTP call of that endpoint when the
+ * upgrade is refused (e.g. `Unauthenticated`), `WebSocketClosed` when the server closes with anything but 1000,
+ * and `SchemaError` for a frame that does not decode.
+ */
+export type StreamError<E extends HttpApiEndpoint.ConstraintRequest> = EndpointError<E> | WebSocketClosed
+
+/** The WebSocket streams of the API. */
+export interface GatehouseStreams {
+  /** The health map, then a new map at most once per second when a status changes. Never ends by itself. */
+  readonly watchHealth: () => Stream.Stream<HealthMap, StreamError<EndpointOf<"health", "get">>>
+  /** The matching history (newest last), then live events. */
+  readonly watchEvents: (query?: EventsQuery) => Stream.Stream<Event, StreamError<EndpointOf<"events", "list">>>
+  /** The route list, then the whole list again on every change. */
+  readonly watchRoutes: () => Stream.Stream<ReadonlyArray<RouteEntry>, StreamError<EndpointOf<"routes", "list">>>
+  /**
+   * Sends each YAML document and emits the server's answers: one frame per route, then a `done` frame per
+   * document. Ends (closing the socket) once every document sent has its `done` frame and `documents` ended.
+   */
+  readonly validateStream: <E = never>(
+    documents: Stream.Stream<string, E>
+  ) => Stream.Stream<RouteValidationMessage, E | StreamError<EndpointOf<"routes", "validateStream">>>
+}
+
+/** Where the streams connect and with which key. */
+export interface StreamOptions {
+  /** The server's origin (with any mount path), e.g. `http://127.0.0.1:8888`. */
+  readonly baseUrl: string
+  /** Sent as `Authorization: Bearer <key>` on the upgrade request. */
+  readonly authorization: string
+}
+
+const ValidationMessage = Schema.Union([RouteValidationDone, RouteValidationFrame])
+
+const decodeFrames =
+  <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) =>
+  <E>(frames: Stream.Stream<string, E>): Stream.Stream<S["Type"], E | Schema.SchemaError> => {
+    const decode = Schema.decodeUnknownEffect(Schema.fromJsonString(schema))
+    return Stream.mapEffect(frames, (frame) => decode(frame))
+  }
+
+/** Builds the URL the way the derived client does, so bad parameters fail with the same `SchemaError`. */
+const buildUrl = (build: () => string): Effect.Effect<string, Schema.SchemaError> =>
+  Effect.try({ try: build, catch: (error) => error }).pipe(
+    Effect.catch((error) => (Schema.isSchemaError(error) ? Effect.fail(error) : Effect.die(error)))
+  )
+
+/** The WebSocket streams of the Gatehouse API, decoded with the domain schemas. */
+export const makeStreams = (options: StreamOptions): GatehouseStreams => {
+  const urls = HttpApiClient.urlBuilder(GatehouseApi, { baseUrl: options.baseUrl })
+  const headers = { authorization: options.authorization }
+
+  const connect = <E>(
+    url: Effect.Effect<string, Schema.SchemaError>,
+    refused: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, E>
+  ) => Effect.flatMap(url, (u) => openWebSocket({ url: u, headers, refused }))
+
+  const healthRefused = HttpApiClient.decodeResponse(GatehouseApi, { group: "health", endpoint: "get" })
+  const eventsRefused = HttpApiClient.decodeResponse(GatehouseApi, { group: "events", endpoint: "list" })
+  const routesRefused = HttpApiClient.decodeResponse(GatehouseApi, { group: "routes", endpoint: "list" })
+  const validateRefused = HttpApiClient.decodeResponse(GatehouseApi, { group: "routes", endpoint: "validateStream" })
+
+  const watchHealth = () =>
+    Stream.unwrap(
+      Effect.map(
+        connect(
+          Effect.sync(() => urls.health.get({ query: {} })),
+          (response) => healthRefused(response)
+        ),
+        (socket) => socket.frames
+      )
+    ).pipe(decodeFrames(HealthMap))
+
+  const watchEvents = (query: EventsQuery = {}) =>
+    Stream.unwrap(
+      Effect.map(
+        connect(
+          buildUrl(() => urls.events.list({ query })),
+          (response) => eventsRefused(response)
+        ),
+        (socket) => socket.frames
+      )
+    ).pipe(decodeFrames(Event))
+
+  const watchRoutes = () =>
+    Stream.unwrap(
+      Effect.map(
+        connect(
+          Effect.sync(() => urls.routes.list({ query: {} })),
+          (response) => routesRefused(response)
+        ),
+        (socket) => socket.frames
+      )
+    ).pipe(decodeFrames(Schema.Array(RouteEntry)))
+
+  const validateStream = <E>(documents: Stream.Stream<string, E>) =>
+    Stream.unwrap(
+      Effect.gen(function* () {
+        const socket = yield* connect(
+          Effect.sync(() => urls.routes.validateStream({ query: {} })),
+          (response) => validateRefused(response)
+        )
+        const inputEnded = yield* Deferred.make<number>()
+        let sent = 0
+        // A failed send means the socket closed: the frames stream reports how, so the sender just stops.
+        const sender = Stream.runForEach(documents, (document) =>
+          Effect.map(socket.send(document), () => {
+            sent++
+          })
+        ).pipe(
+          Effect.andThen(Effect.suspend(() => Deferred.succeed(inputEnded, sent))),
+          Effect.catchTag("WebSocketClosed", () => Effect.never)
+        )
+        type Item = { readonly _tag: "Frame"; readonly frame: RouteValidationMessage } | { readonly _tag: "InputEnded" }
+        const answers = socket.frames.pipe(
+          decodeFrames(ValidationMessage),
+          Stream.map((frame): Item => ({ _tag: "Frame", frame }))
+        )
+        const ended = Stream.fromEffect(Effect.as(Deferred.await(inputEnded), { _tag: "InputEnded" } as Item))
+        // Input end and answers go through one stream, so "every document answered" is decided in order.
+        let answered = 0
+        let total: number | undefined
+        return Stream.merge(answers, Stream.merge(ended, Stream.fromEffectDrain(sender)), {
+          haltStrategy: "left"
+        }).pipe(
+          Stream.takeUntil((item) => {
+            if (item._tag === "InputEnded") total = sent
+            else if ("done" in item.frame) answered++
+            return total !== undefined && answered >= total
+          }),
+          Stream.filter((item): item is Extract<Item, { _tag: "Frame" }> => item._tag === "Frame"),
+          Stream.map((item) => item.frame)
+        )
+      })
+    )
+
+  return { watchHealth, watchEvents, watchRoutes, validateStream }
+}

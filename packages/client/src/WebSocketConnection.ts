@@ -1,0 +1,204 @@
+import type { IncomingMessage } from "node:http"
+import { Cause, Deferred, Effect, Exit, Queue, type Scope, Stream } from "effect"
+import { HttpClientError, HttpClientRequest, HttpClientResponse } from "effect/http"
+import { WebSocket } from "ws"
+import { WebSocketClosed } from "./WebSocketClosed.js"
+
+/** What {@link openWebSocket} connects to, and how it reads a refused upgrade. */
+export interface WebSocketRequest<E> {
+  /** `http(s)://` URL of the endpoint (the scheme is switched to `ws(s)://`). */
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  /**
+   * Decodes the HTTP response of a refused upgrade into the endpoint's typed error, exactly as the plain HTTP call
+   * would (e.g. `HttpApiClient.decodeResponse`). Succeeding means the server answered without upgrading.
+   */
+  readonly refused: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, E>
+  /** Frames buffered for a slow consumer before the socket stops reading (so TCP pushes back on the server). */
+  readonly highWaterMark?: number | undefined
+  /** Largest refusal body read, in bytes. */
+  readonly maxRefusalBytes?: number | undefined
+}
+
+/** An open WebSocket: the server's text frames and a way to send frames. Closed when its scope closes. */
+export interface WebSocketConnection {
+  /**
+   * The server's text frames: ends when the server closes with 1000, fails with {@link WebSocketClosed} on any
+   * other close. Consume it at most once.
+   */
+  readonly frames: Stream.Stream<string, WebSocketClosed>
+  /** Sends one text frame; waits until it is written. Fails when the socket is no longer open. */
+  readonly send: (text: string) => Effect.Effect<void, WebSocketClosed>
+}
+
+type Handshake =
+  | { readonly _tag: "Open" }
+  | { readonly _tag: "Refused"; readonly status: number; readonly headers: Headers; readonly body: Buffer }
+  | { readonly _tag: "Failed"; readonly cause: unknown }
+
+const DEFAULT_HIGH_WATER_MARK = 256
+const DEFAULT_MAX_REFUSAL_BYTES = 1024 * 1024
+const CLOSE_HANDSHAKE_TIMEOUT = "2 seconds"
+
+const toWebSocketUrl = (url: string) => url.replace(/^http(s?):/i, "ws$1:")
+
+const headersOf = (message: IncomingMessage): Headers => {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(message.headers)) {
+    if (value === undefined) continue
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one)
+  }
+  return headers
+}
+
+const transportError = (request: HttpClientRequest.HttpClientRequest, cause: unknown, description: string) =>
+  new HttpClientError.HttpClientError({
+    reason: new HttpClientError.TransportError({ request, cause, description })
+  })
+
+// Closes normally and waits for the server's close frame; a peer that does not answer is cut off.
+const closeSocket = (ws: WebSocket) =>
+  Effect.callback<void>((resume) => {
+    if (ws.readyState === WebSocket.CLOSED) return resume(Effect.void)
+    ws.once("close", () => resume(Effect.void))
+    if (ws.readyState === WebSocket.CONNECTING) ws.terminate()
+    else if (ws.readyState === WebSocket.OPEN) {
+      // A paused socket would never read the server's close frame.
+      ws.resume()
+      ws.close(1000)
+    }
+  }).pipe(Effect.timeoutOrElse({ duration: CLOSE_HANDSHAKE_TIMEOUT, orElse: () => Effect.sync(() => ws.terminate()) }))
+
+/**
+ * Opens a WebSocket (the `ws` package, so it works on Node 20 without a global WebSocket) and waits for the
+ * handshake. A refused upgrade fails with the endpoint's typed error decoded from the HTTP response; a connection
+ * that cannot be made fails with an `HttpClientError` (TransportError), like the HTTP calls. The socket is closed
+ * (1000, waiting for the server's answer) when the scope closes.
+ */
+export const openWebSocket = <E>(
+  request: WebSocketRequest<E>
+): Effect.Effect<WebSocketConnection, E | HttpClientError.HttpClientError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const httpRequest = HttpClientRequest.get(request.url)
+    const highWaterMark = request.highWaterMark ?? DEFAULT_HIGH_WATER_MARK
+    const maxRefusalBytes = request.maxRefusalBytes ?? DEFAULT_MAX_REFUSAL_BYTES
+    const incoming = yield* Queue.make<string, WebSocketClosed | Cause.Done>()
+    const handshake = yield* Deferred.make<Handshake>()
+    const settle = (outcome: Handshake) => Deferred.doneUnsafe(handshake, Exit.succeed(outcome))
+
+    let state: "connecting" | "open" | "refused" | "closed" = "connecting"
+    let paused = false
+    let lastError: Error | undefined
+
+    const ws = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const socket = new WebSocket(toWebSocketUrl(request.url), { headers: { ...request.headers } })
+        socket.on("open", () => {
+          state = "open"
+          settle({ _tag: "Open" })
+        })
+        // Text frames only in this protocol; anything else reaches the frame decoder and fails there.
+        socket.on("message", (data) => {
+          Queue.offerUnsafe(incoming, String(data))
+          if (!paused && Queue.sizeUnsafe(incoming) >= highWaterMark) {
+            paused = true
+            socket.pause()
+          }
+        })
+        socket.on("unexpected-response", (_req, response) => {
+          state = "refused"
+          const chunks: Array<Buffer> = []
+          let size = 0
+          response.on("data", (chunk: Buffer) => {
+            size += chunk.length
+            if (size <= maxRefusalBytes) chunks.push(chunk)
+          })
+          response.on("end", () =>
+            settle({
+              _tag: "Refused",
+              status: response.statusCode ?? 0,
+              headers: headersOf(response),
+              body: Buffer.concat(chunks)
+            })
+          )
+          response.on("error", (cause) => settle({ _tag: "Failed", cause }))
+        })
+        // Without a listener `ws` would throw; errors are reported through the handshake or the close below.
+        socket.on("error", (error) => {
+          lastError = error
+          if (state === "connecting") {
+            state = "closed"
+            settle({ _tag: "Failed", cause: error })
+          }
+        })
+        socket.on("close", (code, reason) => {
+          if (state === "open") {
+            state = "closed"
+            if (code === 1000) Queue.endUnsafe(incoming)
+            else {
+              const text = reason.toString("utf8") || lastError?.message || ""
+              Queue.failCauseUnsafe(incoming, Cause.fail(new WebSocketClosed({ code, reason: text })))
+            }
+          } else if (state === "connecting") {
+            state = "closed"
+            settle({ _tag: "Failed", cause: lastError ?? new Error(`closed with ${code} before the handshake`) })
+          }
+        })
+        return socket
+      }),
+      closeSocket
+    )
+
+    const outcome = yield* Deferred.await(handshake)
+    if (outcome._tag === "Failed") {
+      return yield* transportError(httpRequest, outcome.cause, "WebSocket connection failed")
+    }
+    if (outcome._tag === "Refused") {
+      // `Response` only takes statuses 200–599 (and none of those may lack a body except the ones below).
+      if (outcome.status < 200 || outcome.status > 599) {
+        return yield* transportError(
+          httpRequest,
+          undefined,
+          `unexpected status ${outcome.status} to a WebSocket upgrade`
+        )
+      }
+      const nullBody = outcome.status === 204 || outcome.status === 205 || outcome.status === 304
+      const response = HttpClientResponse.fromWeb(
+        httpRequest,
+        new Response(nullBody ? null : new Uint8Array(outcome.body), {
+          status: outcome.status,
+          headers: outcome.headers
+        })
+      )
+      yield* request.refused(response)
+      return yield* new HttpClientError.HttpClientError({
+        reason: new HttpClientError.StatusCodeError({
+          request: httpRequest,
+          response,
+          description: "expected a WebSocket upgrade (101 Switching Protocols)"
+        })
+      })
+    }
+
+    const frames = Stream.fromQueue(incoming).pipe(
+      // The consumer took what was buffered: read from the socket again.
+      Stream.tap(() =>
+        Effect.sync(() => {
+          if (paused && Queue.sizeUnsafe(incoming) < highWaterMark / 2) {
+            paused = false
+            ws.resume()
+          }
+        })
+      )
+    )
+    const send = (text: string) =>
+      Effect.callback<void, WebSocketClosed>((resume) => {
+        if (ws.readyState !== WebSocket.OPEN) {
+          return resume(Effect.fail(new WebSocketClosed({ code: 1006, reason: "the WebSocket is not open" })))
+        }
+        ws.send(text, (error) =>
+          resume(error ? Effect.fail(new WebSocketClosed({ code: 1006, reason: error.message })) : Effect.void)
+        )
+      })
+    return { frames, send }
+  })
