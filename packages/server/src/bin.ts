@@ -1,14 +1,18 @@
 #!/usr/bin/env node
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Effect } from "effect"
+import { Cause, Effect, Exit, Runtime } from "effect"
 import { Command } from "effect/cli"
 import { gatehouseCli } from "./Cli.js"
 import { versionInfo } from "./Version.js"
+
+// SIGTERM/SIGINT interrupt the program; a server that then shut down cleanly exits 0, as supervisors expect.
+const teardown: Runtime.Teardown = (exit, onExit) =>
+  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
 
 // Deep imports only: the @effect/platform-node barrel loads undici 8, which crashes on Node 20.
 gatehouseCli.pipe(
   Command.run({ version: versionInfo(process.env).version }),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  NodeRuntime.runMain({ teardown })
 )

@@ -34,22 +34,24 @@ export const layerConfigWatcher = (options: ConfigWatcherOptions): Layer.Layer<n
         return path.dirname(absolute) === routesDir && isRouteFileName(path.basename(absolute)) ? "routes" : undefined
       }
 
-      const changes = Stream.callback<Changed>((queue) =>
-        Effect.acquireRelease(
-          Effect.sync(() => {
-            const watcher = watch([routesDir, ...(configFile === undefined ? [] : [configFile])], {
-              ignoreInitial: true,
-              depth: 0
-            })
-            watcher.on("all", (_event, file) => {
-              const kind = kindOf(file)
-              if (kind !== undefined) Queue.offerUnsafe(queue, kind)
-            })
-            return watcher
-          }),
-          (watcher) => Effect.promise(() => watcher.close())
-        )
+      const queue = yield* Queue.unbounded<Changed>()
+      // Watching starts before the layer is ready (chokidar's "ready"), so a change made right after the server
+      // announces itself is never missed.
+      yield* Effect.acquireRelease(
+        Effect.callback<ReturnType<typeof watch>>((resume) => {
+          const watcher = watch([routesDir, ...(configFile === undefined ? [] : [configFile])], {
+            ignoreInitial: true,
+            depth: 0
+          })
+          watcher.on("all", (_event, file) => {
+            const kind = kindOf(file)
+            if (kind !== undefined) Queue.offerUnsafe(queue, kind)
+          })
+          watcher.once("ready", () => resume(Effect.succeed(watcher)))
+        }),
+        (watcher) => Effect.promise(() => watcher.close())
       )
+      const changes = Stream.fromQueue(queue)
 
       yield* changes.pipe(
         Stream.groupedWithin(1000, options.settleMs ?? 200),

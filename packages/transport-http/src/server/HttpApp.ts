@@ -13,6 +13,7 @@ import { layerApiKeyAuthorization } from "./ApiKeyAuthorization.js"
 import { type HttpLimits, layerApiResponses } from "./ApiResponses.js"
 import { layerRequestValidation } from "./RequestValidationLayer.js"
 import { TrackedWebSocket } from "./TrackedWebSocket.js"
+import { layerShutdownTrigger, ShutdownSignal } from "./WebSocketSession.js"
 
 /** Every route of the API with its handlers and middleware. Needs the core services and a `ServerDescription`. */
 export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
@@ -20,12 +21,20 @@ export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
   Layer.provide([layerRequestValidation, layerApiKeyAuthorization])
 )
 
-/** The API served on an `HttpServer`, behind the request-id / limits / error-body middleware. */
+/**
+ * The API served on an `HttpServer`, behind the request-id / limits / error-body middleware. On shutdown,
+ * WebSocket streams close with 1001 first, then in-flight requests get the server's graceful timeout to finish.
+ */
 export const layerHttpApp = (limits: HttpLimits) =>
-  HttpRouter.serve(Layer.mergeAll(layerApiRoutes, layerApiResponses(limits)), {
-    disableLogger: true,
-    disableListenLog: true
-  })
+  layerShutdownTrigger.pipe(
+    Layer.provideMerge(
+      HttpRouter.serve(Layer.mergeAll(layerApiRoutes, layerApiResponses(limits)), {
+        disableLogger: true,
+        disableListenLog: true
+      })
+    ),
+    Layer.provide(ShutdownSignal.layer)
+  )
 
 /** Where the HTTP server listens. */
 export interface ListenOptions {

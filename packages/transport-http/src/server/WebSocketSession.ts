@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http"
 import { PermissionDenied } from "@gatehouse/core/domain"
-import { Context, Data, Deferred, Effect, Exit, Schedule, Stream } from "effect"
+import { Context, Data, Deferred, Effect, Exit, Layer, Option, Schedule, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Socket from "effect/socket/Socket"
 import type { WebSocket } from "ws"
@@ -29,6 +29,27 @@ export class WebSocketPolicy extends Context.Reference<WebSocketPolicyShape>(
     })
   }
 ) {}
+
+/**
+ * Completed when the server begins to shut down, so WebSocket streams (which never end by themselves) close with
+ * 1001 at once instead of holding the graceful shutdown until its timeout.
+ */
+export class ShutdownSignal extends Context.Service<ShutdownSignal, Deferred.Deferred<void>>()(
+  "@gatehouse/transport-http/ShutdownSignal"
+) {
+  static readonly layer = Layer.effect(ShutdownSignal, Deferred.make<void>())
+}
+
+/**
+ * Fires {@link ShutdownSignal} when its scope closes. Built after the HTTP server (it depends on it), so it is
+ * finalized first: streams get their 1001 before the server waits for in-flight requests.
+ */
+export const layerShutdownTrigger = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const signal = yield* ShutdownSignal
+    yield* Effect.addFinalizer(() => Deferred.succeed(signal, undefined))
+  })
+)
 
 /** Ends a stream with a close frame: 1008 for policy errors, 1011 for upstream failures. The reason is sent to the client. */
 export class CloseWith extends Data.TaggedError("CloseWith")<{ readonly code: number; readonly reason: string }> {}
@@ -102,7 +123,7 @@ export const serveWebSocket = <R>(
         answeredPing = true
       })
       const heartbeat = Effect.suspend(() => {
-        if (!answeredPing) return Effect.fail(new CloseWith({ code: 1001, reason: "ping timeout" }))
+        if (!answeredPing) return Effect.fail(new CloseWith({ code: 1006, reason: "ping timeout" }))
         answeredPing = false
         return Effect.sync(() => ws.ping())
       }).pipe(Effect.repeat(Schedule.spaced(policy.pingIntervalMs)), Effect.delay(policy.pingIntervalMs))
@@ -123,8 +144,17 @@ export const serveWebSocket = <R>(
           )
         )
 
+      const shutdown = Option.match(yield* Effect.serviceOption(ShutdownSignal), {
+        onNone: () => Effect.never,
+        onSome: (signal) =>
+          Effect.andThen(
+            Deferred.await(signal),
+            Effect.fail(new CloseWith({ code: 1001, reason: "server shutting down" }))
+          )
+      })
       const run = Stream.runForEach(session(incoming), send).pipe(
         Effect.raceFirst(heartbeat),
+        Effect.raceFirst(shutdown),
         Effect.raceFirst(Deferred.await(peerGone))
       )
       const exit = yield* Effect.exit(run)
@@ -134,7 +164,8 @@ export const serveWebSocket = <R>(
         const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
         if (failure !== undefined && failure._tag === "Fail") {
           const { code, reason } = failure.error
-          if (code === 1006 || code === 1001) ws.terminate()
+          // 1006: the peer is unreachable (no pong, write failed), so there is no close handshake to wait for.
+          if (code === 1006) ws.terminate()
           else yield* Effect.ignore(writer.write(new Socket.CloseEvent(code, closeReason(reason))))
           // A client that does not read will never complete the close handshake: do not keep its buffers around.
           if (code === 1008)

@@ -1,0 +1,101 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import { Effect, type Scope } from "effect"
+
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url))
+const bin = fileURLToPath(new URL("../../packages/server/src/bin.ts", import.meta.url))
+// Absolute, so the loader resolves whatever directory the server runs in.
+const tsxLoader = pathToFileURL(`${repoRoot}/node_modules/tsx/dist/loader.mjs`).href
+
+/** Node arguments that run the `gatehouse` CLI straight from source. */
+export const gatehouseCommand = (args: ReadonlyArray<string>) => [
+  "--conditions=@gatehouse/source",
+  "--import",
+  tsxLoader,
+  bin,
+  ...args
+]
+
+const childEnv = (env: Readonly<Record<string, string>> = {}) => {
+  // Keep PATH and the toolchain, drop GATEHOUSE_* from the parent so each test states its own settings.
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GATEHOUSE_")))
+  return { ...base, NODE_OPTIONS: "", ...env }
+}
+
+/** The outcome of a finished CLI run. */
+export interface CliResult {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const collect = (child: ChildProcess) => {
+  const output = { stdout: "", stderr: "" }
+  child.stdout?.on("data", (chunk) => (output.stdout += chunk))
+  child.stderr?.on("data", (chunk) => (output.stderr += chunk))
+  const exited = new Promise<CliResult>((resolve) =>
+    child.on("close", (code, signal) => resolve({ code, signal, ...output }))
+  )
+  return { output, exited }
+}
+
+/** Runs `gatehouse <args>` to completion. */
+export const runCli = (
+  args: ReadonlyArray<string>,
+  options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>> } = {}
+): Effect.Effect<CliResult> =>
+  Effect.promise(() => {
+    const child = spawn(process.execPath, gatehouseCommand(args), {
+      cwd: options.cwd ?? repoRoot,
+      env: childEnv(options.env)
+    })
+    return collect(child).exited
+  })
+
+/** A `gatehouse serve` process that is up and listening. */
+export interface ServerProcess {
+  readonly child: ChildProcess
+  /** `http://127.0.0.1:<port>/api/v1` as logged by the server. */
+  readonly baseUrl: string
+  readonly output: { readonly stdout: string; readonly stderr: string }
+  /** Sends SIGTERM and waits for the exit. */
+  readonly stop: () => Effect.Effect<CliResult>
+  readonly exited: Promise<CliResult>
+}
+
+/**
+ * Starts `gatehouse serve <args>` and waits for its "listening on" log line (scoped: killed at the end of the
+ * test if still running). Fails with the output if the process exits first.
+ */
+export const spawnServer = (
+  args: ReadonlyArray<string>,
+  options: { readonly cwd: string; readonly env?: Readonly<Record<string, string>> }
+): Effect.Effect<ServerProcess, CliResult, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.callback<ServerProcess, CliResult>((resume) => {
+      const child = spawn(process.execPath, gatehouseCommand(["serve", ...args]), {
+        cwd: options.cwd,
+        env: childEnv({ GATEHOUSE_LOG_FORMAT: "json", ...options.env })
+      })
+      const { output, exited } = collect(child)
+      let started = false
+      const onData = () => {
+        const match = /listening on (http:\/\/[^\s"]+\/api\/v1)/.exec(output.stdout)
+        if (match !== null && !started) {
+          started = true
+          const stop = () =>
+            Effect.promise(() => {
+              child.kill("SIGTERM")
+              return exited
+            })
+          resume(Effect.succeed({ child, baseUrl: match[1]!, output, stop, exited }))
+        }
+      }
+      child.stdout.on("data", onData)
+      exited.then((result) => {
+        if (!started) resume(Effect.fail(result))
+      })
+    }),
+    (server) => Effect.sync(() => server.child.exitCode === null && server.child.kill("SIGKILL"))
+  )
