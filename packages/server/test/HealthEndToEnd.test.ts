@@ -2,8 +2,8 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { openWs, request } from "../../transport-http/test/support/Http.js"
 import { startTestServer } from "../../../test/support/TestServer.js"
+import { openWs, request } from "../../transport-http/test/support/Http.js"
 
 // A real target whose health the test flips: 200 while `up`, 503 otherwise.
 const startTarget = Effect.acquireRelease(

@@ -4,8 +4,5 @@
  * the auth-request feature.
  */
 export type { ProtoGrpcType } from "./gen/auth.js"
-export type { AuthRequest } from "./gen/gatehouse/v1/AuthRequest.js"
-export type { AuthServiceClient, AuthServiceHandlers } from "./gen/gatehouse/v1/AuthService.js"
-export type { Node } from "./gen/gatehouse/v1/Node.js"
-export type { User } from "./gen/gatehouse/v1/User.js"
+export type * from "./Messages.js"
 export { loadGatehouseProto, protoDir, protoFiles } from "./ProtoLoader.js"
