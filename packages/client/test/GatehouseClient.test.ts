@@ -160,7 +160,13 @@ describe("typed errors", () => {
     Effect.gen(function* () {
       const server = yield* startTestServer()
       const client = yield* clientFor(server.baseUrl, "gh_00000000_wrong")
-      for (const call of [client.routes.list(), client.health.get(), client.events.list(), client.files.list()]) {
+      const calls: Array<Effect.Effect<unknown, { readonly _tag: string }>> = [
+        client.routes.list(),
+        client.health.get(),
+        client.events.list(),
+        client.files.list()
+      ]
+      for (const call of calls) {
         const error = yield* Effect.flip(call)
         assert.strictEqual(error._tag, "Unauthenticated")
       }

@@ -1,5 +1,5 @@
 import * as net from "node:net"
-import { Effect, Schedule, type Scope } from "effect"
+import { Effect, type Scope } from "effect"
 
 /** A TCP proxy in front of a server: shows, from outside the server, when the server ends a connection. */
 export interface TcpProxy {
@@ -68,11 +68,14 @@ export const startTcpProxy = (port: number): Effect.Effect<TcpProxy, never, Scop
   })
 
 /** Polls `check` every 20 ms until it holds, failing the test after `timeoutMs`. */
-export const eventually = (check: () => boolean, what: string, timeoutMs = 5_000): Effect.Effect<void> =>
-  Effect.suspend(() => (check() ? Effect.void : Effect.fail("pending" as const))).pipe(
-    Effect.retry({ schedule: Schedule.spaced("20 millis") }),
+export const eventually = (check: () => boolean, what: string, timeoutMs = 5_000): Effect.Effect<void> => {
+  const poll: Effect.Effect<void> = Effect.suspend(() =>
+    check() ? Effect.void : Effect.andThen(Effect.sleep("20 millis"), poll)
+  )
+  return poll.pipe(
     Effect.timeoutOrElse({
       duration: timeoutMs,
       orElse: () => Effect.die(new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`))
     })
   )
+}
