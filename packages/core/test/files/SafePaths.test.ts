@@ -1,0 +1,88 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit } from "effect"
+import { writeFileAtomic } from "../../src/files/AtomicWrite.js"
+import { checkFileName, resolveInside } from "../../src/files/SafePaths.js"
+import { tempDir } from "../store/TempDir.js"
+
+describe("checkFileName", () => {
+  it.effect("accepts plain YAML file names", () =>
+    Effect.gen(function* () {
+      for (const name of ["routes.yml", "a.yaml", "my_app-2.v1.yml"])
+        assert.strictEqual(yield* checkFileName(name), name)
+    })
+  )
+
+  it.effect("refuses traversal, directories, absolute paths, encodings, hidden and non-YAML names", () =>
+    Effect.gen(function* () {
+      const refused = [
+        "../x.yml",
+        "..",
+        "a/../../x.yml",
+        "dir/x.yml",
+        "dir\\x.yml",
+        "/etc/passwd",
+        "C:\\x.yml",
+        "%2e%2e%2fx.yml",
+        ".x.yml",
+        "x.txt",
+        "x.yml\0",
+        ""
+      ]
+      for (const name of refused) {
+        const error = yield* Effect.flip(checkFileName(name))
+        assert.strictEqual(error._tag, "UnsafePath", name)
+        assert.strictEqual(error.parameter, "filename")
+      }
+    })
+  )
+})
+
+describe("resolveInside", () => {
+  it.live("resolves inside the directory and refuses symlinks that lead out", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const root = path.join(dir, "root")
+        fs.mkdirSync(root)
+        fs.writeFileSync(path.join(dir, "outside.yml"), "x: 1\n")
+        fs.symlinkSync(path.join(dir, "outside.yml"), path.join(root, "out.yml"))
+        fs.writeFileSync(path.join(root, "real.yml"), "")
+        fs.symlinkSync(path.join(root, "real.yml"), path.join(root, "alias.yml"))
+        assert.strictEqual(yield* resolveInside(root, "new.yml"), path.join(fs.realpathSync(root), "new.yml"))
+        assert.strictEqual(yield* resolveInside(root, "alias.yml"), path.join(fs.realpathSync(root), "alias.yml"))
+        const error = yield* Effect.flip(resolveInside(root, "out.yml"))
+        assert.strictEqual(error.reason, "resolves outside its directory")
+      })
+    )
+  )
+})
+
+describe("writeFileAtomic", () => {
+  it.live("replaces the file and leaves no temp file behind", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const target = path.join(dir, "a.yml")
+        fs.writeFileSync(target, "old\n")
+        yield* writeFileAtomic(target, "new\n")
+        assert.strictEqual(fs.readFileSync(target, "utf8"), "new\n")
+        assert.deepStrictEqual(fs.readdirSync(dir), ["a.yml"])
+      })
+    )
+  )
+
+  it.live("leaves the old file and no temp file when the write fails", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const target = path.join(dir, "taken")
+        fs.mkdirSync(target) // renaming a file over a directory fails
+        const exit = yield* Effect.exit(writeFileAtomic(target, "new\n"))
+        assert.isTrue(Exit.isFailure(exit))
+        assert.deepStrictEqual(fs.readdirSync(dir), ["taken"])
+      })
+    )
+  )
+})

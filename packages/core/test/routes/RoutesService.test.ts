@@ -1,0 +1,130 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Fiber, Layer, Stream } from "effect"
+import * as EventBus from "../../src/events/EventBus.js"
+import { Events } from "../../src/events/Events.js"
+import { Routes } from "../../src/routes/Routes.js"
+import * as SqliteStore from "../../src/store/SqliteStore.js"
+import { tempDir } from "../store/TempDir.js"
+
+const services = (files: Record<string, string>) =>
+  Effect.gen(function* () {
+    const dir = yield* tempDir
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text)
+    const layer = Layer.provideMerge(
+      Routes.layer({ routesDir: dir }),
+      EventBus.layer().pipe(Layer.provide(SqliteStore.layerMemory))
+    )
+    return { dir, layer }
+  })
+
+describe("Routes (file-backed route table)", () => {
+  it.live("loads every route file with its provider", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { layer } = yield* services({ "a.yml": "one:\n  port: 1\n", "b.yaml": "two:\n  port: 2\n" })
+        const records = yield* Context.get(yield* Layer.build(layer), Routes).list
+        assert.deepStrictEqual(
+          records.map((r) => [r.route.alias, r.provider]),
+          [
+            ["one", "file:a.yml"],
+            ["two", "file:b.yaml"]
+          ]
+        )
+      })
+    )
+  )
+
+  it.live("refuses to start with invalid route files, reporting every problem with its file", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { layer } = yield* services({ "a.yml": "one:\n  port: 99999\n", "b.yml": "two:\n  port: x\n" })
+        const error = yield* Effect.flip(Layer.build(layer))
+        assert.strictEqual(error._tag, "ValidationFailed")
+        if (error._tag === "ValidationFailed") {
+          assert.deepStrictEqual(
+            error.issues.map((i) => i.file),
+            ["a.yml", "b.yml"]
+          )
+        }
+      })
+    )
+  )
+
+  it.live("reload applies a valid change, announces what changed, and keeps the table on errors", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { dir, layer } = yield* services({ "a.yml": "one:\n  port: 1\ngone:\n  port: 3\n" })
+        const context = yield* Layer.build(layer)
+        const routes = Context.get(context, Routes)
+        const events = Context.get(context, Events)
+
+        fs.writeFileSync(path.join(dir, "a.yml"), "one:\n  port: 10\nnew:\n  port: 4\n")
+        const reloaded = yield* routes.reload
+        assert.deepStrictEqual(reloaded, { _tag: "Reloaded", added: ["new"], removed: ["gone"], changed: ["one"] })
+
+        fs.writeFileSync(path.join(dir, "a.yml"), "one:\n  port: nope\n")
+        const rejected = yield* routes.reload
+        assert.strictEqual(rejected._tag, "Rejected")
+        assert.deepStrictEqual(
+          (yield* routes.list).map((r) => r.route.alias),
+          ["one", "new"]
+        )
+        assert.strictEqual((yield* routes.get("one")).route.port.target, 10)
+
+        const unchanged = yield* routes.reload
+        assert.strictEqual(unchanged._tag, "Rejected")
+        fs.writeFileSync(path.join(dir, "a.yml"), "one:\n  port: 10\nnew:\n  port: 4\n")
+        assert.deepStrictEqual(yield* routes.reload, { _tag: "Reloaded", added: [], removed: [], changed: [] })
+
+        const history = yield* events.history({ category: "config" })
+        assert.deepStrictEqual(
+          history.map((e) => [e.action, e.level]),
+          [
+            ["reload", "info"],
+            ["error", "error"],
+            ["error", "error"]
+          ],
+          "an unchanged reload is not announced"
+        )
+        assert.deepStrictEqual(history[0]!.data, {
+          source: "routes",
+          added: ["new"],
+          removed: ["gone"],
+          changed: ["one"]
+        })
+      })
+    )
+  )
+
+  it.live("changes emits the table, then each new table", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { dir, layer } = yield* services({ "a.yml": "one:\n  port: 1\n" })
+        const context = yield* Layer.build(layer)
+        const routes = Context.get(context, Routes)
+        const seen = yield* routes.changes.pipe(
+          Stream.map((records) => records.map((r) => r.route.alias).join(",")),
+          Stream.take(2),
+          Stream.runCollect,
+          Effect.forkScoped
+        )
+        yield* Effect.yieldNow
+        fs.writeFileSync(path.join(dir, "a.yml"), "one:\n  port: 1\ntwo:\n  port: 2\n")
+        yield* routes.reload
+        assert.deepStrictEqual(Array.from(yield* Fiber.join(seen)), ["one", "one,two"])
+      })
+    )
+  )
+
+  it.live("get fails with RouteNotFound", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { layer } = yield* services({})
+        const error = yield* Effect.flip(Context.get(yield* Layer.build(layer), Routes).get("x"))
+        assert.strictEqual(error._tag, "RouteNotFound")
+      })
+    )
+  )
+})
