@@ -31,7 +31,7 @@ export const ensureAdminKey = (dataDir: string): Effect.Effect<ApiKeyRecord> =>
     yield* Console.log(
       [
         "",
-        "  Generated the admin API key (shown once; also saved to " + file + ", mode 0600):",
+        `  Generated the admin API key (shown once; also saved to ${file}, mode 0600):`,
         "",
         `    ${key}`,
         "",
