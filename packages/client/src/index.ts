@@ -3,6 +3,8 @@
  * ({@link GatehouseClient}) with the WebSocket streams as `Stream`s, and a promise facade
  * ({@link createGatehouseClient}) with the streams as `AsyncIterable`s. Loads no server code.
  */
+// The domain schemas, types and typed errors (`RouteNotFound`, `ValidationFailed`, ...), so one import suffices.
+export * from "@gatehouse/core/domain"
 export type * from "./ApiCalls.js"
 export * from "./GatehouseClient.js"
 export type * from "./GatehouseStreams.js"
