@@ -75,10 +75,10 @@ const closeSocket = (ws: WebSocket) =>
  * that cannot be made fails with an `HttpClientError` (TransportError), like the HTTP calls. The socket is closed
  * (1000, waiting for the server's answer) when the scope closes.
  */
-export const openWebSocket = <E>(
+export const openWebSocket: <E>(
   request: WebSocketRequest<E>
-): Effect.Effect<WebSocketConnection, E | HttpClientError.HttpClientError, Scope.Scope> =>
-  Effect.gen(function* () {
+) => Effect.Effect<WebSocketConnection, E | HttpClientError.HttpClientError, Scope.Scope> = Effect.fn("openWebSocket")(
+  function* <E>(request: WebSocketRequest<E>) {
     const httpRequest = HttpClientRequest.get(request.url)
     const highWaterMark = request.highWaterMark ?? DEFAULT_HIGH_WATER_MARK
     const maxRefusalBytes = request.maxRefusalBytes ?? DEFAULT_MAX_REFUSAL_BYTES
@@ -201,4 +201,5 @@ export const openWebSocket = <E>(
         )
       })
     return { frames, send }
-  })
+  }
+)
