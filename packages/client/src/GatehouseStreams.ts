@@ -70,50 +70,46 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
     refused: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, E>
   ) => Effect.flatMap(url, (u) => openWebSocket({ url: u, headers, refused }))
 
-  const healthRefused = HttpApiClient.decodeResponse(GatehouseApi, { group: "health", endpoint: "get" })
-  const eventsRefused = HttpApiClient.decodeResponse(GatehouseApi, { group: "events", endpoint: "list" })
-  const routesRefused = HttpApiClient.decodeResponse(GatehouseApi, { group: "routes", endpoint: "list" })
-  const validateRefused = HttpApiClient.decodeResponse(GatehouseApi, { group: "routes", endpoint: "validateStream" })
+  const watch = <S extends Schema.Top & { readonly DecodingServices: never }, E>(
+    url: Effect.Effect<string, Schema.SchemaError>,
+    refused: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, E>,
+    schema: S
+  ) => Stream.unwrap(Effect.map(connect(url, refused), (socket) => socket.frames)).pipe(decodeFrames(schema))
+
+  const refusedBy = {
+    health: HttpApiClient.decodeResponse(GatehouseApi, { group: "health", endpoint: "get" }),
+    events: HttpApiClient.decodeResponse(GatehouseApi, { group: "events", endpoint: "list" }),
+    routes: HttpApiClient.decodeResponse(GatehouseApi, { group: "routes", endpoint: "list" }),
+    validate: HttpApiClient.decodeResponse(GatehouseApi, { group: "routes", endpoint: "validateStream" })
+  }
 
   const watchHealth = () =>
-    Stream.unwrap(
-      Effect.map(
-        connect(
-          Effect.sync(() => urls.health.get({ query: {} })),
-          (response) => healthRefused(response)
-        ),
-        (socket) => socket.frames
-      )
-    ).pipe(decodeFrames(HealthMap))
+    watch(
+      Effect.sync(() => urls.health.get({ query: {} })),
+      refusedBy.health,
+      HealthMap
+    )
 
   const watchEvents = (query: EventsQuery = {}) =>
-    Stream.unwrap(
-      Effect.map(
-        connect(
-          buildUrl(() => urls.events.list({ query })),
-          (response) => eventsRefused(response)
-        ),
-        (socket) => socket.frames
-      )
-    ).pipe(decodeFrames(Event))
+    watch(
+      buildUrl(() => urls.events.list({ query })),
+      refusedBy.events,
+      Event
+    )
 
   const watchRoutes = () =>
-    Stream.unwrap(
-      Effect.map(
-        connect(
-          Effect.sync(() => urls.routes.list({ query: {} })),
-          (response) => routesRefused(response)
-        ),
-        (socket) => socket.frames
-      )
-    ).pipe(decodeFrames(Schema.Array(RouteEntry)))
+    watch(
+      Effect.sync(() => urls.routes.list({ query: {} })),
+      refusedBy.routes,
+      Schema.Array(RouteEntry)
+    )
 
   const validateStream = <E>(documents: Stream.Stream<string, E>) =>
     Stream.unwrap(
       Effect.gen(function* () {
         const socket = yield* connect(
           Effect.sync(() => urls.routes.validateStream({ query: {} })),
-          (response) => validateRefused(response)
+          refusedBy.validate
         )
         const inputEnded = yield* Deferred.make<number>()
         let sent = 0
@@ -126,12 +122,16 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
           Effect.andThen(Effect.suspend(() => Deferred.succeed(inputEnded, sent))),
           Effect.catchTag("WebSocketClosed", () => Effect.never)
         )
-        type Item = { readonly _tag: "Frame"; readonly frame: RouteValidationMessage } | { readonly _tag: "InputEnded" }
+        type Item =
+          | { readonly _tag: "Frame"; readonly frame: RouteValidationMessage }
+          | { readonly _tag: "InputEnded"; readonly sent: number }
         const answers = socket.frames.pipe(
           decodeFrames(ValidationMessage),
           Stream.map((frame): Item => ({ _tag: "Frame", frame }))
         )
-        const ended = Stream.fromEffect(Effect.as(Deferred.await(inputEnded), { _tag: "InputEnded" } as Item))
+        const ended = Stream.fromEffect(
+          Effect.map(Deferred.await(inputEnded), (n): Item => ({ _tag: "InputEnded", sent: n }))
+        )
         // Input end and answers go through one stream, so "every document answered" is decided in order.
         let answered = 0
         let total: number | undefined
@@ -139,7 +139,7 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
           haltStrategy: "left"
         }).pipe(
           Stream.takeUntil((item) => {
-            if (item._tag === "InputEnded") total = sent
+            if (item._tag === "InputEnded") total = item.sent
             else if ("done" in item.frame) answered++
             return total !== undefined && answered >= total
           }),
