@@ -63,8 +63,9 @@ export type GroupCalls<G extends GroupName> = {
 export type ApiCalls = { readonly [G in GroupName]: GroupCalls<G> }
 
 /**
- * Wraps the derived client so calls may leave out an all-optional query: the derived client needs `query: {}` for
- * every endpoint of this contract (each declares a query, empty or not) and fails with "Expected object" without it.
+ * Wraps the derived client so calls may leave out an all-optional query (`events.list()`): the derived client needs
+ * `query: {}` for an endpoint that declares a query and fails with "Expected object" without it; endpoints without
+ * a query ignore it.
  */
 export const apiCalls = (derived: HttpApiClient.ForApi<typeof GatehouseApi>): ApiCalls => {
   const groups: Record<string, Record<string, unknown>> = {}

@@ -85,7 +85,7 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
 
   const watchHealth = () =>
     watch(
-      Effect.sync(() => urls.health.get({ query: {} })),
+      Effect.sync(() => urls.health.get()),
       refusedBy.health,
       HealthMap
     )
@@ -99,7 +99,7 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
 
   const watchRoutes = () =>
     watch(
-      Effect.sync(() => urls.routes.list({ query: {} })),
+      Effect.sync(() => urls.routes.list()),
       refusedBy.routes,
       Schema.Array(RouteEntry)
     )
@@ -108,7 +108,7 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
     Stream.unwrap(
       Effect.gen(function* () {
         const socket = yield* connect(
-          Effect.sync(() => urls.routes.validateStream({ query: {} })),
+          Effect.sync(() => urls.routes.validateStream()),
           refusedBy.validate
         )
         const inputEnded = yield* Deferred.make<number>()

@@ -17,7 +17,6 @@ gatehouse:
   port: ${http.port === 0 ? 8888 : http.port}
   healthcheck:
     path: /api/v1/version
-    interval: 10s
 
 # An app you might run next to it; unhealthy until something listens on port 3000.
 my-app:

@@ -85,7 +85,7 @@ describe("POST /route/validate", () => {
           body: "app:\n  port: [8080\n  host: x\n"
         })
         assert.strictEqual(reply.status, 400)
-        assert.strictEqual(reply.json.error.code, "invalid_argument")
+        assert.strictEqual(reply.json.error.code, "invalid_yaml")
         assert.isNumber(reply.json.error.details[0].line)
         assert.isNumber(reply.json.error.details[0].column)
       })

@@ -60,6 +60,10 @@ export const ApiError =
       readonly details?: DetailsCodec
     }
   ) => {
+    if ("reason" in options.fields && options.details === undefined) {
+      // `reason` names the error in its body's details; a field of that name would overwrite it.
+      throw new Error(`${tag}: an error field may not be called "reason"`)
+    }
     const Base = Schema.TaggedError<Self>()(tag, options.fields, {
       identifier: tag,
       httpApiStatus: httpStatusOf(options.code)

@@ -29,7 +29,7 @@ export class ValidationFailed extends ApiError<ValidationFailed>()("ValidationFa
 
 /** YAML that is not well-formed (400); each issue has the line and column. */
 export class InvalidYaml extends ApiError<InvalidYaml>()("InvalidYaml", {
-  code: "invalid_argument",
+  code: "invalid_yaml",
   fields: { issues: Schema.Array(ValidationIssue) },
   message: (e) => `invalid YAML: ${countProblems(e.issues)}`,
   details: issuesDetails

@@ -6,6 +6,7 @@ import { Schema } from "effect"
  */
 export const ErrorCodes = {
   invalid_argument: { http: 400, grpc: 3 },
+  invalid_yaml: { http: 400, grpc: 3 },
   unauthenticated: { http: 401, grpc: 16 },
   permission_denied: { http: 403, grpc: 7 },
   not_found: { http: 404, grpc: 5 },

@@ -12,6 +12,6 @@ export class FileNotFound extends ApiError<FileNotFound>()("FileNotFound", {
 /** A file name that would leave its directory: `..`, absolute paths, encoded variants, symlinks out (400). */
 export class UnsafePath extends ApiError<UnsafePath>()("UnsafePath", {
   code: "invalid_argument",
-  fields: { parameter: Schema.String, reason: Schema.String },
-  message: (e) => `invalid ${e.parameter}: ${e.reason}`
+  fields: { parameter: Schema.String, problem: Schema.String },
+  message: (e) => `invalid ${e.parameter}: ${e.problem}`
 }) {}

@@ -12,7 +12,7 @@ const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}\.ya?ml$/
  * so `%2e%2e` arriving here is a double encoding) are refused with the reason.
  */
 export const checkFileName = (filename: string): Effect.Effect<string, UnsafePath> => {
-  const refuse = (reason: string) => Effect.fail(new UnsafePath({ parameter: "filename", reason }))
+  const refuse = (problem: string) => Effect.fail(new UnsafePath({ parameter: "filename", problem }))
   if (filename.includes("\0")) return refuse("contains a NUL byte")
   if (path.isAbsolute(filename) || /^[A-Za-z]:/.test(filename)) return refuse("absolute paths are not allowed")
   if (filename.split(/[\\/]/).includes("..")) return refuse("'..' path segments are not allowed")
@@ -33,7 +33,7 @@ export const resolveInside = (dir: string, filename: string): Effect.Effect<stri
     const real = yield* Effect.tryPromise(() => fs.realpath(target)).pipe(Effect.catch(() => Effect.succeed(target)))
     const relative = path.relative(root, real)
     if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) {
-      return yield* new UnsafePath({ parameter: "filename", reason: "resolves outside its directory" })
+      return yield* new UnsafePath({ parameter: "filename", problem: "resolves outside its directory" })
     }
     return target
   })

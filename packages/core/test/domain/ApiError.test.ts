@@ -1,11 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
 import {
+  ApiError,
   ErrorBody,
   grpcStatusOf,
   httpStatusOf,
   InternalError,
   InvalidArgument,
+  InvalidYaml,
   RouteNotFound,
   toWireError,
   ValidationFailed
@@ -57,5 +59,22 @@ describe("ApiError wire form", () => {
     assert.strictEqual(httpStatusOf("not_found"), 404)
     assert.strictEqual(grpcStatusOf("not_found"), 5)
     assert.strictEqual(grpcStatusOf("failed_precondition"), 9)
+  })
+})
+
+describe("ApiError definitions", () => {
+  it("refuses a field called `reason`, which would hide the error's name in its body", () => {
+    assert.throws(
+      () => ApiError()("Clash", { code: "conflict", fields: { reason: Schema.String }, message: () => "x" }),
+      /may not be called "reason"/
+    )
+  })
+
+  it("gives YAML syntax errors their own code, so they never pass for a bad parameter", () => {
+    const union = Schema.Union([toWireError(InvalidYaml), toWireError(InvalidArgument)])
+    const decoded = Schema.decodeUnknownSync(union)({
+      error: { code: "invalid_argument", message: "invalid request: x: unknown parameter", details: [] }
+    })
+    assert.instanceOf(decoded, InvalidArgument)
   })
 })

@@ -53,7 +53,7 @@ describe("resolveInside", () => {
         assert.strictEqual(yield* resolveInside(root, "new.yml"), path.join(fs.realpathSync(root), "new.yml"))
         assert.strictEqual(yield* resolveInside(root, "alias.yml"), path.join(fs.realpathSync(root), "alias.yml"))
         const error = yield* Effect.flip(resolveInside(root, "out.yml"))
-        assert.strictEqual(error.reason, "resolves outside its directory")
+        assert.strictEqual(error.problem, "resolves outside its directory")
       })
     )
   )

@@ -10,13 +10,13 @@ import {
   ValidationFailed
 } from "@gatehouse/core/domain"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { FileQuery, NoQuery, YamlBody, YamlText } from "./Parameters.js"
+import { FileQuery, YamlBody, YamlText } from "./Parameters.js"
 import { Authorization } from "./Security.js"
 
 /** The config file and route files, read and written safely inside the config directory. */
 export class FilesApi extends HttpApiGroup.make("files")
   .add(
-    HttpApiEndpoint.get("list", "/file/list", { query: NoQuery, success: FileList }).annotateMerge(
+    HttpApiEndpoint.get("list", "/file/list", { success: FileList }).annotateMerge(
       OpenApi.annotations({ summary: "List editable files" })
     ),
     HttpApiEndpoint.get("read", "/file/content", {

@@ -1,12 +1,11 @@
 import { HealthMap } from "@gatehouse/core/domain"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { NoQuery } from "./Parameters.js"
 import { Authorization } from "./Security.js"
 
 /** Health of every route. */
 export class HealthApi extends HttpApiGroup.make("health")
   .add(
-    HttpApiEndpoint.get("get", "/health", { query: NoQuery, success: HealthMap }).annotateMerge(
+    HttpApiEndpoint.get("get", "/health", { success: HealthMap }).annotateMerge(
       OpenApi.annotations({
         summary: "Health of every route",
         description:

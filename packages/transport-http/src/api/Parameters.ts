@@ -38,9 +38,3 @@ export const YamlBody = [
 
 /** A YAML document in a response body, always `application/yaml` (never JSON). */
 export const YamlText = Schema.String.pipe(HttpApiSchema.asText({ contentType: "application/yaml" }))
-
-/**
- * Endpoints without query parameters still declare a query that admits none, so a typo such as `?limt=5` is a
- * 400 rather than silently ignored. (An empty struct would accept any key.)
- */
-export const NoQuery = Schema.Record(Schema.String, Schema.Never.annotate({ message: "unknown parameter" }))

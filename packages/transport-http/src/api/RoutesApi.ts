@@ -9,14 +9,13 @@ import {
 } from "@gatehouse/core/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { AliasParam, NoQuery, YamlBody } from "./Parameters.js"
+import { AliasParam, YamlBody } from "./Parameters.js"
 import { Authorization } from "./Security.js"
 
 /** Route validation and the active route table. */
 export class RoutesApi extends HttpApiGroup.make("routes")
   .add(
     HttpApiEndpoint.post("validate", "/route/validate", {
-      query: NoQuery,
       payload: YamlBody,
       success: RouteValidationResult,
       error: [toWireError(InvalidYaml), toWireError(ValidationFailed)]
@@ -29,7 +28,6 @@ export class RoutesApi extends HttpApiGroup.make("routes")
       })
     ),
     HttpApiEndpoint.get("validateStream", "/route/validate", {
-      query: NoQuery,
       error: toWireError(UpgradeRequired)
     }).annotateMerge(
       OpenApi.annotations({
@@ -40,7 +38,6 @@ export class RoutesApi extends HttpApiGroup.make("routes")
       })
     ),
     HttpApiEndpoint.get("list", "/route/list", {
-      query: NoQuery,
       success: Schema.Array(RouteEntry)
     }).annotateMerge(
       OpenApi.annotations({
@@ -51,7 +48,6 @@ export class RoutesApi extends HttpApiGroup.make("routes")
     ),
     HttpApiEndpoint.get("get", "/route/:alias", {
       params: { alias: AliasParam },
-      query: NoQuery,
       success: RouteEntry,
       error: toWireError(RouteNotFound)
     }).annotateMerge(OpenApi.annotations({ summary: "Get one route" }))

@@ -9,10 +9,23 @@ export interface HttpLimits {
   readonly maxBodyBytes: number
 }
 
+// The generic code for an HTTP status, for error responses produced below the API layer.
 const codeForStatus = new Map<number, ErrorCode>(
-  (Object.entries(ErrorCodes) as Array<[ErrorCode, { http: number }]>)
-    .filter(([code]) => code !== "already_exists" && code !== "failed_precondition" && code !== "validation_failed")
-    .map(([code, { http }]) => [http, code])
+  (
+    [
+      "invalid_argument",
+      "unauthenticated",
+      "permission_denied",
+      "not_found",
+      "method_not_allowed",
+      "payload_too_large",
+      "unsupported_media_type",
+      "upgrade_required",
+      "rate_limited",
+      "internal",
+      "unavailable"
+    ] as const
+  ).map((code) => [ErrorCodes[code].http, code])
 )
 
 const defaultMessages: Record<number, string> = {

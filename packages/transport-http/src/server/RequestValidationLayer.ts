@@ -1,6 +1,7 @@
 import { InvalidArgument, type ValidationIssue } from "@gatehouse/core/domain"
-import { Cause, Effect, ErrorReporter, SchemaIssue } from "effect"
-import { type HttpApiError, HttpApiMiddleware } from "effect/http-api"
+import { Cause, Effect, ErrorReporter, Layer, SchemaIssue } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { HttpApiError } from "effect/http-api"
 import { RequestValidation } from "../api/RequestValidation.js"
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
@@ -18,14 +19,40 @@ const toIssues = (error: HttpApiError.HttpApiSchemaError): Array<ValidationIssue
 const describe = (issues: ReadonlyArray<ValidationIssue>) =>
   issues.map((i) => `${i.path.slice(1).join(".") || i.path[0]}: ${i.message}`).join("; ")
 
+const invalid = (issues: Array<ValidationIssue>) =>
+  new InvalidArgument({ message: `invalid request: ${describe(issues)}`, issues })
+
+// An endpoint without a query schema takes no parameters at all: a typo such as `?limt=5` is a 400, not ignored.
+const unexpectedParameters = (url: string): Array<ValidationIssue> => {
+  const search = url.indexOf("?")
+  if (search === -1) return []
+  return [...new URLSearchParams(url.slice(search + 1)).keys()].map((name) => ({
+    path: ["query", name],
+    message: "unknown parameter"
+  }))
+}
+
 /**
- * Request decoding failures become `400 invalid_argument` with one issue per problem; response encoding
- * failures are bugs: they are reported and become a generic 500.
+ * Every request's parameters are checked before anything else runs (and so before any WebSocket upgrade):
+ * decoding failures of path, query, headers or body become `400 invalid_argument` with one issue per problem,
+ * and so do query parameters on an endpoint that declares none. Response encoding failures are bugs: they are
+ * reported and become a generic 500.
  */
-export const layerRequestValidation = HttpApiMiddleware.layerSchemaErrorTransform(RequestValidation, (error) => {
-  if (error.kind === "Body" || error.kind === "ResponseHeaders") {
-    return Effect.andThen(ErrorReporter.report(Cause.fail(error)), Effect.die(error))
-  }
-  const issues = toIssues(error)
-  return Effect.fail(new InvalidArgument({ message: `invalid request: ${describe(issues)}`, issues }))
-})
+export const layerRequestValidation = Layer.succeed(RequestValidation)((httpEffect, { endpoint }) =>
+  Effect.gen(function* () {
+    if (endpoint.query === undefined) {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const issues = unexpectedParameters(request.url)
+      if (issues.length > 0) return yield* invalid(issues)
+    }
+    return yield* httpEffect
+  }).pipe(
+    Effect.catch((error) => {
+      if (!HttpApiError.HttpApiSchemaError.is(error)) return Effect.fail(error)
+      if (error.kind === "Body" || error.kind === "ResponseHeaders") {
+        return Effect.andThen(ErrorReporter.report(Cause.fail(error)), Effect.die(error))
+      }
+      return Effect.fail(invalid(toIssues(error)))
+    })
+  )
+)
