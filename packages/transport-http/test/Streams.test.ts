@@ -260,4 +260,17 @@ describe("WebSocket /route/list", () => {
       })
     )
   )
+
+  it.live("sends the list again when a route's health status changes", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness({ routeFiles: { "a.yml": "one:\n  port: 8001\n" }, health: { one: healthy(1) } })
+        const ws = yield* openWs(`${h.wsUrl}/route/list`, { key: h.apiKey })
+        assert.strictEqual(JSON.parse(yield* ws.next())[0].health.status, "healthy")
+        yield* h.health.set({ one: { ...healthy(2), status: "unhealthy" } })
+        const next = yield* ws.until((list) => list[0].health.status === "unhealthy")
+        assert.strictEqual(next[0].alias, "one")
+      })
+    )
+  )
 })

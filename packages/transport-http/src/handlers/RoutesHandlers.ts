@@ -77,13 +77,11 @@ export const RoutesHandlers = HttpApiBuilder.group(GatehouseApi, "routes", (hand
         isWebSocketUpgrade(request)
           ? Effect.andThen(
               checkSameOrigin(request),
+              // A frame when the table changes or a route's health status does (not on every latency tick).
               streamToWebSocket(
-                routes.changes.pipe(
-                  Stream.mapEffect((records) =>
-                    Effect.map(health.snapshot, (map) => records.map((record) => toRouteEntry(record, map)))
-                  ),
-                  Stream.map(entriesFrame)
-                )
+                Stream.zipLatestWith(routes.changes, health.changes, (records, map) =>
+                  records.map((record) => toRouteEntry(record, map))
+                ).pipe(Stream.map(entriesFrame))
               )
             )
           : entries
