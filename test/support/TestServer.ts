@@ -1,11 +1,11 @@
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { loadConfig } from "@gatehouse/core"
 import { formatIssue } from "@gatehouse/core/domain"
 import { layerGatehouseServer } from "@gatehouse/server"
 import { Effect, Layer, Logger, type Scope } from "effect"
 import { HttpServer } from "effect/http"
+import { tempDir } from "./TempDir.js"
 
 /** A real Gatehouse server on a free loopback port, with its own temp directory. */
 export interface TestServer {
@@ -38,10 +38,7 @@ export interface TestServerOptions {
  */
 export const startTestServer = (options: TestServerOptions = {}): Effect.Effect<TestServer, unknown, Scope.Scope> =>
   Effect.gen(function* () {
-    const dir = yield* Effect.acquireRelease(
-      Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "gatehouse-test-"))),
-      (d) => Effect.sync(() => fs.rmSync(d, { recursive: true, force: true }))
-    )
+    const dir = yield* tempDir("gatehouse-test-")
     const routesDir = path.join(dir, "routes")
     fs.mkdirSync(routesDir)
     for (const [name, text] of Object.entries(options.routeFiles ?? {}))

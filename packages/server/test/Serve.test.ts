@@ -1,15 +1,12 @@
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { runCli, spawnServer } from "../../../test/support/Cli.js"
+import { tempDir } from "../../../test/support/TempDir.js"
 import { openWs, request } from "../../transport-http/test/support/Http.js"
 
-const tempDir = Effect.acquireRelease(
-  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "gatehouse-serve-"))),
-  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-)
+const serveDir = tempDir("gatehouse-serve-")
 
 describe("gatehouse serve", () => {
   it.live(
@@ -17,7 +14,7 @@ describe("gatehouse serve", () => {
     () =>
       Effect.scoped(
         Effect.gen(function* () {
-          const dir = yield* tempDir
+          const dir = yield* serveDir
           const server = yield* spawnServer(["--http", "127.0.0.1:0"], { cwd: dir })
           const keyFile = path.join(dir, "data", "admin.key")
           const key = fs.readFileSync(keyFile, "utf8").trim()
@@ -55,7 +52,7 @@ describe("gatehouse serve", () => {
   it.live("refuses an invalid config file with every problem (file:line:column) and exit code 1", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const dir = yield* tempDir
+        const dir = yield* serveDir
         fs.writeFileSync(path.join(dir, "gatehouse.yml"), "http:\n  adr: 127.0.0.1:1\nevents: { history: -1 }\n")
         const result = yield* runCli(["serve"], { cwd: dir })
         assert.strictEqual(result.code, 1)
@@ -69,7 +66,7 @@ describe("gatehouse serve", () => {
   it.live("names the environment variable or flag that holds a bad value", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const dir = yield* tempDir
+        const dir = yield* serveDir
         const result = yield* runCli(["serve", "--grpc", "nowhere"], {
           cwd: dir,
           env: { GATEHOUSE_HTTP_MAX_BODY: "huge" }
@@ -84,7 +81,7 @@ describe("gatehouse serve", () => {
   it.live("refuses invalid route files at start and says where the problems are", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const dir = yield* tempDir
+        const dir = yield* serveDir
         fs.mkdirSync(path.join(dir, "routes"))
         fs.writeFileSync(path.join(dir, "routes", "bad.yml"), "app:\n  port: 99999\n")
         const result = yield* runCli(["serve", "--http", "127.0.0.1:0"], { cwd: dir })
@@ -98,7 +95,7 @@ describe("gatehouse serve", () => {
   it.live("reports an address in use instead of a stack trace", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const dir = yield* tempDir
+        const dir = yield* serveDir
         const first = yield* spawnServer(["--http", "127.0.0.1:0", "--data", "one"], { cwd: dir })
         const port = new URL(first.baseUrl).port
         const result = yield* runCli(["serve", "--http", `127.0.0.1:${port}`, "--data", "two"], { cwd: dir })
@@ -113,7 +110,7 @@ describe("gatehouse serve", () => {
     () =>
       Effect.scoped(
         Effect.gen(function* () {
-          const dir = yield* tempDir
+          const dir = yield* serveDir
           const configFile = path.join(dir, "gatehouse.yml")
           fs.writeFileSync(configFile, "routes_dir: ./routes\nevents: { history: 100 }\n")
           fs.mkdirSync(path.join(dir, "routes"))
@@ -157,7 +154,7 @@ describe("gatehouse validate / openapi", () => {
   it.live("validates route files offline: OK with exit 0, problems as file:line:column with exit 1", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const dir = yield* tempDir
+        const dir = yield* serveDir
         fs.writeFileSync(path.join(dir, "a.yml"), "app:\n  port: 8080\n")
         fs.writeFileSync(path.join(dir, "b.yml"), "app:\n  port: 8081\nweb:\n  scheme: htp\n  port: 80\n")
         const ok = yield* runCli(["validate", "a.yml"], { cwd: dir })

@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { openWs, request } from "./support/Http.js"
+import { openWs, request, sendYaml } from "./support/Http.js"
 import { startHarness } from "./support/TransportHarness.js"
 
 const routes = "app:\n  port: 8080\n"
@@ -72,11 +72,8 @@ describe("files", () => {
           assert.strictEqual(reply.status, 400, name)
           assert.strictEqual(reply.json.error.code, "invalid_argument", name)
           assert.notInclude(reply.text, "secret: true", name)
-          const write = yield* request(`${h.baseUrl}/file/content?type=routes&filename=${name}`, {
-            method: "PUT",
-            key: h.apiKey,
-            contentType: "application/yaml",
-            body: routes
+          const write = yield* sendYaml(`${h.baseUrl}/file/content?type=routes&filename=${name}`, h.apiKey, routes, {
+            method: "PUT"
           })
           assert.strictEqual(write.status, 400, name)
         }
@@ -90,12 +87,12 @@ describe("files", () => {
       Effect.gen(function* () {
         const h = yield* startHarness({ routeFiles: { "main.yml": routes } })
         const events = yield* openWs(`${h.wsUrl}/events?category=config`, { key: h.apiKey })
-        const reply = yield* request(`${h.baseUrl}/file/content?type=routes&filename=main.yml`, {
-          method: "PUT",
-          key: h.apiKey,
-          contentType: "application/yaml",
-          body: "app:\n  port: 9090\nnew:\n  port: 9091\n"
-        })
+        const reply = yield* sendYaml(
+          `${h.baseUrl}/file/content?type=routes&filename=main.yml`,
+          h.apiKey,
+          "app:\n  port: 9090\nnew:\n  port: 9091\n",
+          { method: "PUT" }
+        )
         assert.strictEqual(reply.status, 200)
         assert.deepStrictEqual(reply.json, {
           message: "routes file main.yml written and applied",
@@ -119,27 +116,27 @@ describe("files", () => {
     Effect.scoped(
       Effect.gen(function* () {
         const h = yield* startHarness({ routeFiles: { "main.yml": routes, "other.yml": "taken:\n  port: 1\n" } })
-        const invalid = yield* request(`${h.baseUrl}/file/content?type=routes&filename=main.yml`, {
-          method: "PUT",
-          key: h.apiKey,
-          contentType: "application/yaml",
-          body: "app:\n  port: 99999\n"
-        })
+        const invalid = yield* sendYaml(
+          `${h.baseUrl}/file/content?type=routes&filename=main.yml`,
+          h.apiKey,
+          "app:\n  port: 99999\n",
+          { method: "PUT" }
+        )
         assert.strictEqual(invalid.status, 422)
         assert.strictEqual(invalid.json.error.details[0].line, 2)
-        const duplicate = yield* request(`${h.baseUrl}/file/content?type=routes&filename=main.yml`, {
-          method: "PUT",
-          key: h.apiKey,
-          contentType: "application/yaml",
-          body: "taken:\n  port: 2\n"
-        })
+        const duplicate = yield* sendYaml(
+          `${h.baseUrl}/file/content?type=routes&filename=main.yml`,
+          h.apiKey,
+          "taken:\n  port: 2\n",
+          { method: "PUT" }
+        )
         assert.strictEqual(duplicate.status, 422, "an alias defined in another file is a conflict")
-        const syntax = yield* request(`${h.baseUrl}/file/content?type=routes&filename=main.yml`, {
-          method: "PUT",
-          key: h.apiKey,
-          contentType: "application/yaml",
-          body: "app: [\n"
-        })
+        const syntax = yield* sendYaml(
+          `${h.baseUrl}/file/content?type=routes&filename=main.yml`,
+          h.apiKey,
+          "app: [\n",
+          { method: "PUT" }
+        )
         assert.strictEqual(syntax.status, 400)
         assert.strictEqual(fs.readFileSync(path.join(h.routesDir, "main.yml"), "utf8"), routes)
       })
@@ -151,22 +148,22 @@ describe("files", () => {
       Effect.gen(function* () {
         const h = yield* startHarness()
         const before = fs.readFileSync(h.configFile, "utf8")
-        const bad = yield* request(`${h.baseUrl}/file/content?type=config&filename=gatehouse.yml`, {
-          method: "PUT",
-          key: h.apiKey,
-          contentType: "application/yaml",
-          body: "events:\n  histroy: 5\n"
-        })
+        const bad = yield* sendYaml(
+          `${h.baseUrl}/file/content?type=config&filename=gatehouse.yml`,
+          h.apiKey,
+          "events:\n  histroy: 5\n",
+          { method: "PUT" }
+        )
         assert.strictEqual(bad.status, 422)
         assert.include(bad.json.error.details[0].message, "did you mean `history`")
         assert.deepStrictEqual(bad.json.error.details[0].path, ["events", "histroy"])
         assert.strictEqual(fs.readFileSync(h.configFile, "utf8"), before)
-        const good = yield* request(`${h.baseUrl}/file/content?type=config&filename=gatehouse.yml`, {
-          method: "PUT",
-          key: h.apiKey,
-          contentType: "application/yaml",
-          body: "events:\n  history: 5\n"
-        })
+        const good = yield* sendYaml(
+          `${h.baseUrl}/file/content?type=config&filename=gatehouse.yml`,
+          h.apiKey,
+          "events:\n  history: 5\n",
+          { method: "PUT" }
+        )
         assert.strictEqual(good.status, 200)
         assert.include(good.json.message, "restart")
       })
@@ -177,27 +174,12 @@ describe("files", () => {
     Effect.scoped(
       Effect.gen(function* () {
         const h = yield* startHarness()
-        const ok = yield* request(`${h.baseUrl}/file/validate?type=routes`, {
-          method: "POST",
-          key: h.apiKey,
-          contentType: "application/yaml",
-          body: routes
-        })
+        const ok = yield* sendYaml(`${h.baseUrl}/file/validate?type=routes`, h.apiKey, routes)
         assert.strictEqual(ok.status, 200)
         assert.deepStrictEqual([ok.json.valid, ok.json.type, ok.json.routes[0].alias], [true, "routes", "app"])
-        const config = yield* request(`${h.baseUrl}/file/validate?type=config`, {
-          method: "POST",
-          key: h.apiKey,
-          contentType: "application/yaml",
-          body: "log: { level: loud }\n"
-        })
+        const config = yield* sendYaml(`${h.baseUrl}/file/validate?type=config`, h.apiKey, "log: { level: loud }\n")
         assert.strictEqual(config.status, 422)
-        const badType = yield* request(`${h.baseUrl}/file/validate?type=secrets`, {
-          method: "POST",
-          key: h.apiKey,
-          contentType: "application/yaml",
-          body: routes
-        })
+        const badType = yield* sendYaml(`${h.baseUrl}/file/validate?type=secrets`, h.apiKey, routes)
         assert.strictEqual(badType.status, 400)
         assert.deepStrictEqual(fs.readdirSync(h.routesDir), [])
       })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { request } from "./support/Http.js"
+import { request, sendYaml } from "./support/Http.js"
 import { startHarness } from "./support/TransportHarness.js"
 
 const routeFile = `
@@ -20,12 +20,7 @@ describe("POST /route/validate", () => {
     scoped(
       Effect.gen(function* () {
         const h = yield* startHarness()
-        const reply = yield* request(`${h.baseUrl}/route/validate`, {
-          method: "POST",
-          key: h.apiKey,
-          contentType: "application/yaml",
-          body: routeFile
-        })
+        const reply = yield* sendYaml(`${h.baseUrl}/route/validate`, h.apiKey, routeFile)
         assert.strictEqual(reply.status, 200)
         assert.strictEqual(reply.json.valid, true)
         const [app, db] = reply.json.routes
@@ -55,12 +50,11 @@ describe("POST /route/validate", () => {
     scoped(
       Effect.gen(function* () {
         const h = yield* startHarness()
-        const reply = yield* request(`${h.baseUrl}/route/validate`, {
-          method: "POST",
-          key: h.apiKey,
-          contentType: "application/yaml",
-          body: "app:\n  port: 70000\n  bind: not-an-ip\n  helthcheck: {}\n"
-        })
+        const reply = yield* sendYaml(
+          `${h.baseUrl}/route/validate`,
+          h.apiKey,
+          "app:\n  port: 70000\n  bind: not-an-ip\n  helthcheck: {}\n"
+        )
         assert.strictEqual(reply.status, 422)
         assert.strictEqual(reply.json.error.code, "validation_failed")
         const details = reply.json.error.details as Array<{ path: Array<string>; message: string; line: number }>
@@ -78,12 +72,7 @@ describe("POST /route/validate", () => {
     scoped(
       Effect.gen(function* () {
         const h = yield* startHarness()
-        const reply = yield* request(`${h.baseUrl}/route/validate`, {
-          method: "POST",
-          key: h.apiKey,
-          contentType: "application/yaml",
-          body: "app:\n  port: [8080\n  host: x\n"
-        })
+        const reply = yield* sendYaml(`${h.baseUrl}/route/validate`, h.apiKey, "app:\n  port: [8080\n  host: x\n")
         assert.strictEqual(reply.status, 400)
         assert.strictEqual(reply.json.error.code, "invalid_yaml")
         assert.isNumber(reply.json.error.details[0].line)
@@ -102,12 +91,7 @@ describe("POST /route/validate", () => {
           const name = String.fromCharCode(97 + i)
           levels.push(`${name}: &${name} [${Array(10).fill(`*${prev}`).join(", ")}]`)
         }
-        const reply = yield* request(`${h.baseUrl}/route/validate`, {
-          method: "POST",
-          key: h.apiKey,
-          contentType: "application/yaml",
-          body: `${levels.join("\n")}\n`
-        })
+        const reply = yield* sendYaml(`${h.baseUrl}/route/validate`, h.apiKey, `${levels.join("\n")}\n`)
         assert.strictEqual(reply.status, 400)
         assert.match(reply.json.error.details[0].message, /alias/)
       })
@@ -118,12 +102,7 @@ describe("POST /route/validate", () => {
     scoped(
       Effect.gen(function* () {
         const h = yield* startHarness()
-        const reply = yield* request(`${h.baseUrl}/route/validate`, {
-          method: "POST",
-          key: h.apiKey,
-          contentType: "application/yaml",
-          body: `# ${"x".repeat(10 * 1024 * 1024)}\n`
-        })
+        const reply = yield* sendYaml(`${h.baseUrl}/route/validate`, h.apiKey, `# ${"x".repeat(10 * 1024 * 1024)}\n`)
         assert.strictEqual(reply.status, 413)
         assert.strictEqual(reply.json.error.code, "payload_too_large")
         const after = yield* request(`${h.baseUrl}/version`)
@@ -176,12 +155,7 @@ describe("POST /route/validate", () => {
     scoped(
       Effect.gen(function* () {
         const h = yield* startHarness()
-        const reply = yield* request(`${h.baseUrl}/route/validate?strict=true`, {
-          method: "POST",
-          key: h.apiKey,
-          contentType: "application/yaml",
-          body: routeFile
-        })
+        const reply = yield* sendYaml(`${h.baseUrl}/route/validate?strict=true`, h.apiKey, routeFile)
         assert.strictEqual(reply.status, 400)
         assert.deepStrictEqual(reply.json.error.details[0].path, ["query", "strict"])
       })

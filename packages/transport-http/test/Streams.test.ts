@@ -1,7 +1,7 @@
 import * as net from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { openWs, request } from "./support/Http.js"
+import { openWs, request, sendYaml } from "./support/Http.js"
 import { startHarness } from "./support/TransportHarness.js"
 
 const healthy = (latency: number) => ({
@@ -245,12 +245,12 @@ describe("WebSocket /route/list", () => {
           JSON.parse(yield* ws.next()).map((r: any) => r.alias),
           ["one"]
         )
-        const written = yield* request(`${h.baseUrl}/file/content?type=routes&filename=b.yml`, {
-          method: "PUT",
-          key: h.apiKey,
-          contentType: "application/yaml",
-          body: "two:\n  port: 8002\n"
-        })
+        const written = yield* sendYaml(
+          `${h.baseUrl}/file/content?type=routes&filename=b.yml`,
+          h.apiKey,
+          "two:\n  port: 8002\n",
+          { method: "PUT" }
+        )
         assert.strictEqual(written.status, 200)
         const next = yield* ws.until((list) => list.length === 2)
         assert.deepStrictEqual(

@@ -39,6 +39,15 @@ export const request = (
     return { status: response.status, headers: response.headers, text, json }
   })
 
+/** Sends a YAML body (`application/yaml` unless `contentType` says otherwise) with the API key. */
+export const sendYaml = (
+  url: string,
+  key: string,
+  body: string,
+  options: { readonly method?: "POST" | "PUT"; readonly contentType?: string } = {}
+) =>
+  request(url, { method: options.method ?? "POST", key, body, contentType: options.contentType ?? "application/yaml" })
+
 /** A WebSocket test client that records every frame and the close. */
 export interface WsClient {
   readonly socket: WebSocket

@@ -1,5 +1,4 @@
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import {
   ApiKeys,
@@ -17,6 +16,7 @@ import {
 import type { HealthMap } from "@gatehouse/core/domain"
 import { Context, Effect, Layer, Logger, type Scope } from "effect"
 import { HttpServer } from "effect/http"
+import { tempDir } from "../../../../test/support/TempDir.js"
 import { layerHttpApp, layerNodeHttpServer, ServerDescription } from "../../src/index.js"
 import { WebSocketPolicy, type WebSocketPolicyShape } from "../../src/server/WebSocketSession.js"
 
@@ -47,10 +47,7 @@ export interface HarnessOptions {
  */
 export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harness, unknown, Scope.Scope> =>
   Effect.gen(function* () {
-    const dir = yield* Effect.acquireRelease(
-      Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "gatehouse-http-"))),
-      (d) => Effect.sync(() => fs.rmSync(d, { recursive: true, force: true }))
-    )
+    const dir = yield* tempDir("gatehouse-http-")
     const routesDir = path.join(dir, "routes")
     fs.mkdirSync(routesDir)
     for (const [name, text] of Object.entries(options.routeFiles ?? {}))
