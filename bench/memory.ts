@@ -1,0 +1,145 @@
+/**
+ * Resident memory (VmRSS from /proc/<pid>/status) of the Gatehouse server with 0 and 1,000 routes, idle after
+ * start-up has settled and again after a load test, next to a bare `node` process running the `node:http`
+ * baseline of bench/http-health.ts, all measured in the same run.
+ *
+ *   npx tsx bench/memory.ts [--routes=1000] [--duration=10] [--connections=10] [--server=auto|dist|source]
+ *
+ * Rows: gatehouse with 0 routes; with 1,000 routes and health checks disabled; with 1,000 routes and the default
+ * health checks (1,000 monitors, as in production); the baseline serving the 1,000-route health map's bytes.
+ * "Settled" means three 1 s RSS samples within 2% (at least 5 s, at most 30 s), before the first reading and
+ * again after the load (`GET /api/v1/health`, autocannon in its own process) before the second. V8 keeps most of
+ * the heap it grew under load, so "after load" depends on when it last collected: the peak (VmHWM) is steadier.
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import {
+  checkClean,
+  closedPortRange,
+  distIsStale,
+  environment,
+  fmt,
+  memoryOf,
+  mib,
+  parseArgs,
+  printTable,
+  resolveServerMode,
+  runLoad,
+  startBaseline,
+  startGatehouse,
+  waitForSteadyRss,
+  writeResults
+} from "./support.js"
+
+const args = parseArgs({ routes: "1000", duration: "10", connections: "10", server: "auto" })
+const routes = Number(args.routes)
+const durationS = Number(args.duration)
+const connections = Number(args.connections)
+const mode = resolveServerMode(args.server!)
+const portBase = closedPortRange(routes)
+const startEnvironment = environment()
+
+interface Row {
+  readonly target: string
+  readonly startupMs?: number
+  readonly settleMs: number
+  readonly settled: boolean
+  readonly settleAfterLoadMs: number
+  readonly rssIdleKiB: number
+  readonly rssAfterLoadKiB: number
+  readonly peakRssKiB: number
+  readonly requestsPerSecond: number
+}
+
+const rows: Array<Row> = []
+
+/** Settle, read, load, settle again, read again. */
+const measure = async (pid: number, url: string, headers: Record<string, string>) => {
+  const settle = await waitForSteadyRss(pid)
+  const rssIdleKiB = memoryOf(pid).rssKiB
+  const load = await runLoad(pid, { url, headers, connections, durationS })
+  checkClean(url, load)
+  const settleAfter = await waitForSteadyRss(pid)
+  const { rssKiB, peakKiB } = memoryOf(pid)
+  return {
+    settleMs: settle.ms,
+    settled: settle.steady,
+    settleAfterLoadMs: settleAfter.ms,
+    rssIdleKiB,
+    rssAfterLoadKiB: rssKiB,
+    peakRssKiB: peakKiB,
+    requestsPerSecond: load.requestsPerSecond
+  }
+}
+
+const bodyDir = fs.mkdtempSync(path.join(os.tmpdir(), "gatehouse-bench-body-"))
+const bodyFile = path.join(bodyDir, "health.json")
+console.log(
+  `RSS of the server (${mode === "dist" ? "built dist/" : "sources through tsx"}), ${routes} routes, ` +
+    `load ${durationS} s × ${connections} connections`
+)
+if (mode === "dist" && distIsStale()) console.log("warning: some source file is newer than the build: npm run build")
+
+try {
+  const variants = [
+    { target: "gatehouse, 0 routes", routes: 0, health: false },
+    { target: `gatehouse, ${routes} routes, health off`, routes, health: false },
+    { target: `gatehouse, ${routes} routes, health on`, routes, health: true }
+  ]
+  for (const v of variants) {
+    process.stdout.write(`${v.target}: `)
+    const server = await startGatehouse({ routes: v.routes, health: v.health, mode, portBase })
+    try {
+      const url = `${server.origin}/api/v1/health`
+      const headers = { authorization: `Bearer ${server.apiKey}` }
+      const row = { target: v.target, startupMs: server.startupMs, ...(await measure(server.pid, url, headers)) }
+      if (v.health) {
+        const response = await fetch(url, { headers })
+        fs.writeFileSync(bodyFile, Buffer.from(await response.arrayBuffer()))
+      }
+      rows.push(row)
+      console.log(`${mib(row.rssIdleKiB)} MiB idle, ${mib(row.rssAfterLoadKiB)} MiB after load`)
+    } finally {
+      await server.stop()
+    }
+  }
+  process.stdout.write("node:http baseline: ")
+  const baseline = await startBaseline(bodyFile)
+  try {
+    const row = {
+      target: `bare node:http (${routes}-route health bytes)`,
+      ...(await measure(baseline.pid, baseline.origin, {}))
+    }
+    rows.push(row)
+    console.log(`${mib(row.rssIdleKiB)} MiB idle, ${mib(row.rssAfterLoadKiB)} MiB after load`)
+  } finally {
+    await baseline.stop()
+  }
+} finally {
+  fs.rmSync(bodyDir, { recursive: true, force: true })
+}
+
+const base = rows.at(-1)!
+console.log()
+printTable(
+  ["process", "RSS idle", "after load", "peak", "idle vs node", "settled after", "load req/s"],
+  rows.map((r) => [
+    r.target,
+    `${mib(r.rssIdleKiB)} MiB`,
+    `${mib(r.rssAfterLoadKiB)} MiB`,
+    `${mib(r.peakRssKiB)} MiB`,
+    r === base ? "1.00×" : `${fmt(r.rssIdleKiB / base.rssIdleKiB, 2)}×`,
+    `${fmt(r.settleMs / 1000, 0)} s${r.settled ? "" : " (cap)"}`,
+    fmt(r.requestsPerSecond)
+  ])
+)
+
+writeResults("memory", {
+  benchmark: "server RSS",
+  routes,
+  server: mode,
+  settings: { durationS, connections, loadTool: "autocannon 8.0.0", settle: "3 × 1 s samples within 2%, 5–30 s" },
+  environment: { ...environment(), loadAverageAtStart: startEnvironment.loadAverage },
+  rows
+})
