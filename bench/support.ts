@@ -219,7 +219,13 @@ export const startGatehouse = async (options: {
   const entry =
     options.mode === "dist"
       ? [distBin]
-      : ["--conditions=@gatehouse/source", "--import", "tsx", path.join(repoRoot, "packages/server/src/bin.ts")]
+      : [
+          "--conditions=@gatehouse/source",
+          // By URL: the server runs in its temp directory, where a bare "tsx" would not resolve.
+          "--import",
+          import.meta.resolve("tsx"),
+          path.join(repoRoot, "packages/server/src/bin.ts")
+        ]
   const log = fs.openSync(path.join(dir, "server.log"), "w")
   const started = performance.now()
   const child = spawn(
