@@ -181,6 +181,14 @@ export const distIsStale = (): boolean => {
   )
 }
 
+/** Server settings a run asks for explicitly, as `BENCH_GATEHOUSE_<SETTING>=value` (e.g. a log level to compare). */
+const benchEnv = () =>
+  Object.fromEntries(
+    Object.entries(process.env)
+      .filter(([k]) => k.startsWith("BENCH_GATEHOUSE_"))
+      .map(([k, v]) => [k.slice("BENCH_".length), v])
+  )
+
 /** The caller's environment without GATEHOUSE_* variables, so only the benchmark's settings apply. */
 const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GATEHOUSE_")))
 
@@ -233,7 +241,7 @@ export const startGatehouse = async (options: {
     [...(options.nodeArgs ?? []), ...entry, "serve", "--http", `127.0.0.1:${port}`, "--data", path.join(dir, "data")],
     {
       cwd: dir,
-      env: { ...cleanEnv(), GATEHOUSE_ROUTES_DIR: routesDir },
+      env: { ...cleanEnv(), GATEHOUSE_ROUTES_DIR: routesDir, ...benchEnv() },
       stdio: ["ignore", log, log]
     }
   )

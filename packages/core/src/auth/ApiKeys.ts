@@ -30,6 +30,8 @@ export const apiKeyRecord = (name: string, key: string): ApiKeyRecord => {
   return { name, prefix: match[1]!, sha256: sha256(key).toString("hex") }
 }
 
+const principalOf = (record: ApiKeyRecord): Principal => ({ name: `api-key:${record.name}`, method: "api_key" })
+
 /** Verifies API keys presented as bearer tokens. */
 export class ApiKeys extends Context.Service<
   ApiKeys,
@@ -39,20 +41,21 @@ export class ApiKeys extends Context.Service<
   }
 >()("@gatehouse/core/ApiKeys") {
   /** Keys from a fixed list of records. */
-  static readonly layer = (records: ReadonlyArray<ApiKeyRecord>) =>
-    Layer.succeed(ApiKeys)(
+  static readonly layer = (records: ReadonlyArray<ApiKeyRecord>) => {
+    // Looked up on every request: index by prefix and decode the hashes once.
+    const byPrefix = new Map(
+      records.map((r) => [r.prefix, { hash: Buffer.from(r.sha256, "hex"), principal: principalOf(r) }] as const)
+    )
+    return Layer.succeed(ApiKeys)(
       ApiKeys.of({
         verify: (token) =>
           Effect.sync(() => {
             const match = KEY_FORMAT.exec(token)
-            if (match === null) return undefined
-            const presented = sha256(token)
-            const record = records.find((r) => r.prefix === match[1])
-            if (record === undefined) return undefined
-            return timingSafeEqual(presented, Buffer.from(record.sha256, "hex"))
-              ? { name: `api-key:${record.name}`, method: "api_key" as const }
-              : undefined
+            const known = match === null ? undefined : byPrefix.get(match[1]!)
+            if (known === undefined) return undefined
+            return timingSafeEqual(sha256(token), known.hash) ? known.principal : undefined
           })
       })
     )
+  }
 }

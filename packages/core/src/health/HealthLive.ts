@@ -1,4 +1,16 @@
-import { Clock, Effect, FiberMap, Option, Ref, Schedule, type Scope, Stream, SubscriptionRef } from "effect"
+import {
+  Clock,
+  Duration,
+  Effect,
+  FiberMap,
+  Option,
+  Random,
+  Ref,
+  Schedule,
+  type Scope,
+  Stream,
+  SubscriptionRef
+} from "effect"
 import type { HealthInfo, HealthMap } from "../domain/Health.js"
 import { Events } from "../events/Events.js"
 import { type RouteRecord, Routes } from "../routes/Routes.js"
@@ -7,11 +19,15 @@ import type { Health } from "./Health.js"
 import { applyResult, eventOf, initialHealth, type RouteHealth, type Transition, toInfo } from "./HealthState.js"
 import { type Monitor, monitorFor } from "./Monitor.js"
 
-/** One route's entry. `id` names the monitor instance allowed to write it; `key` is its config (null: none). */
+/**
+ * One route's entry. `id` names the monitor instance allowed to write it; `key` is its config (null: none).
+ * `health` is replaced in place by that monitor: with a thousand routes checking every few seconds, copying the
+ * whole table per result would make every check cost O(routes).
+ */
 interface Slot {
   readonly id: number
   readonly key: string | null
-  readonly health: RouteHealth
+  health: RouteHealth
 }
 
 /** Two maps that differ only in latency, uptime or check time are the same as far as `changes` is concerned. */
@@ -22,6 +38,14 @@ const sameStatuses = (a: HealthMap, b: HealthMap): boolean => {
 }
 
 const MIN_INTERVAL_MS = 10
+const FIRST_CHECK_SPREAD_MS = 1000
+
+// Each monitor starts at a random point of its first second: a thousand routes loaded at once do not all check in
+// the same instant (nor stay in step afterwards), and a server that checks itself is listening by then.
+const firstCheckDelay = (intervalMs: number) =>
+  Effect.flatMap(Random.nextIntBetween(0, Math.max(1, Math.min(FIRST_CHECK_SPREAD_MS, intervalMs))), (ms) =>
+    Effect.sleep(Duration.millis(ms))
+  )
 
 /** A route's monitor, unless it has none or is excluded from serving (then its health is `unknown`). */
 const monitorOf = (record: RouteRecord): Option.Option<Monitor> =>
@@ -35,19 +59,19 @@ export const makeHealth: Effect.Effect<Health["Service"], never, Routes | Events
   function* () {
     const routes = yield* Routes
     const events = yield* Events
-    const table = yield* Ref.make<ReadonlyMap<string, Slot>>(new Map())
+    // Only touched inside synchronous blocks, so each read or write of it is atomic with respect to other fibers.
+    const table = new Map<string, Slot>()
     // Bumped on every status or route-set change; `changes` turns each bump into a fresh map.
     const generation = yield* SubscriptionRef.make(0)
     const monitors = yield* FiberMap.make<string>()
     const nextId = yield* Ref.make(0)
     const bump = SubscriptionRef.update(generation, (n) => n + 1)
 
-    const snapshot: Effect.Effect<HealthMap> = Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      const current = yield* Ref.get(table)
+    // Sorted by alias so every consumer (JSON frames, CLI output) sees a stable order; re-sorted on route changes.
+    let aliases: ReadonlyArray<string> = []
+    const snapshot: Effect.Effect<HealthMap> = Effect.map(Clock.currentTimeMillis, (now) => {
       const map: Record<string, HealthInfo> = {}
-      // Sorted by alias so every consumer (JSON frames, CLI output) sees a stable order.
-      for (const alias of [...current.keys()].sort()) map[alias] = toInfo(current.get(alias)!.health, now)
+      for (const alias of aliases) map[alias] = toInfo(table.get(alias)!.health, now)
       return map
     })
 
@@ -76,12 +100,13 @@ export const makeHealth: Effect.Effect<Health["Service"], never, Routes | Events
 
     const record = Effect.fnUntraced(function* (alias: string, id: number, result: CheckResult, retries: number) {
       const now = yield* Clock.currentTimeMillis
-      const transition = yield* Ref.modify(table, (current): [Transition | undefined, ReadonlyMap<string, Slot>] => {
-        const slot = current.get(alias)
+      const transition = yield* Effect.sync((): Transition | undefined => {
+        const slot = table.get(alias)
         // The route was removed or its monitor replaced while this check ran: the result is stale.
-        if (slot === undefined || slot.id !== id) return [undefined, current]
+        if (slot === undefined || slot.id !== id) return undefined
         const applied = applyResult(slot.health, result, retries, now)
-        return [applied.transition, new Map(current).set(alias, { ...slot, health: applied.health })]
+        slot.health = applied.health
+        return applied.transition
       })
       if (transition !== undefined) {
         // Event first, then the bump: whoever sees the new status in `changes` can already find its event.
@@ -91,18 +116,21 @@ export const makeHealth: Effect.Effect<Health["Service"], never, Routes | Events
     })
 
     const run = (alias: string, id: number, monitor: Monitor): Effect.Effect<void> =>
-      monitor.check.pipe(
-        Effect.flatMap((result) => record(alias, id, result, monitor.healthcheck.retries)),
-        Effect.withSpan("Health.check", { attributes: { alias } }),
-        // `spaced`: the next check starts an interval after the previous one ended, so checks never overlap.
-        // The floor only guards against a hot loop from a hand-built route; validation already requires ≥ 1 s.
-        Effect.repeat(Schedule.spaced(Math.max(MIN_INTERVAL_MS, monitor.healthcheck.interval_ms))),
-        Effect.asVoid
+      Effect.andThen(
+        firstCheckDelay(monitor.healthcheck.interval_ms),
+        monitor.check.pipe(
+          Effect.flatMap((result) => record(alias, id, result, monitor.healthcheck.retries)),
+          Effect.withSpan("Health.check", { attributes: { alias } }),
+          // `spaced`: the next check starts an interval after the previous one ended, so checks never overlap.
+          // The floor only guards against a hot loop from a hand-built route; validation already requires ≥ 1 s.
+          Effect.repeat(Schedule.spaced(Math.max(MIN_INTERVAL_MS, monitor.healthcheck.interval_ms))),
+          Effect.asVoid
+        )
       )
 
     const sync = Effect.fn("Health.sync")(function* (records: ReadonlyArray<RouteRecord>) {
       const now = yield* Clock.currentTimeMillis
-      const current = yield* Ref.get(table)
+      const current = table
       const wanted = new Map(records.map((r) => [r.route.alias, monitorOf(r)] as const))
       const removed = [...current.keys()].filter((alias) => !wanted.has(alias))
       const fresh: Array<{ alias: string; slot: Slot; monitor: Monitor | undefined }> = []
@@ -119,11 +147,10 @@ export const makeHealth: Effect.Effect<Health["Service"], never, Routes | Events
       }
       if (removed.length === 0 && fresh.length === 0) return
       // Only touched aliases are replaced: monitors keep writing the others concurrently.
-      yield* Ref.update(table, (t) => {
-        const next = new Map(t)
-        for (const alias of removed) next.delete(alias)
-        for (const { alias, slot } of fresh) next.set(alias, slot)
-        return next
+      yield* Effect.sync(() => {
+        for (const alias of removed) table.delete(alias)
+        for (const { alias, slot } of fresh) table.set(alias, slot)
+        aliases = [...table.keys()].sort()
       })
       for (const alias of removed) yield* FiberMap.remove(monitors, alias)
       for (const { alias, slot, monitor } of fresh) {

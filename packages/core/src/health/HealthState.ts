@@ -9,6 +9,8 @@ export interface RouteHealth {
   readonly since_ms: number
   readonly latency_ms: number
   readonly last_check_ms: number | null
+  /** `last_check_ms` as RFC 3339, formatted once per check rather than on every read of the map. */
+  readonly last_check: string | null
   /** Consecutive failed checks so far. */
   readonly failures: number
   readonly error: string | null
@@ -27,6 +29,7 @@ export const initialHealth = (monitored: boolean, now: number): RouteHealth => (
   since_ms: now,
   latency_ms: 0,
   last_check_ms: null,
+  last_check: null,
   failures: 0,
   error: null
 })
@@ -53,6 +56,7 @@ export const applyResult = (
     since_ms: next === current.status ? current.since_ms : now,
     latency_ms: result.latency_ms,
     last_check_ms: now,
+    last_check: DateTime.formatIso(DateTime.makeUnsafe(now)),
     failures,
     error: result.error ?? null
   }
@@ -71,5 +75,5 @@ export const toInfo = (h: RouteHealth, now: number): HealthInfo => ({
   status: h.status,
   latency_ms: h.latency_ms,
   uptime_s: Math.max(0, Math.floor((now - h.since_ms) / 1000)),
-  last_check: h.last_check_ms === null ? null : DateTime.formatIso(DateTime.makeUnsafe(h.last_check_ms))
+  last_check: h.last_check
 })
