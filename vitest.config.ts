@@ -9,6 +9,8 @@ export default defineConfig({
     include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    pool: "forks"
+    pool: "forks",
+    // The summary is the last thing a run prints (CI reads it); vitest's import-time tips would follow it.
+    experimental: { diagnostics: false }
   }
 })
