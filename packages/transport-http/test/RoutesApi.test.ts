@@ -34,11 +34,8 @@ describe("POST /route/validate", () => {
     scoped(
       Effect.gen(function* () {
         const h = yield* startHarness()
-        const reply = yield* request(`${h.baseUrl}/route/validate`, {
-          method: "POST",
-          key: h.apiKey,
-          contentType: "text/plain",
-          body: "alias: Web\nport: 443\n"
+        const reply = yield* sendYaml(`${h.baseUrl}/route/validate`, h.apiKey, "alias: Web\nport: 443\n", {
+          contentType: "text/plain"
         })
         assert.strictEqual(reply.status, 200)
         assert.deepStrictEqual([reply.json.routes[0].alias, reply.json.routes[0].scheme], ["web", "https"])
@@ -139,11 +136,8 @@ describe("POST /route/validate", () => {
     scoped(
       Effect.gen(function* () {
         const h = yield* startHarness()
-        const reply = yield* request(`${h.baseUrl}/route/validate`, {
-          method: "POST",
-          key: h.apiKey,
-          contentType: "application/json",
-          body: "{}"
+        const reply = yield* sendYaml(`${h.baseUrl}/route/validate`, h.apiKey, "{}", {
+          contentType: "application/json"
         })
         assert.strictEqual(reply.status, 415)
         assert.strictEqual(reply.json.error.code, "unsupported_media_type")
