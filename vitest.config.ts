@@ -1,10 +1,10 @@
 import { defineConfig } from "vitest/config"
 import "./test/support/node20-polyfills.js"
 
-// Tests run straight from `src/` through the `@gatehouse/source` export condition: no build needed.
+// Tests run straight from `src/` through the `@gatehouse-edge/source` export condition: no build needed.
 export default defineConfig({
-  resolve: { conditions: ["@gatehouse/source"] },
-  ssr: { resolve: { conditions: ["@gatehouse/source"] } },
+  resolve: { conditions: ["@gatehouse-edge/source"] },
+  ssr: { resolve: { conditions: ["@gatehouse-edge/source"] } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 30_000,

@@ -31,7 +31,7 @@ const areaOf = ({ functionName, url }: CallFrame): string => {
   }
   if (url.startsWith("node:")) return `node: ${url.slice(5).split("/")[0]}`
   const gatehouse = /\/packages\/([^/]+)\//.exec(url)
-  if (gatehouse !== null && !url.includes("/node_modules/")) return `@gatehouse/${gatehouse[1]}`
+  if (gatehouse !== null && !url.includes("/node_modules/")) return `@gatehouse-edge/${gatehouse[1]}`
   const pkg = /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\/(.*)$/.exec(url)
   if (pkg !== null) {
     if (pkg[1] === "effect") return `effect/${pkg[2]!.replace(/^dist\//, "").replace(/\.js$/, "")}`
@@ -89,7 +89,7 @@ export const summarizeProfile = (
         areas.add(area)
         add(inclusiveByArea, area, us)
       }
-      if (!area.startsWith("@gatehouse/") && !area.startsWith("V8 builtins")) continue
+      if (!area.startsWith("@gatehouse-edge/") && !area.startsWith("V8 builtins")) continue
       const key = frameKey(frame)
       if (!seen.has(key)) {
         seen.add(key)

@@ -1,12 +1,12 @@
 /**
  * Route validation vs plain YAML parsing, on a generated 10,000-route file.
  *
- *   npx tsx --conditions=@gatehouse/source bench/route-validation.ts [routes] [runs]
+ *   npx tsx --conditions=@gatehouse-edge/source bench/route-validation.ts [routes] [runs]
  *
  * Prints the median of several warm runs of `YAML.parse` (the baseline), of `parseYaml` (positions, limits,
  * alias audit, plain value) and of the full `validateRoutesYaml`, and the ratio validate / YAML.parse.
  */
-import { parseYaml, validateRoutesYaml } from "@gatehouse/core"
+import { parseYaml, validateRoutesYaml } from "@gatehouse-edge/core"
 import YAML from "yaml"
 
 const routeCount = Number(process.argv[2] ?? 10_000)

@@ -16,8 +16,11 @@ const tsx = path.join(root, "node_modules/.bin/tsx")
 const resultsDir = path.join(root, "bench/results")
 
 const benchmarks = {
-  // Imports @gatehouse/core: measure the sources, like its README section says.
-  "route-validation": { args: ["--conditions=@gatehouse/source", "bench/route-validation.ts"], quick: ["2000", "3"] },
+  // Imports @gatehouse-edge/core: measure the sources, like its README section says.
+  "route-validation": {
+    args: ["--conditions=@gatehouse-edge/source", "bench/route-validation.ts"],
+    quick: ["2000", "3"]
+  },
   "http-health": { args: ["bench/http-health.ts"], quick: ["--rounds=1", "--duration=3", "--warmup=1"] },
   memory: { args: ["bench/memory.ts"], quick: ["--duration=3"] }
 }

@@ -228,7 +228,7 @@ export const startGatehouse = async (options: {
     options.mode === "dist"
       ? [distBin]
       : [
-          "--conditions=@gatehouse/source",
+          "--conditions=@gatehouse-edge/source",
           // By URL: the server runs in its temp directory, where a bare "tsx" would not resolve.
           "--import",
           import.meta.resolve("tsx"),

@@ -1,15 +1,15 @@
 /**
- * Talks to a running Gatehouse server with the promise client of `@gatehouse/client`: the server version, the
+ * Talks to a running Gatehouse server with the promise client of `@gatehouse-edge/client`: the server version, the
  * route table, a route validation (and its typed error), then a few frames of the live health stream.
  *
- *   npx tsx --conditions=@gatehouse/source examples/client-usage.ts [--url URL] [--key KEY] [--frames N] [--seconds S]
+ *   npx tsx --conditions=@gatehouse-edge/source examples/client-usage.ts [--url URL] [--key KEY] [--frames N] [--seconds S]
  *
  * The URL comes from `--url`, else `GATEHOUSE_URL`, else `http://127.0.0.1:8888`; the API key from `--key`, else
  * `GATEHOUSE_API_KEY`, else the file `./data/admin.key` that `gatehouse serve` writes on first start.
  */
 import * as fs from "node:fs"
 import { parseArgs } from "node:util"
-import { createGatehouseClient, formatIssue, Unauthenticated, ValidationFailed } from "@gatehouse/client"
+import { createGatehouseClient, formatIssue, Unauthenticated, ValidationFailed } from "@gatehouse-edge/client"
 
 const { values } = parseArgs({
   options: {

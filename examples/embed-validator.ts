@@ -3,13 +3,13 @@
  * (each file on its own, then across files: duplicate aliases, port conflicts, references) and prints every problem
  * as `file:line:column: message`, like a compiler, so editors and CI can point at it.
  *
- *   npx tsx --conditions=@gatehouse/source examples/embed-validator.ts routes/*.yml
+ *   npx tsx --conditions=@gatehouse-edge/source examples/embed-validator.ts routes/*.yml
  *
  * Exit status: 0 when every file is valid, 1 when there are problems, 2 for a usage error.
  */
 import * as fs from "node:fs"
-import { validateRouteSources } from "@gatehouse/core"
-import type { ValidationIssue } from "@gatehouse/core/domain"
+import { validateRouteSources } from "@gatehouse-edge/core"
+import type { ValidationIssue } from "@gatehouse-edge/core/domain"
 
 const files = process.argv.slice(2)
 if (files.length === 0) {

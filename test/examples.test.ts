@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import { startTestServer } from "./support/TestServer.js"
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
-// What `npx tsx --conditions=@gatehouse/source` does, without npx (which cannot find tsx outside the repository).
+// What `npx tsx --conditions=@gatehouse-edge/source` does, without npx (which cannot find tsx outside the repository).
 const tsxLoader = pathToFileURL(path.join(repoRoot, "node_modules/tsx/dist/loader.mjs")).href
 
 const withoutGatehouseVariables = (env: NodeJS.ProcessEnv) =>
@@ -29,7 +29,7 @@ const runExample = (
   Effect.callback<Run>((resume) => {
     const child = execFile(
       process.execPath,
-      ["--conditions=@gatehouse/source", "--import", tsxLoader, path.join(repoRoot, "examples", example), ...args],
+      ["--conditions=@gatehouse-edge/source", "--import", tsxLoader, path.join(repoRoot, "examples", example), ...args],
       {
         cwd: options.cwd ?? repoRoot,
         // Only what the test gives: a GATEHOUSE_URL/GATEHOUSE_API_KEY of the caller's shell must not leak in.

@@ -9,7 +9,7 @@ const tsxLoader = pathToFileURL(`${repoRoot}/node_modules/tsx/dist/loader.mjs`).
 
 /** Node arguments that run the `gatehouse` CLI straight from source. */
 export const gatehouseCommand = (args: ReadonlyArray<string>) => [
-  "--conditions=@gatehouse/source",
+  "--conditions=@gatehouse-edge/source",
   "--import",
   tsxLoader,
   bin,

@@ -1,4 +1,4 @@
-import type { GatehouseApi } from "@gatehouse/transport-http/api"
+import type { GatehouseApi } from "@gatehouse-edge/transport-http/api"
 import type { Effect, Schema } from "effect"
 import type { HttpClientError } from "effect/http"
 import type { HttpApi, HttpApiClient, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware } from "effect/http-api"

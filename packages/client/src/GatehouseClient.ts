@@ -1,4 +1,4 @@
-import { Authorization, GatehouseApi } from "@gatehouse/transport-http/api"
+import { Authorization, GatehouseApi } from "@gatehouse-edge/transport-http/api"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient, type HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
@@ -72,7 +72,7 @@ export const makeGatehouseClient = Effect.fn("GatehouseClient.make")(function* (
 
 /** The typed Gatehouse client service. */
 export class GatehouseClient extends Context.Service<GatehouseClient, GatehouseClientShape>()(
-  "@gatehouse/client/GatehouseClient"
+  "@gatehouse-edge/client/GatehouseClient"
 ) {
   /** The client on an `HttpClient` provided by the caller (retries, proxies, tracing, a custom fetch...). */
   static readonly layerWithoutHttpClient = (

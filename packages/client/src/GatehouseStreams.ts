@@ -1,5 +1,5 @@
-import { Event, HealthMap, RouteEntry, RouteValidationDone, RouteValidationFrame } from "@gatehouse/core/domain"
-import { GatehouseApi } from "@gatehouse/transport-http/api"
+import { Event, HealthMap, RouteEntry, RouteValidationDone, RouteValidationFrame } from "@gatehouse-edge/core/domain"
+import { GatehouseApi } from "@gatehouse-edge/transport-http/api"
 import { Deferred, Effect, Schema, Stream } from "effect"
 import type { HttpClientResponse } from "effect/http"
 import { HttpApiClient, type HttpApiEndpoint } from "effect/http-api"

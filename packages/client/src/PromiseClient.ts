@@ -1,4 +1,4 @@
-import type { Event, FileType, HealthMap, RouteEntry } from "@gatehouse/core/domain"
+import type { Event, FileType, HealthMap, RouteEntry } from "@gatehouse-edge/core/domain"
 import { type Effect, ManagedRuntime, Stream } from "effect"
 import type { EndpointName, EndpointOf, EndpointSuccess, GroupName } from "./ApiCalls.js"
 import { GatehouseClient, type GatehouseClientOptions, type GatehouseClientShape } from "./GatehouseClient.js"

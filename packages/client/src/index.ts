@@ -1,10 +1,10 @@
 /**
- * @gatehouse/client — the typed Gatehouse SDK, derived from the HTTP contract: an Effect service
+ * @gatehouse-edge/client — the typed Gatehouse SDK, derived from the HTTP contract: an Effect service
  * ({@link GatehouseClient}) with the WebSocket streams as `Stream`s, and a promise facade
  * ({@link createGatehouseClient}) with the streams as `AsyncIterable`s. Loads no server code.
  */
 // The domain schemas, types and typed errors (`RouteNotFound`, `ValidationFailed`, ...), so one import suffices.
-export * from "@gatehouse/core/domain"
+export * from "@gatehouse-edge/core/domain"
 export type * from "./ApiCalls.js"
 export * from "./GatehouseClient.js"
 export type * from "./GatehouseStreams.js"

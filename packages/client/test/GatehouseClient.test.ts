@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { GatehouseClient } from "@gatehouse/client"
+import { GatehouseClient } from "@gatehouse-edge/client"
 import { Effect, Redacted } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { startTestServer } from "../../../test/support/TestServer.js"

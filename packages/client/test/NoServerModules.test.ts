@@ -2,12 +2,12 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { loadedModules, serverOnlyModules } from "./support/LoadedModules.js"
 
-describe("importing @gatehouse/client", () => {
+describe("importing @gatehouse-edge/client", () => {
   it.live(
     "loads no server-only module (checked in a fresh node process)",
     () =>
       Effect.gen(function* () {
-        const loaded = yield* loadedModules("@gatehouse/client")
+        const loaded = yield* loadedModules("@gatehouse-edge/client")
         // The recorder works: the client itself, its contract and `ws` (CommonJS) are in the list.
         assert.isTrue(loaded.some((file) => file.endsWith("packages/client/src/index.ts")))
         assert.isTrue(loaded.some((file) => file.endsWith("packages/transport-http/src/api.ts")))
@@ -21,7 +21,7 @@ describe("importing @gatehouse/client", () => {
     "the check does catch server-only modules (the core barrel loads yaml, better-sqlite3, chokidar)",
     () =>
       Effect.gen(function* () {
-        const found = serverOnlyModules(yield* loadedModules("@gatehouse/core"))
+        const found = serverOnlyModules(yield* loadedModules("@gatehouse-edge/core"))
         for (const pkg of ["(yaml)", "(better-sqlite3)", "(chokidar)"]) {
           assert.isTrue(
             found.some((entry) => entry.endsWith(pkg)),

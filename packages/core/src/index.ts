@@ -1,4 +1,4 @@
-/** @gatehouse/core — the Gatehouse domain and services, free of any transport code. */
+/** @gatehouse-edge/core — the Gatehouse domain and services, free of any transport code. */
 
 export * from "./auth/ApiKeys.js"
 export * from "./config/index.js"

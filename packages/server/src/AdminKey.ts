@@ -1,6 +1,6 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { type ApiKeyRecord, apiKeyRecord, generateApiKey } from "@gatehouse/core"
+import { type ApiKeyRecord, apiKeyRecord, generateApiKey } from "@gatehouse-edge/core"
 import { Console, Effect } from "effect"
 
 /** The admin API key file inside the data directory. */

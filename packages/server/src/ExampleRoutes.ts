@@ -1,6 +1,6 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { formatListenAddress, type GatehouseConfig } from "@gatehouse/core"
+import { formatListenAddress, type GatehouseConfig } from "@gatehouse-edge/core"
 import { Console, Effect } from "effect"
 
 const exampleRoutes = (

@@ -11,9 +11,9 @@ import {
   layerConfigWatcher,
   Routes,
   SqliteStore
-} from "@gatehouse/core"
-import type { VersionInfo } from "@gatehouse/core/domain"
-import { layerHttpApp, layerNodeHttpServer, ServerDescription } from "@gatehouse/transport-http"
+} from "@gatehouse-edge/core"
+import type { VersionInfo } from "@gatehouse-edge/core/domain"
+import { layerHttpApp, layerNodeHttpServer, ServerDescription } from "@gatehouse-edge/transport-http"
 import { Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
 import { ensureAdminKey } from "./AdminKey.js"

@@ -1,4 +1,4 @@
-import type { GatehouseConfig } from "@gatehouse/core"
+import type { GatehouseConfig } from "@gatehouse-edge/core"
 import { Effect, Layer, Logger, References } from "effect"
 
 const levels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error" } as const

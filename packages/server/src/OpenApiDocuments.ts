@@ -1,4 +1,4 @@
-import { openApiDocument } from "@gatehouse/transport-http"
+import { openApiDocument } from "@gatehouse-edge/transport-http"
 import { stringify } from "yaml"
 
 /** The OpenAPI document in both published forms, rendered the same way for `/openapi.*`, the CLI and the checked-in files. */

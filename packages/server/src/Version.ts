@@ -1,4 +1,4 @@
-import type { VersionInfo } from "@gatehouse/core/domain"
+import type { VersionInfo } from "@gatehouse-edge/core/domain"
 
 declare const __GATEHOUSE_VERSION__: string | undefined
 declare const __GATEHOUSE_COMMIT__: string | undefined

@@ -1,5 +1,5 @@
 /**
- * @gatehouse/server — the bundled Gatehouse server and the `gatehouse` CLI. The composition root is exported
+ * @gatehouse-edge/server — the bundled Gatehouse server and the `gatehouse` CLI. The composition root is exported
  * for embedding the whole server in another process.
  */
 export { gatehouseCli } from "./Cli.js"

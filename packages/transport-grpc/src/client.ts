@@ -1,5 +1,5 @@
 /**
- * `@gatehouse/transport-grpc/client` — a typed grpc-js client for `gatehouse.v1.AuthService`.
+ * `@gatehouse-edge/transport-grpc/client` — a typed grpc-js client for `gatehouse.v1.AuthService`.
  * Any gRPC client in any language can use the protos in `proto/` instead.
  */
 import * as grpc from "@grpc/grpc-js"

@@ -1,5 +1,5 @@
 /**
- * @gatehouse/transport-grpc — the gRPC transport of Gatehouse: the `gatehouse.v1` protos (source of truth),
+ * @gatehouse-edge/transport-grpc — the gRPC transport of Gatehouse: the `gatehouse.v1` protos (source of truth),
  * their generated TypeScript types, and the loader grpc-js uses. The AuthService server binding arrives with
  * the auth-request feature.
  */

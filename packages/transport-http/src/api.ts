@@ -1,5 +1,5 @@
 /**
- * The Gatehouse HTTP contract, importable without any server code: `@gatehouse/transport-http/api`.
+ * The Gatehouse HTTP contract, importable without any server code: `@gatehouse-edge/transport-http/api`.
  * Clients derive their types from it; the server implements it; the OpenAPI document is generated from it.
  */
 export * from "./api/EventsApi.js"

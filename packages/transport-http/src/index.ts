@@ -1,6 +1,6 @@
 /**
- * @gatehouse/transport-http — the HTTP + WebSocket transport of the Gatehouse API: handlers for the contract in
- * `@gatehouse/transport-http/api`, authentication middleware, shared error bodies and the OpenAPI document.
+ * @gatehouse-edge/transport-http — the HTTP + WebSocket transport of the Gatehouse API: handlers for the contract in
+ * `@gatehouse-edge/transport-http/api`, authentication middleware, shared error bodies and the OpenAPI document.
  */
 export * from "./api.js"
 export { EventsHandlers } from "./handlers/EventsHandlers.js"

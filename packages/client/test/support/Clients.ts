@@ -1,4 +1,4 @@
-import { GatehouseClient, type GatehouseClientShape } from "@gatehouse/client"
+import { GatehouseClient, type GatehouseClientShape } from "@gatehouse-edge/client"
 import { Effect } from "effect"
 
 /** A client of the server at `baseUrl` with `apiKey`. */

@@ -22,7 +22,7 @@ export const loadedModules = (specifier: string): Effect.Effect<ReadonlyArray<st
         execFile(
           process.execPath,
           [
-            "--conditions=@gatehouse/source",
+            "--conditions=@gatehouse-edge/source",
             "--import",
             "tsx",
             "--import",

@@ -39,7 +39,7 @@ export class ApiKeys extends Context.Service<
     /** The principal of a valid key, `undefined` otherwise. Runs in constant time for keys with a known prefix. */
     readonly verify: (token: string) => Effect.Effect<Principal | undefined>
   }
->()("@gatehouse/core/ApiKeys") {
+>()("@gatehouse-edge/core/ApiKeys") {
   /** Keys from a fixed list of records. */
   static readonly layer = (records: ReadonlyArray<ApiKeyRecord>) => {
     // Looked up on every request: index by prefix and decode the hashes once.

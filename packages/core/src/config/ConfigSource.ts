@@ -46,7 +46,7 @@ export class ConfigSource extends Context.Service<
     readonly validate: (text: string) => ConfigResult
     readonly reload: Effect.Effect<ConfigReloadOutcome>
   }
->()("@gatehouse/core/ConfigSource") {
+>()("@gatehouse-edge/core/ConfigSource") {
   /** The config of a running server: `initial` as loaded at start, re-read from `initial.configFile`. */
   static readonly layer = (
     initial: GatehouseConfig,

@@ -29,7 +29,7 @@ export class Events extends Context.Service<
       options?: { readonly bufferSize?: number }
     ) => Stream.Stream<Event, SubscriberTooSlow>
   }
->()("@gatehouse/core/Events") {}
+>()("@gatehouse-edge/core/Events") {}
 
 /** A live subscriber did not keep up and was dropped so it could not block the others. */
 export class SubscriberTooSlow extends Data.TaggedError("SubscriberTooSlow")<{ readonly bufferSize: number }> {

@@ -26,7 +26,7 @@ export class Files extends Context.Service<
       content: string
     ) => Effect.Effect<FileValidationResult, InvalidYaml | ValidationFailed>
   }
->()("@gatehouse/core/Files") {
+>()("@gatehouse-edge/core/Files") {
   /** The files of a running server: its config file and its routes directory. */
   static readonly layer = (options: FilesOptions): Layer.Layer<Files, never, Routes | ConfigSource> =>
     Layer.effect(

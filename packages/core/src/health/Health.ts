@@ -17,7 +17,7 @@ export class Health extends Context.Service<
      */
     readonly changes: Stream.Stream<HealthMap>
   }
->()("@gatehouse/core/Health") {
+>()("@gatehouse-edge/core/Health") {
   /** The real service: follows `Routes`, runs one monitor per route, publishes `health/up|down` to `Events`. */
   static readonly layer: Layer.Layer<Health, never, Routes | Events> = Layer.effect(
     Health,

@@ -10,4 +10,4 @@ export class HealthMemory extends Context.Service<
     /** Updates the map; `changes` emits the result. */
     readonly update: (f: (map: HealthMap) => HealthMap) => Effect.Effect<void>
   }
->()("@gatehouse/core/HealthMemory") {}
+>()("@gatehouse-edge/core/HealthMemory") {}

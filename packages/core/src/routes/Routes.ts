@@ -34,7 +34,7 @@ export class Routes extends Context.Service<
     /** Re-reads the route files; on any error the current table stays active. */
     readonly reload: Effect.Effect<ReloadOutcome>
   }
->()("@gatehouse/core/Routes") {
+>()("@gatehouse-edge/core/Routes") {
   /** Routes from the route files of `routesDir`; fails with every problem when they are not all valid. */
   static readonly layer = (options: RoutesOptions): Layer.Layer<Routes, ValidationFailed, Events> =>
     Layer.effect(

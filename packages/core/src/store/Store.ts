@@ -20,4 +20,4 @@ export class Store extends Context.Service<
   {
     readonly events: EventRepository
   }
->()("@gatehouse/core/Store") {}
+>()("@gatehouse-edge/core/Store") {}

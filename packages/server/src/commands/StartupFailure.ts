@@ -1,4 +1,4 @@
-import { formatIssue } from "@gatehouse/core/domain"
+import { formatIssue } from "@gatehouse-edge/core/domain"
 import type { Cause } from "effect"
 
 const errorOf = (cause: Cause.Cause<unknown>): unknown => {

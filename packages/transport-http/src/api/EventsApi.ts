@@ -1,4 +1,4 @@
-import { Event } from "@gatehouse/core/domain"
+import { Event } from "@gatehouse-edge/core/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { EventsQuery } from "./Parameters.js"

@@ -8,7 +8,7 @@ import {
   toWireError,
   UnsafePath,
   ValidationFailed
-} from "@gatehouse/core/domain"
+} from "@gatehouse-edge/core/domain"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { FileQuery, YamlBody, YamlText } from "./Parameters.js"
 import { Authorization } from "./Security.js"

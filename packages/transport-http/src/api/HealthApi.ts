@@ -1,4 +1,4 @@
-import { HealthMap } from "@gatehouse/core/domain"
+import { HealthMap } from "@gatehouse-edge/core/domain"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Authorization } from "./Security.js"
 

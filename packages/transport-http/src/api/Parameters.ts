@@ -1,4 +1,4 @@
-import { EventId, FileType } from "@gatehouse/core/domain"
+import { EventId, FileType } from "@gatehouse-edge/core/domain"
 import { Schema } from "effect"
 import { HttpApiSchema } from "effect/http-api"
 

@@ -1,4 +1,4 @@
-import { InvalidArgument, PayloadTooLarge, toWireError } from "@gatehouse/core/domain"
+import { InvalidArgument, PayloadTooLarge, toWireError } from "@gatehouse-edge/core/domain"
 import { HttpApiMiddleware } from "effect/http-api"
 
 /**
@@ -6,6 +6,6 @@ import { HttpApiMiddleware } from "effect/http-api"
  * (`400 invalid_argument` with one issue per problem) instead of HttpApi's empty 400.
  */
 export class RequestValidation extends HttpApiMiddleware.Service<RequestValidation>()(
-  "@gatehouse/transport-http/RequestValidation",
+  "@gatehouse-edge/transport-http/RequestValidation",
   { error: [toWireError(InvalidArgument), toWireError(PayloadTooLarge)] }
 ) {}

@@ -6,7 +6,7 @@ import {
   toWireError,
   UpgradeRequired,
   ValidationFailed
-} from "@gatehouse/core/domain"
+} from "@gatehouse-edge/core/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { AliasParam, YamlBody } from "./Parameters.js"

@@ -1,10 +1,10 @@
-import { PermissionDenied, type Principal, toWireError, Unauthenticated } from "@gatehouse/core/domain"
+import { PermissionDenied, type Principal, toWireError, Unauthenticated } from "@gatehouse-edge/core/domain"
 import { Context } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 
 /** The authenticated caller, available to every handler behind {@link Authorization}. */
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()(
-  "@gatehouse/transport-http/CurrentPrincipal"
+  "@gatehouse-edge/transport-http/CurrentPrincipal"
 ) {}
 
 /**
@@ -12,7 +12,7 @@ export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principa
  * Sessions and OIDC plug into this same middleware later; the contract and the client do not change.
  */
 export class Authorization extends HttpApiMiddleware.Service<Authorization, { provides: CurrentPrincipal }>()(
-  "@gatehouse/transport-http/Authorization",
+  "@gatehouse-edge/transport-http/Authorization",
   {
     requiredForClient: true,
     security: { bearer: HttpApiSecurity.bearer },

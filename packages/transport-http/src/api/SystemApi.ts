@@ -1,4 +1,4 @@
-import { VersionInfo } from "@gatehouse/core/domain"
+import { VersionInfo } from "@gatehouse-edge/core/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { YamlText } from "./Parameters.js"

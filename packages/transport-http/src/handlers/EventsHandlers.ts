@@ -1,5 +1,5 @@
-import { Events } from "@gatehouse/core"
-import { Event } from "@gatehouse/core/domain"
+import { Events } from "@gatehouse-edge/core"
+import { Event } from "@gatehouse-edge/core/domain"
 import { Effect, Stream } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatehouseApi } from "../api/GatehouseApi.js"

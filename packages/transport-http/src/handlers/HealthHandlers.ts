@@ -1,4 +1,4 @@
-import { Health } from "@gatehouse/core"
+import { Health } from "@gatehouse-edge/core"
 import { Effect, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"

@@ -1,5 +1,5 @@
-import type { Health } from "@gatehouse/core"
-import type { HealthMap } from "@gatehouse/core/domain"
+import type { Health } from "@gatehouse-edge/core"
+import type { HealthMap } from "@gatehouse-edge/core/domain"
 import { Clock, Effect } from "effect"
 
 /** The health map as sent: its JSON, and a signature of its statuses to tell "a status changed" from noise. */

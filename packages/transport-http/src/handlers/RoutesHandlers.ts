@@ -1,4 +1,4 @@
-import { Health, type RouteRecord, Routes, validateRoutes, validateRoutesYaml } from "@gatehouse/core"
+import { Health, type RouteRecord, Routes, validateRoutes, validateRoutesYaml } from "@gatehouse-edge/core"
 import {
   type HealthInfo,
   type HealthMap,
@@ -6,7 +6,7 @@ import {
   RouteValidationDone,
   RouteValidationFrame,
   UpgradeRequired
-} from "@gatehouse/core/domain"
+} from "@gatehouse-edge/core/domain"
 import { Effect, Schema, Stream } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatehouseApi } from "../api/GatehouseApi.js"

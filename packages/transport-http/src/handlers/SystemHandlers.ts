@@ -1,4 +1,4 @@
-import type { VersionInfo } from "@gatehouse/core/domain"
+import type { VersionInfo } from "@gatehouse-edge/core/domain"
 import { Context, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatehouseApi } from "../api/GatehouseApi.js"
@@ -11,7 +11,7 @@ export class ServerDescription extends Context.Service<
     readonly openApiJson: Record<string, unknown>
     readonly openApiYaml: string
   }
->()("@gatehouse/transport-http/ServerDescription") {}
+>()("@gatehouse-edge/transport-http/ServerDescription") {}
 
 /** Handlers of the public `system` group. */
 export const SystemHandlers = HttpApiBuilder.group(GatehouseApi, "system", (handlers) =>

@@ -1,4 +1,4 @@
-import { ApiKeys, Unauthenticated } from "@gatehouse/core"
+import { ApiKeys, Unauthenticated } from "@gatehouse-edge/core"
 import { Effect, Layer, Redacted } from "effect"
 import { Authorization, CurrentPrincipal } from "../api/Security.js"
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { type ErrorBody, type ErrorCode, ErrorCodes } from "@gatehouse/core/domain"
+import { type ErrorBody, type ErrorCode, ErrorCodes } from "@gatehouse-edge/core/domain"
 import { ByteSize, Cause, Clock, Context, Effect, Exit } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 

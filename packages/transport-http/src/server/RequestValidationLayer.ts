@@ -1,4 +1,4 @@
-import { InvalidArgument, type ValidationIssue } from "@gatehouse/core/domain"
+import { InvalidArgument, type ValidationIssue } from "@gatehouse-edge/core/domain"
 import { Cause, Effect, ErrorReporter, Layer, SchemaIssue } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiError } from "effect/http-api"

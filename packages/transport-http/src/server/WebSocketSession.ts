@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http"
-import { PermissionDenied } from "@gatehouse/core/domain"
+import { PermissionDenied } from "@gatehouse-edge/core/domain"
 import { Context, Data, Deferred, Effect, Exit, Layer, Option, Schedule, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Socket from "effect/socket/Socket"
@@ -19,7 +19,7 @@ export interface WebSocketPolicyShape {
 
 /** WebSocket limits, with defaults suited to a LAN management API. */
 export class WebSocketPolicy extends Context.Reference<WebSocketPolicyShape>(
-  "@gatehouse/transport-http/WebSocketPolicy",
+  "@gatehouse-edge/transport-http/WebSocketPolicy",
   {
     defaultValue: () => ({
       drainAboveBytes: 256 * 1024,
@@ -35,7 +35,7 @@ export class WebSocketPolicy extends Context.Reference<WebSocketPolicyShape>(
  * 1001 at once instead of holding the graceful shutdown until its timeout.
  */
 export class ShutdownSignal extends Context.Service<ShutdownSignal, Deferred.Deferred<void>>()(
-  "@gatehouse/transport-http/ShutdownSignal"
+  "@gatehouse-edge/transport-http/ShutdownSignal"
 ) {
   static readonly layer = Layer.effect(ShutdownSignal, Deferred.make<void>())
 }

@@ -12,8 +12,8 @@ import {
   loadConfig,
   Routes,
   SqliteStore
-} from "@gatehouse/core"
-import type { HealthMap } from "@gatehouse/core/domain"
+} from "@gatehouse-edge/core"
+import type { HealthMap } from "@gatehouse-edge/core/domain"
 import { Context, Effect, Layer, Logger, type Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { tempDir } from "../../../../test/support/TempDir.js"
