@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup"
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/domain/index.ts"],
+  entry: ["src/index.ts", "src/domain/index.ts", "src/services.ts"],
   format: ["esm"],
   target: "node20",
   platform: "node",

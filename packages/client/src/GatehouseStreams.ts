@@ -1,5 +1,5 @@
-import { Event, HealthMap, RouteEntry, RouteValidationDone, RouteValidationFrame } from "@gatehouse-edge/core/domain"
-import { GatehouseApi } from "@gatehouse-edge/transport-http/api"
+import type { Event, HealthMap, RouteEntry, RouteValidationMessage } from "@gatehouse-edge/core/domain"
+import { GatehouseApi, type StreamEndpoint, StreamEndpoints } from "@gatehouse-edge/transport-http/api"
 import { Deferred, Effect, Schema, Stream } from "effect"
 import type { HttpClientResponse } from "effect/http"
 import { HttpApiClient, type HttpApiEndpoint } from "effect/http-api"
@@ -9,9 +9,6 @@ import { openWebSocket } from "./WebSocketConnection.js"
 
 /** The query of `events.watch`: `since` (an event id), `limit` (1–1000, default 100), `category`. */
 export type EventsQuery = NonNullable<EndpointRequest<EndpointOf<"events", "list">>["query"]>
-
-/** One frame of `routes.validateStream`: the verdict on one route, or the end of one document's results. */
-export type RouteValidationMessage = RouteValidationFrame | RouteValidationDone
 
 /**
  * What a stream of an endpoint fails with: the same typed errors as the plain HTTP call of that endpoint when the
@@ -45,12 +42,13 @@ export interface StreamOptions {
   readonly authorization: string
 }
 
-const ValidationMessage = Schema.Union([RouteValidationDone, RouteValidationFrame])
-
+/** Decodes the text frames of a declared stream endpoint with its frame schema. */
 const decodeFrames =
-  <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S) =>
-  <E>(frames: Stream.Stream<string, E>): Stream.Stream<S["Type"], E | Schema.SchemaError> => {
-    const decode = Schema.decodeUnknownEffect(Schema.fromJsonString(schema))
+  <S extends StreamEndpoint>(endpoint: S) =>
+  <E>(frames: Stream.Stream<string, E>): Stream.Stream<S["frame"]["Type"], E | Schema.SchemaError> => {
+    const decode = Schema.decodeUnknownEffect(
+      Schema.fromJsonString(endpoint.frame as Schema.Codec<S["frame"]["Type"], S["frame"]["Encoded"]>)
+    )
     return Stream.mapEffect(frames, (frame) => decode(frame))
   }
 
@@ -70,47 +68,36 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
     refused: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, E>
   ) => Effect.flatMap(url, (u) => openWebSocket({ url: u, headers, refused }))
 
-  const watch = <S extends Schema.Top & { readonly DecodingServices: never }, E>(
-    url: Effect.Effect<string, Schema.SchemaError>,
-    refused: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, E>,
-    schema: S
-  ) => Stream.unwrap(Effect.map(connect(url, refused), (socket) => socket.frames)).pipe(decodeFrames(schema))
-
-  const refusedBy = {
-    health: HttpApiClient.decodeResponse(GatehouseApi, { group: "health", endpoint: "get" }),
-    events: HttpApiClient.decodeResponse(GatehouseApi, { group: "events", endpoint: "list" }),
-    routes: HttpApiClient.decodeResponse(GatehouseApi, { group: "routes", endpoint: "list" }),
-    validate: HttpApiClient.decodeResponse(GatehouseApi, { group: "routes", endpoint: "validateStream" })
+  // A declared stream's URL and refusal decoding come from the HttpApi endpoint it names, its frames' schema from
+  // the declaration: nothing here is written per endpoint.
+  const endpointOf = <S extends StreamEndpoint>(endpoint: S) => {
+    const group = (urls as unknown as Record<string, Record<string, (request?: unknown) => string>>)[endpoint.group]
+    const build = group![endpoint.endpoint]!
+    const refused = HttpApiClient.decodeResponse(GatehouseApi, {
+      group: endpoint.group,
+      endpoint: endpoint.endpoint
+    } as never) as (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, never>
+    return { url: (request?: unknown) => buildUrl(() => build(request)), refused }
   }
 
-  const watchHealth = () =>
-    watch(
-      Effect.sync(() => urls.health.get()),
-      refusedBy.health,
-      HealthMap
+  const subscribe = <S extends StreamEndpoint>(endpoint: S, request?: unknown) => {
+    const { url, refused } = endpointOf(endpoint)
+    return Stream.unwrap(Effect.map(connect(url(request), refused), (socket) => socket.frames)).pipe(
+      decodeFrames(endpoint)
     )
+  }
 
-  const watchEvents = (query: EventsQuery = {}) =>
-    watch(
-      buildUrl(() => urls.events.list({ query })),
-      refusedBy.events,
-      Event
-    )
+  const watchHealth = () => subscribe(StreamEndpoints.health)
 
-  const watchRoutes = () =>
-    watch(
-      Effect.sync(() => urls.routes.list()),
-      refusedBy.routes,
-      Schema.Array(RouteEntry)
-    )
+  const watchEvents = (query: EventsQuery = {}) => subscribe(StreamEndpoints.events, { query })
+
+  const watchRoutes = () => subscribe(StreamEndpoints.routes)
 
   const validateStream = <E>(documents: Stream.Stream<string, E>) =>
     Stream.unwrap(
       Effect.gen(function* () {
-        const socket = yield* connect(
-          Effect.sync(() => urls.routes.validateStream()),
-          refusedBy.validate
-        )
+        const { url, refused } = endpointOf(StreamEndpoints.validate)
+        const socket = yield* connect(url(), refused)
         const inputEnded = yield* Deferred.make<number>()
         let sent = 0
         // A failed send means the socket closed: the frames stream reports how, so the sender just stops.
@@ -126,7 +113,7 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
           | { readonly _tag: "Frame"; readonly frame: RouteValidationMessage }
           | { readonly _tag: "InputEnded"; readonly sent: number }
         const answers = socket.frames.pipe(
-          decodeFrames(ValidationMessage),
+          decodeFrames(StreamEndpoints.validate),
           Stream.map((frame): Item => ({ _tag: "Frame", frame }))
         )
         const ended = Stream.fromEffect(
@@ -149,5 +136,5 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
       })
     )
 
-  return { watchHealth, watchEvents, watchRoutes, validateStream }
+  return { watchHealth, watchEvents, watchRoutes, validateStream } as GatehouseStreams
 }

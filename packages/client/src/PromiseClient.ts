@@ -1,8 +1,8 @@
-import type { Event, FileType, HealthMap, RouteEntry } from "@gatehouse-edge/core/domain"
+import type { Event, FileType, HealthMap, RouteEntry, RouteValidationMessage } from "@gatehouse-edge/core/domain"
 import { type Effect, ManagedRuntime, Stream } from "effect"
 import type { EndpointName, EndpointOf, EndpointSuccess, GroupName } from "./ApiCalls.js"
 import { GatehouseClient, type GatehouseClientOptions, type GatehouseClientShape } from "./GatehouseClient.js"
-import type { EventsQuery, RouteValidationMessage } from "./GatehouseStreams.js"
+import type { EventsQuery } from "./GatehouseStreams.js"
 
 /** Options of one call. */
 export interface CallOptions {

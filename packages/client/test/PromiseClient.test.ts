@@ -138,7 +138,8 @@ describe("promise client: streams", () => {
           if (list.some((r) => r.alias === "web")) break
         }
         for await (const event of client.events.watch({ category: "config" })) {
-          if (event.action === "reload" && (event.data.added as Array<string>).includes("web")) break
+          // Events are typed: narrowing on category/action and the data's source gives the routes reload's fields.
+          if (event.action === "reload" && event.data.source === "routes" && event.data.added.includes("web")) break
         }
       })
     }).pipe(Effect.scoped)

@@ -15,7 +15,7 @@ const anEvent = {
   level: "info",
   category: "config",
   action: "reload",
-  data: {}
+  data: { source: "routes", added: ["app"], removed: [], changed: [] }
 }
 
 const unauthenticated: Refusal = {

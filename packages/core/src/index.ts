@@ -1,22 +1,29 @@
-/** @gatehouse-edge/core — the Gatehouse domain and services, free of any transport code. */
+/**
+ * @gatehouse-edge/core — the Gatehouse domain, the service ports and their real implementations, free of any
+ * transport code. Ports come without implementations from `@gatehouse-edge/core/services`; each real layer is
+ * exported from its own module namespace here (`RoutesLive.layer`, `HealthLive.layer`, `FilesLive.layer`, ...).
+ */
 
 export * from "./auth/ApiKeys.js"
+export * as AuthenticationLive from "./auth/AuthenticationLive.js"
+export * as ConfigSourceLive from "./config/ConfigSourceLive.js"
+export * as ConfigWatcher from "./config/ConfigWatcher.js"
 export * from "./config/index.js"
 export * from "./domain/index.js"
 export * as EventBus from "./events/EventBus.js"
-export * from "./events/Events.js"
-export * from "./files/Files.js"
+export * as FilesLive from "./files/FilesLive.js"
 export type { CheckResult } from "./health/CheckResult.js"
-export * from "./health/Health.js"
-export * from "./health/HealthMemory.js"
+export * as HealthLive from "./health/HealthLive.js"
 export { checkRoute, type Monitor, monitorFor } from "./health/Monitor.js"
-export * from "./routes/RouteFiles.js"
-export * from "./routes/RouteLabels.js"
-export * from "./routes/RouteReport.js"
-export * from "./routes/RouteSources.js"
-export * from "./routes/Routes.js"
-export * from "./routes/RoutesYaml.js"
-export * from "./routes/ValidateRoutes.js"
+export * as FileRoutes from "./routes/FileRoutes.js"
+export { type RouteLabelsOptions, type RouteLabelsReport, validateRouteLabels } from "./routes/RouteLabels.js"
+export * as RouteListLive from "./routes/RouteListLive.js"
+export type { RouteResult, RoutesYamlReport } from "./routes/RouteReport.js"
+export { type RouteSource, type RouteSourcesReport, validateRouteSources } from "./routes/RouteSources.js"
+export * as RoutesLive from "./routes/RoutesLive.js"
+export { type ValidateRoutesYamlOptions, validateRoutesYaml } from "./routes/RoutesYaml.js"
+export * as RouteValidatorLive from "./routes/RouteValidatorLive.js"
+export * from "./services.js"
 export * as SqliteStore from "./store/SqliteStore.js"
 export * from "./store/Store.js"
 export * from "./store/StoreErrors.js"

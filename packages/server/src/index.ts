@@ -1,9 +1,11 @@
 /**
  * @gatehouse-edge/server — the bundled Gatehouse server and the `gatehouse` CLI. The composition root is exported
- * for embedding the whole server in another process.
+ * for embedding: the core layer, each transport's layer, and the whole server.
  */
 export { gatehouseCli } from "./Cli.js"
-export { databasePath, layerGatehouseServer, type ServerOptions } from "./GatehouseServer.js"
+export { type CoreOptions, databasePath, layerCore } from "./CoreLayer.js"
+export { layerGatehouseServer, type ServerOptions } from "./GatehouseServer.js"
+export { layerHttp } from "./HttpLayer.js"
 export { layerLogging } from "./Logging.js"
 export { renderOpenApi } from "./OpenApiDocuments.js"
 export { versionInfo } from "./Version.js"

@@ -78,16 +78,38 @@ describe("gatehouse serve", () => {
     )
   )
 
-  it.live("refuses invalid route files at start and says where the problems are", () =>
+  it.live("--strict refuses invalid route files at start and says where the problems are", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const dir = yield* serveDir
         fs.mkdirSync(path.join(dir, "routes"))
         fs.writeFileSync(path.join(dir, "routes", "bad.yml"), "app:\n  port: 99999\n")
-        const result = yield* runCli(["serve", "--http", "127.0.0.1:0"], { cwd: dir })
+        const result = yield* runCli(["serve", "--strict", "--http", "127.0.0.1:0"], { cwd: dir })
         assert.strictEqual(result.code, 1)
         assert.include(result.stderr, "the route files are invalid")
         assert.include(result.stderr, "bad.yml:2:9: app.port:")
+      })
+    )
+  )
+
+  it.live("by default starts with the valid route files and reports the invalid ones as config/error", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* serveDir
+        fs.mkdirSync(path.join(dir, "routes"))
+        fs.writeFileSync(path.join(dir, "routes", "bad.yml"), "app:\n  port: 99999\n")
+        fs.writeFileSync(path.join(dir, "routes", "good.yml"), "web:\n  port: 8080\n")
+        const server = yield* spawnServer(["--http", "127.0.0.1:0"], { cwd: dir })
+        const key = fs.readFileSync(path.join(dir, "data", "admin.key"), "utf8").trim()
+        const routes = yield* request(`${server.baseUrl}/route/list`, { key })
+        assert.deepStrictEqual(
+          routes.json.map((r: any) => r.alias),
+          ["web"]
+        )
+        const events = yield* request(`${server.baseUrl}/events?category=config`, { key })
+        const error = events.json.find((e: any) => e.action === "error")
+        assert.deepInclude(error.data.issues[0], { file: "bad.yml", line: 2, column: 9, path: ["app", "port"] })
+        yield* server.stop()
       })
     )
   )

@@ -1,5 +1,8 @@
+import { type ApiErrorClass, closeCodeOf } from "@gatehouse-edge/core/domain"
+import { Schema } from "effect"
 import { OpenApi } from "effect/http-api"
 import { GatehouseApi } from "./api/GatehouseApi.js"
+import { type AnyStreamEndpoint, StreamEndpoints, StreamErrorsOfEveryStream } from "./api/StreamEndpoints.js"
 
 type JsonObject = Record<string, unknown>
 
@@ -11,19 +14,72 @@ const queryParameterSchemas: Record<string, JsonObject> = {
   filename: { type: "string", minLength: 1, maxLength: 255 }
 }
 
-const webSocketPaths = new Set(["/api/v1/route/validate", "/api/v1/route/list", "/api/v1/health", "/api/v1/events"])
+// A schema's JSON Schema with its definitions moved into `components.schemas` (kept when already there).
+const componentSchema = (schema: Schema.Top, components: Record<string, unknown>): unknown => {
+  const document = Schema.toJsonSchemaDocument(schema)
+  const rewrite = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(rewrite)
+    if (typeof value !== "object" || value === null) return value
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) =>
+        key === "$ref" && typeof inner === "string"
+          ? [key, inner.replace(/^#\/\$defs\//, "#/components/schemas/")]
+          : [key, rewrite(inner)]
+      )
+    )
+  }
+  for (const [name, definition] of Object.entries(document.definitions ?? {})) {
+    if (!(name in components)) components[name] = rewrite(definition)
+  }
+  return rewrite(document.schema)
+}
 
-/** The OpenAPI 3.1 description of {@link GatehouseApi}, as served at `/api/v1/openapi.json`. */
+const closes = (errors: ReadonlyArray<ApiErrorClass>) =>
+  errors.map((error) => ({
+    code: closeCodeOf(error.apiError.code),
+    error: error.apiError.code,
+    reason: error.apiError.tag
+  }))
+
+// What the stream table declares about an endpoint, as an OpenAPI extension on the GET it upgrades.
+const streamExtension = (endpoint: AnyStreamEndpoint, components: Record<string, unknown>): JsonObject => ({
+  summary: endpoint.summary,
+  frame: componentSchema(endpoint.frame, components),
+  ...(endpoint.input === undefined ? {} : { input: componentSchema(endpoint.input, components) }),
+  upgrade_only: endpoint.upgradeOnly,
+  ends: endpoint.ends,
+  closes: [
+    { code: 1000, reason: "the stream ended normally" },
+    ...closes([...endpoint.errors, ...StreamErrorsOfEveryStream])
+  ]
+})
+
+/**
+ * The OpenAPI 3.1 description of {@link GatehouseApi}, as served at `/api/v1/openapi.json`. The WebSocket side of
+ * each stream endpoint comes from the stream table: `x-websocket: true` on the GET it upgrades, and
+ * `x-websocket-stream` with the frame schema, the input schema of two-way streams, when the stream ends and the
+ * close codes it can end with.
+ */
 export const openApiDocument = (): JsonObject => {
-  const spec = OpenApi.fromApi(GatehouseApi) as unknown as { paths: Record<string, Record<string, JsonObject>> }
-  for (const [path, operations] of Object.entries(spec.paths)) {
+  const spec = OpenApi.fromApi(GatehouseApi) as unknown as {
+    paths: Record<string, Record<string, JsonObject>>
+    components: { schemas: Record<string, unknown> }
+  }
+  const streams = new Map<string, AnyStreamEndpoint>(
+    Object.values(StreamEndpoints).map((endpoint) => [`${endpoint.group}.${endpoint.endpoint}`, endpoint])
+  )
+  for (const operations of Object.values(spec.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       const parameters = (operation.parameters ?? []) as Array<{ name: string; in: string; schema: JsonObject }>
       for (const parameter of parameters) {
         const schema = parameter.in === "query" ? queryParameterSchemas[parameter.name] : undefined
         if (schema !== undefined) parameter.schema = schema
       }
-      if (method === "get" && webSocketPaths.has(path)) operation["x-websocket"] = true
+      const stream = method === "get" ? streams.get(String(operation.operationId)) : undefined
+      if (stream !== undefined) {
+        operation["x-websocket"] = true
+        operation["x-websocket-stream"] = streamExtension(stream, spec.components.schemas)
+      }
     }
   }
   return spec as unknown as JsonObject

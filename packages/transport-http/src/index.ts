@@ -1,17 +1,20 @@
 /**
  * @gatehouse-edge/transport-http — the HTTP + WebSocket transport of the Gatehouse API: handlers for the contract in
- * `@gatehouse-edge/transport-http/api`, authentication middleware, shared error bodies and the OpenAPI document.
+ * `@gatehouse-edge/transport-http/api`, the authentication adapter, shared error bodies, the WebSocket streams and
+ * the OpenAPI document. It depends on the core's ports only (`@gatehouse-edge/core/services`), never on drivers.
  */
 export * from "./api.js"
+export { type ListenOptions, layerApiRoutes, layerHttpApp, layerNodeHttpServer } from "./HttpApp.js"
 export { EventsHandlers } from "./handlers/EventsHandlers.js"
 export { FilesHandlers } from "./handlers/FilesHandlers.js"
-export { HealthHandlers, healthFrames } from "./handlers/HealthHandlers.js"
-export { RoutesHandlers, toRouteEntry, validationFrames } from "./handlers/RoutesHandlers.js"
+export { HealthHandlers } from "./handlers/HealthHandlers.js"
+export { RoutesHandlers } from "./handlers/RoutesHandlers.js"
 export { ServerDescription, SystemHandlers } from "./handlers/SystemHandlers.js"
+export { errorResponse, type HttpLimits, layerApiResponses } from "./middleware/ApiResponses.js"
+export { layerAuthentication } from "./middleware/AuthenticationAdapter.js"
+export { layerRequestValidation } from "./middleware/RequestValidationLayer.js"
 export { openApiDocument } from "./OpenApiDocument.js"
-export { layerApiKeyAuthorization } from "./server/ApiKeyAuthorization.js"
-export { errorResponse, type HttpLimits, layerApiResponses } from "./server/ApiResponses.js"
-export { type ListenOptions, layerApiRoutes, layerHttpApp, layerNodeHttpServer } from "./server/HttpApp.js"
-export { layerRequestValidation } from "./server/RequestValidationLayer.js"
-export { TrackedWebSocket } from "./server/TrackedWebSocket.js"
-export * from "./server/WebSocketSession.js"
+export { checkSameOrigin } from "./websocket/OriginCheck.js"
+export { isWebSocketUpgrade, serveDuplexStream, serveStream } from "./websocket/StreamEndpoint.js"
+export { TrackedWebSocket } from "./websocket/TrackedWebSocket.js"
+export * from "./websocket/WebSocketSession.js"

@@ -3,7 +3,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
-import { layerApiResponses } from "../src/server/ApiResponses.js"
+import { layerApiResponses } from "../src/middleware/ApiResponses.js"
 import { request } from "./support/Http.js"
 import { startHarness } from "./support/TransportHarness.js"
 

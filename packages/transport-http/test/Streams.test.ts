@@ -1,6 +1,8 @@
 import * as net from "node:net"
 import { assert, describe, it } from "@effect/vitest"
+import { ConfigEvents, HealthEvents } from "@gatehouse-edge/core/domain"
 import { Effect } from "effect"
+import { labelOf, testEvent } from "../../../test/support/TestEvents.js"
 import { openWs, request, sendYaml } from "./support/Http.js"
 import { startHarness } from "./support/TransportHarness.js"
 
@@ -15,7 +17,7 @@ describe("GET /health", () => {
   it.live("answers a plain GET with the HealthMap", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const h = yield* startHarness({ health: { app: healthy(4) } })
+        const h = yield* startHarness({ routeFiles: { "a.yml": "app:\n  port: 8001\n" }, health: { app: healthy(4) } })
         const reply = yield* request(`${h.baseUrl}/health`, { key: h.apiKey })
         assert.strictEqual(reply.status, 200)
         assert.deepStrictEqual(reply.json, { app: healthy(4) })
@@ -26,7 +28,7 @@ describe("GET /health", () => {
   it.live("streams the map, then a frame only when a status changes", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const h = yield* startHarness({ health: { app: healthy(4) } })
+        const h = yield* startHarness({ routeFiles: { "a.yml": "app:\n  port: 8001\n" }, health: { app: healthy(4) } })
         const ws = yield* openWs(`${h.wsUrl}/health`, { key: h.apiKey })
         assert.deepStrictEqual(JSON.parse(yield* ws.next()), { app: healthy(4) })
         // A latency-only change is not worth a frame...
@@ -67,35 +69,16 @@ describe("GET /events", () => {
         const h = yield* startHarness()
         const published = []
         for (let i = 0; i < 5; i++) {
-          published.push(
-            yield* h.events.publish({
-              level: "info",
-              category: i % 2 === 0 ? "test" : "other",
-              action: `n${i}`,
-              data: { i }
-            })
-          )
+          published.push(yield* h.events.publish(testEvent(`n${i}`, i % 2 === 0 ? "config" : "health")))
         }
         const all = yield* request(`${h.baseUrl}/events`, { key: h.apiKey })
-        assert.deepStrictEqual(
-          all.json.map((e: any) => e.action),
-          ["n0", "n1", "n2", "n3", "n4"]
-        )
+        assert.deepStrictEqual(all.json.map(labelOf), ["n0", "n1", "n2", "n3", "n4"])
         const limited = yield* request(`${h.baseUrl}/events?limit=2`, { key: h.apiKey })
-        assert.deepStrictEqual(
-          limited.json.map((e: any) => e.action),
-          ["n3", "n4"]
-        )
+        assert.deepStrictEqual(limited.json.map(labelOf), ["n3", "n4"])
         const since = yield* request(`${h.baseUrl}/events?since=${published[2]!.id}`, { key: h.apiKey })
-        assert.deepStrictEqual(
-          since.json.map((e: any) => e.action),
-          ["n3", "n4"]
-        )
-        const category = yield* request(`${h.baseUrl}/events?category=test`, { key: h.apiKey })
-        assert.deepStrictEqual(
-          category.json.map((e: any) => e.action),
-          ["n0", "n2", "n4"]
-        )
+        assert.deepStrictEqual(since.json.map(labelOf), ["n3", "n4"])
+        const category = yield* request(`${h.baseUrl}/events?category=config`, { key: h.apiKey })
+        assert.deepStrictEqual(category.json.map(labelOf), ["n0", "n2", "n4"])
       })
     )
   )
@@ -120,14 +103,15 @@ describe("GET /events", () => {
     Effect.scoped(
       Effect.gen(function* () {
         const h = yield* startHarness()
-        yield* h.events.publish({ level: "info", category: "test", action: "before", data: {} })
-        yield* h.events.publish({ level: "info", category: "noise", action: "ignored", data: {} })
-        const ws = yield* openWs(`${h.wsUrl}/events?category=test`, { key: h.apiKey })
-        assert.strictEqual(JSON.parse(yield* ws.next()).action, "before")
-        yield* h.events.publish({ level: "info", category: "noise", action: "ignored", data: {} })
-        yield* h.events.publish({ level: "warn", category: "test", action: "after", data: { n: 1 } })
+        yield* h.events.publish(testEvent("before", "config"))
+        yield* h.events.publish(testEvent("ignored", "health"))
+        const ws = yield* openWs(`${h.wsUrl}/events?category=config`, { key: h.apiKey })
+        assert.strictEqual(labelOf(JSON.parse(yield* ws.next())), "before")
+        yield* h.events.publish(testEvent("ignored", "health"))
+        const after = ConfigEvents.rejected({ source: "routes", issues: [{ path: ["x"], message: "after" }] })
+        yield* h.events.publish(after)
         const live = JSON.parse(yield* ws.next())
-        assert.deepStrictEqual([live.action, live.level, live.data], ["after", "warn", { n: 1 }])
+        assert.deepStrictEqual([live.action, live.level, live.data], ["error", "error", after.data])
       })
     )
   )
@@ -163,14 +147,22 @@ describe("GET /events", () => {
         const payload = "x".repeat(8 * 1024)
         const total = 5000
         for (let published = 0; published < total; published++) {
-          yield* h.events.publish({ level: "info", category: "load", action: "bulk", data: { published, payload } })
+          yield* h.events.publish(
+            HealthEvents.down({
+              alias: "bulk",
+              status: "unhealthy",
+              previous: "healthy",
+              latency_ms: published,
+              error: payload
+            })
+          )
           // Publish at the pace of the reading client (a real event rate is far lower): it must keep receiving
           // everything while the stalled one fills its buffers and gets dropped.
-          if (published % 100 === 99) yield* reader.until((e) => e.data.published === published)
+          if (published % 100 === 99) yield* reader.until((e) => e.data.latency_ms === published)
         }
         // The reading client got every event, in order, while the other one was being dropped.
         assert.deepStrictEqual(
-          reader.frames.map((f) => JSON.parse(f).data.published),
+          reader.frames.map((f) => JSON.parse(f).data.latency_ms),
           Array.from({ length: total }, (_, i) => i)
         )
         // The stalled client's connection was closed by the server: reading what is left ends in EOF well before

@@ -30,7 +30,11 @@ export const apiKeyRecord = (name: string, key: string): ApiKeyRecord => {
   return { name, prefix: match[1]!, sha256: sha256(key).toString("hex") }
 }
 
-const principalOf = (record: ApiKeyRecord): Principal => ({ name: `api-key:${record.name}`, method: "api_key" })
+const principalOf = (record: ApiKeyRecord): Principal => ({
+  method: "api_key",
+  subject: `api-key:${record.name}`,
+  roles: ["admin"]
+})
 
 /** Verifies API keys presented as bearer tokens. */
 export class ApiKeys extends Context.Service<

@@ -20,7 +20,7 @@ type Changed = "config" | "routes"
  * config settings at the next start) and announced with `config/reload`; an invalid one leaves the running
  * configuration in place and is announced with `config/error`. Stops watching when its layer closes.
  */
-export const layerConfigWatcher = (options: ConfigWatcherOptions): Layer.Layer<never, never, Routes | ConfigSource> =>
+export const layer = (options: ConfigWatcherOptions): Layer.Layer<never, never, Routes | ConfigSource> =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       const routes = yield* Routes

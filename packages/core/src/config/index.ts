@@ -1,8 +1,6 @@
 /** Server configuration: the `gatehouse.yml` schema, environment overrides and the loader. */
 export * from "./ConfigFile.js"
-export * from "./ConfigSource.js"
 export * from "./ConfigValues.js"
-export * from "./ConfigWatcher.js"
 export { envOverrides, envVariables } from "./EnvOverrides.js"
 export * from "./GatehouseConfig.js"
 export * from "./LoadConfig.js"

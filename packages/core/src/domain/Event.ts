@@ -1,29 +1,23 @@
 import { Schema } from "effect"
+import { ConfigErrorEvent, ConfigReloadEvent } from "./ConfigEvents.js"
+import { HealthDownEvent, HealthUpEvent } from "./HealthEvents.js"
 
-/** Severity of an event. */
-export const EventLevel = Schema.Literals(["debug", "info", "warn", "error"]).annotate({ identifier: "EventLevel" })
-export type EventLevel = typeof EventLevel.Type
+/** Every kind of event, in one list: the closed set of `category/action` pairs. */
+const kinds = [ConfigReloadEvent, ConfigErrorEvent, HealthUpEvent, HealthDownEvent] as const
 
-/** An event id: a UUIDv7, so ids sort by creation time. */
-export const EventId = Schema.String.check(
-  Schema.isPattern(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
-).annotate({ identifier: "EventId", description: "UUIDv7" })
+type Kind = (typeof kinds)[number]
 
-/** Something that happened, e.g. `config/reload`, `health/down`, `docker/start`. */
-export const Event = Schema.Struct({
-  id: EventId,
-  timestamp: Schema.String,
-  level: EventLevel,
-  category: Schema.String,
-  action: Schema.String,
-  data: Schema.Record(Schema.String, Schema.Unknown)
-}).annotate({ identifier: "Event" })
+/** Something that happened, e.g. `config/reload` or `health/down`: one of a closed set of kinds, each with typed `data`. */
+export const Event = Schema.Union([
+  ConfigReloadEvent.schema,
+  ConfigErrorEvent.schema,
+  HealthUpEvent.schema,
+  HealthDownEvent.schema
+]).annotate({ identifier: "Event" })
 export type Event = typeof Event.Type
 
-/** What a producer publishes; the bus assigns `id` and `timestamp`. */
-export interface EventInput {
-  readonly level: EventLevel
-  readonly category: string
-  readonly action: string
-  readonly data?: Record<string, unknown>
-}
+/** What a producer publishes (built with a kind's constructor, e.g. `HealthEvents.down(...)`); the bus adds id and time. */
+export type EventInput = ReturnType<Kind["make"]>
+
+/** The categories of events (`config`, `health`, ...). */
+export const EventCategories: ReadonlyArray<Event["category"]> = [...new Set(kinds.map((kind) => kind.category))]

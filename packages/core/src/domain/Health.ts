@@ -23,3 +23,10 @@ export type HealthInfo = typeof HealthInfo.Type
 /** `alias → HealthInfo` for every route. */
 export const HealthMap = Schema.Record(Schema.String, HealthInfo).annotate({ identifier: "HealthMap" })
 export type HealthMap = typeof HealthMap.Type
+
+/** Two maps with the same routes and statuses are the same to a watcher: latency and time fields move on every check. */
+export const sameStatuses = (a: HealthMap, b: HealthMap): boolean => {
+  const keys = Object.keys(a)
+  if (keys.length !== Object.keys(b).length) return false
+  return keys.every((alias) => b[alias]?.status === a[alias]?.status)
+}

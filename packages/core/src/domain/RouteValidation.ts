@@ -26,3 +26,9 @@ export const RouteValidationDone = Schema.Struct({
   errors: Schema.optionalKey(Schema.Array(ValidationIssue))
 }).annotate({ identifier: "RouteValidationDone" })
 export type RouteValidationDone = typeof RouteValidationDone.Type
+
+/** One frame of the validation stream: the verdict on one route, or the end of one document's results. */
+export const RouteValidationMessage = Schema.Union([RouteValidationDone, RouteValidationFrame]).annotate({
+  identifier: "RouteValidationMessage"
+})
+export type RouteValidationMessage = typeof RouteValidationMessage.Type

@@ -1,8 +1,10 @@
 import { type Cause, Clock, DateTime, Effect, Layer, Queue, Semaphore, Stream } from "effect"
 import type { Event, EventInput } from "../domain/Event.js"
+import type { EventQuery } from "../domain/EventQuery.js"
+import { SubscriberTooSlow } from "../domain/StreamErrors.js"
 import { Store } from "../store/Store.js"
 import * as EventIds from "./EventIds.js"
-import { type EventQuery, Events, SubscriberTooSlow } from "./Events.js"
+import { Events } from "./Events.js"
 
 /** Tuning of the bus. */
 export interface EventBusOptions {
@@ -59,7 +61,7 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
         // without a gap by following again with `since` = the last id it got.
         return Effect.andThen(
           Effect.ignore(Queue.clear(s.queue)),
-          Queue.fail(s.queue, new SubscriberTooSlow({ bufferSize: s.bufferSize }))
+          Queue.fail(s.queue, new SubscriberTooSlow({ buffer_size: s.bufferSize }))
         )
       },
       { discard: true }
@@ -71,7 +73,7 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
       const id = yield* ids.next(now)
       const timestamp = DateTime.formatIso(DateTime.makeUnsafe(now))
       const data = yield* toJson(input.data ?? {})
-      const event: Event = { id, timestamp, level: input.level, category: input.category, action: input.action, data }
+      const event = { id, timestamp, level: input.level, category: input.category, action: input.action, data } as Event
       yield* store.events.append(event, historyCap)
       yield* deliver(event)
       return event
@@ -132,5 +134,4 @@ export const layer = (options?: EventBusOptions): Layer.Layer<Events, never, Sto
  * Live subscribers and the history must see the same `data`: a JSON round trip turns dates into strings and
  * drops `undefined` here rather than only in the stored copy. Non-JSON data (a bigint, a cycle) is a defect.
  */
-const toJson = (data: Record<string, unknown>) =>
-  Effect.sync(() => JSON.parse(JSON.stringify(data)) as Record<string, unknown>)
+const toJson = <A>(data: A) => Effect.sync(() => JSON.parse(JSON.stringify(data)) as A)

@@ -1,16 +1,11 @@
-import { Context, Data, type Effect, type Stream } from "effect"
+import { Context, type Effect, type Stream } from "effect"
 import type { Event, EventInput } from "../domain/Event.js"
-
-/** Which events to read: after the event `since` (exclusive), at most `limit` (newest kept), of one `category`. */
-export interface EventQuery {
-  readonly since?: string | undefined
-  readonly limit?: number | undefined
-  readonly category?: string | undefined
-}
+import type { EventQuery } from "../domain/EventQuery.js"
+import type { SubscriberTooSlow } from "../domain/StreamErrors.js"
 
 /**
- * The event bus: producers publish, the history is durable (in the {@link Store}) and capped,
- * consumers read the history or follow it live. Implemented by `EventBus.layer({ historyCap })`.
+ * The event bus: producers publish (with a kind's constructor, e.g. `HealthEvents.down(...)`), the history is
+ * durable and capped, consumers read the history or follow it live. The real one is `EventBus.layer`.
  */
 export class Events extends Context.Service<
   Events,
@@ -30,10 +25,3 @@ export class Events extends Context.Service<
     ) => Stream.Stream<Event, SubscriberTooSlow>
   }
 >()("@gatehouse-edge/core/Events") {}
-
-/** A live subscriber did not keep up and was dropped so it could not block the others. */
-export class SubscriberTooSlow extends Data.TaggedError("SubscriberTooSlow")<{ readonly bufferSize: number }> {
-  override get message() {
-    return `subscriber fell more than ${this.bufferSize} events behind`
-  }
-}

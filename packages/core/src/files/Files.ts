@@ -1,14 +1,12 @@
-import { Context, Effect, Layer } from "effect"
-import type { ConfigSource } from "../config/ConfigSource.js"
+import { Context, type Effect } from "effect"
 import type { InvalidYaml, ValidationFailed } from "../domain/CommonErrors.js"
 import type { FileNotFound, UnsafePath } from "../domain/FileErrors.js"
 import type { FileList, FileType, FileValidationResult, FileWritten } from "../domain/Files.js"
-import type { Routes } from "../routes/Routes.js"
-import { type FilesOptions, makeFiles } from "./FilesLive.js"
 
 /**
  * The editable files: the server config file and the route files. Nothing outside the config file's directory and
- * the routes directory is ever read or written; a write is validated first and atomic.
+ * the routes directory is ever read or written; a write is validated first and atomic. The real one is
+ * `FilesLive.layer`.
  */
 export class Files extends Context.Service<
   Files,
@@ -26,13 +24,4 @@ export class Files extends Context.Service<
       content: string
     ) => Effect.Effect<FileValidationResult, InvalidYaml | ValidationFailed>
   }
->()("@gatehouse-edge/core/Files") {
-  /** The files of a running server: its config file and its routes directory. */
-  static readonly layer = (options: FilesOptions): Layer.Layer<Files, never, Routes | ConfigSource> =>
-    Layer.effect(
-      Files,
-      Effect.map(makeFiles(options), (service) => Files.of(service))
-    )
-}
-
-export type { FilesOptions }
+>()("@gatehouse-edge/core/Files") {}

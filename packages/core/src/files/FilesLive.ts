@@ -1,16 +1,15 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { ConfigSource } from "../config/ConfigSource.js"
 import { InvalidYaml, ValidationFailed } from "../domain/CommonErrors.js"
 import { FileNotFound, type UnsafePath } from "../domain/FileErrors.js"
 import type { FileType, FileValidationResult, FileWritten } from "../domain/Files.js"
 import { isRouteFileName, readRouteSources } from "../routes/RouteFiles.js"
-import { reportIssues } from "../routes/RouteReport.js"
-import { validateRouteSources } from "../routes/RouteSources.js"
 import { Routes } from "../routes/Routes.js"
-import { validateRoutes } from "../routes/ValidateRoutes.js"
+import { RouteValidator } from "../routes/RouteValidator.js"
 import { writeFileAtomic } from "./AtomicWrite.js"
+import { Files } from "./Files.js"
 import { checkFileName, resolveInside } from "./SafePaths.js"
 
 /** Where the editable files are. */
@@ -23,10 +22,13 @@ export interface FilesOptions {
 const isMissing = (error: unknown) =>
   typeof error === "object" && error !== null && "code" in error && (error as { code: unknown }).code === "ENOENT"
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
+
 /** The real {@link Files} service. */
-export const makeFiles = Effect.fnUntraced(function* (options: FilesOptions) {
+export const make = Effect.fnUntraced(function* (options: FilesOptions) {
   const routes = yield* Routes
   const config = yield* ConfigSource
+  const validator = yield* RouteValidator
   const configName = options.configFile === undefined ? undefined : path.basename(options.configFile)
 
   // Resolves a checked name to a path: config files only by the name of the running config file.
@@ -48,63 +50,70 @@ export const makeFiles = Effect.fnUntraced(function* (options: FilesOptions) {
       Effect.catch(() => Effect.succeed<Array<string>>([]))
     )
     return { config: configName === undefined ? [] : [configName], routes: names.filter(isRouteFileName).sort() }
-  })
+  }).pipe(Effect.withSpan("Files.list"))
 
-  const read = (type: FileType, filename: string) =>
-    Effect.flatMap(locate(type, filename), (file) =>
-      Effect.tryPromise({ try: () => fs.readFile(file, "utf8"), catch: (error) => error }).pipe(
-        Effect.catch((error) =>
-          isMissing(error) ? Effect.fail(new FileNotFound({ type, filename })) : Effect.die(error)
-        )
+  const read = Effect.fn("Files.read")(function* (type: FileType, filename: string) {
+    const file = yield* locate(type, filename)
+    return yield* Effect.tryPromise({ try: () => fs.readFile(file, "utf8"), catch: (error) => error }).pipe(
+      Effect.catch((error) =>
+        isMissing(error) ? Effect.fail(new FileNotFound({ type, filename })) : Effect.die(error)
       )
     )
+  })
 
-  const checkConfigText = (text: string): Effect.Effect<void, InvalidYaml | ValidationFailed> => {
-    const result = config.validate(text)
-    if (result._tag === "Valid") return Effect.void
-    return result.syntax
-      ? Effect.fail(new InvalidYaml({ issues: result.issues }))
-      : Effect.fail(new ValidationFailed({ issues: result.issues }))
-  }
+  const checkConfigText = Effect.fnUntraced(function* (text: string) {
+    const result = yield* config.validate(text)
+    if (result._tag === "Valid") return
+    return yield* result.syntax
+      ? new InvalidYaml({ issues: result.issues })
+      : new ValidationFailed({ issues: result.issues })
+  })
 
   // A route file is checked as part of the whole route table (duplicate aliases and port conflicts with the
   // other files count), but only its own problems block the write.
-  const checkRouteFile = (filename: string, text: string) =>
-    Effect.gen(function* () {
-      const others = (yield* readRouteSources(options.routesDir)).filter((source) => source.file !== filename)
-      const report = validateRouteSources([...others, { file: filename, text }])
-      const own = report.files.at(-1)!.report
-      if (own._tag === "InvalidYaml") return yield* new InvalidYaml({ issues: own.issues })
-      if (!own.valid) return yield* new ValidationFailed({ issues: reportIssues(own) })
-    })
+  const checkRouteFile = Effect.fnUntraced(function* (filename: string, text: string) {
+    const others = (yield* readRouteSources(options.routesDir)).filter((source) => source.file !== filename)
+    const report = yield* validator.validateSources([...others, { file: filename, text }])
+    const error = RouteValidator.errorOf(report.files.at(-1)!.report)
+    if (error !== undefined) return yield* error
+  })
 
-  const write = (type: FileType, filename: string, content: string) =>
-    Effect.gen(function* () {
-      const target = yield* locate(type, filename)
-      if (type === "config") yield* checkConfigText(content)
-      else yield* checkRouteFile(filename, content)
-      yield* writeFileAtomic(target, content)
-      let message = `${type} file ${filename} written`
-      if (type === "routes") {
-        const outcome = yield* routes.reload
-        message +=
-          outcome._tag === "Reloaded"
-            ? " and applied"
-            : `; routes not reloaded: ${outcome.issues.length} problem(s) in other files (see the config/error event)`
-      } else {
-        const outcome = yield* config.reload
-        message += outcome._tag === "Reloaded" && outcome.restartRequired.length > 0 ? "; restart to apply it" : ""
-      }
-      return { message, type, filename, bytes: Buffer.byteLength(content) } satisfies FileWritten
-    })
+  const write = Effect.fn("Files.write")(function* (type: FileType, filename: string, content: string) {
+    const target = yield* locate(type, filename)
+    if (type === "config") yield* checkConfigText(content)
+    else yield* checkRouteFile(filename, content)
+    yield* writeFileAtomic(target, content)
+    let message = `${type} file ${filename} written`
+    if (type === "routes") {
+      const outcome = yield* routes.reload
+      const blocking = [...new Set(outcome.issues.flatMap((issue) => (issue.file === undefined ? [] : [issue.file])))]
+      message +=
+        outcome.issues.length === 0
+          ? " and applied"
+          : ` and applied; ${plural(blocking.length, "other route file")} (${blocking.join(", ")}) ` +
+            `${blocking.length === 1 ? "has" : "have"} ${plural(outcome.issues.length, "problem")} and ` +
+            `${blocking.length === 1 ? "keeps its" : "keep their"} previous routes (see the config/error event)`
+    } else {
+      const outcome = yield* config.reload
+      message += outcome._tag === "Reloaded" && outcome.restartRequired.length > 0 ? "; restart to apply it" : ""
+    }
+    return { message, type, filename, bytes: Buffer.byteLength(content) } satisfies FileWritten
+  })
 
-  const validate = (
+  const validate = Effect.fn("Files.validate")(function* (
     type: FileType,
     content: string
-  ): Effect.Effect<FileValidationResult, InvalidYaml | ValidationFailed> =>
-    type === "config"
-      ? Effect.as(checkConfigText(content), { valid: true as const, type })
-      : Effect.map(validateRoutes(content), (validated) => ({ valid: true as const, type, routes: validated }))
+  ): Effect.fn.Return<FileValidationResult, InvalidYaml | ValidationFailed> {
+    if (type === "config") {
+      yield* checkConfigText(content)
+      return { valid: true as const, type }
+    }
+    return { valid: true as const, type, routes: yield* validator.validate(content) }
+  })
 
-  return { list, read, write, validate }
+  return Files.of({ list, read, write, validate })
 })
+
+/** The files of a running server: its config file and its routes directory. */
+export const layer = (options: FilesOptions): Layer.Layer<Files, never, Routes | ConfigSource | RouteValidator> =>
+  Layer.effect(Files, make(options))

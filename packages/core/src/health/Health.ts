@@ -1,9 +1,5 @@
 import { Context, Effect, Layer, Stream, SubscriptionRef } from "effect"
-import type { HealthMap } from "../domain/Health.js"
-import type { Events } from "../events/Events.js"
-import type { Routes } from "../routes/Routes.js"
-import { makeHealth } from "./HealthLive.js"
-import { HealthMemory } from "./HealthMemory.js"
+import { type HealthMap, sameStatuses } from "../domain/Health.js"
 
 /** Health of every route, from real monitors (HTTP(S), h2c, TCP, UDP, file server) that run per route. */
 export class Health extends Context.Service<
@@ -12,24 +8,24 @@ export class Health extends Context.Service<
     /** The current health of every route, monitored or not (`unknown`). */
     readonly snapshot: Effect.Effect<HealthMap>
     /**
-     * The current map, then the map again each time any route's status changes or routes are added or removed;
-     * latency-only updates are not emitted.
+     * The current map, then the map again when a route's status changes or routes are added or removed, at most
+     * once per second; latency-only updates are not emitted. Shared: any number of watchers cost one upstream.
      */
     readonly changes: Stream.Stream<HealthMap>
   }
 >()("@gatehouse-edge/core/Health") {
-  /** The real service: follows `Routes`, runs one monitor per route, publishes `health/up|down` to `Events`. */
-  static readonly layer: Layer.Layer<Health, never, Routes | Events> = Layer.effect(
-    Health,
-    Effect.map(makeHealth, (service) => Health.of(service))
-  )
-
-  /** A Health service backed by a map the caller controls through {@link HealthMemory} (for tests). */
+  /**
+   * A Health service backed by a map the caller controls through {@link HealthMemory} (for tests): `changes`
+   * emits each map set whose statuses or routes differ from the previous one, without a time throttle.
+   */
   static readonly layerMemory = (initial: HealthMap = {}): Layer.Layer<Health | HealthMemory> =>
     Layer.effectContext(
       Effect.gen(function* () {
         const ref = yield* SubscriptionRef.make(initial)
-        const health = Health.of({ snapshot: SubscriptionRef.get(ref), changes: SubscriptionRef.changes(ref) })
+        const health = Health.of({
+          snapshot: SubscriptionRef.get(ref),
+          changes: SubscriptionRef.changes(ref).pipe(Stream.changesWith(sameStatuses))
+        })
         const memory = HealthMemory.of({
           set: (map) => SubscriptionRef.set(ref, map),
           update: (f) => SubscriptionRef.update(ref, f)
@@ -39,8 +35,19 @@ export class Health extends Context.Service<
     )
 
   /** A Health service that always reports `map`; `changes` emits it once and stays open like a quiet live feed. */
-  static readonly layerStatic = (map: HealthMap): Layer.Layer<Health> =>
+  static readonly layerTest = (map: HealthMap): Layer.Layer<Health> =>
     Layer.succeed(Health)(
       Health.of({ snapshot: Effect.succeed(map), changes: Stream.concat(Stream.succeed(map), Stream.never) })
     )
 }
+
+/** Drives a `Health.layerMemory` from a test: whatever map is set is what `snapshot` and `changes` report. */
+export class HealthMemory extends Context.Service<
+  HealthMemory,
+  {
+    /** Replaces the whole map; `changes` emits it. */
+    readonly set: (map: HealthMap) => Effect.Effect<void>
+    /** Updates the map; `changes` emits the result. */
+    readonly update: (f: (map: HealthMap) => HealthMap) => Effect.Effect<void>
+  }
+>()("@gatehouse-edge/core/HealthMemory") {}

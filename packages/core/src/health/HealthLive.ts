@@ -3,6 +3,7 @@ import {
   Duration,
   Effect,
   FiberMap,
+  Layer,
   Option,
   Random,
   Ref,
@@ -12,10 +13,12 @@ import {
   SubscriptionRef
 } from "effect"
 import type { HealthInfo, HealthMap } from "../domain/Health.js"
+import { HealthEvents } from "../domain/HealthEvents.js"
 import { Events } from "../events/Events.js"
 import { type RouteRecord, Routes } from "../routes/Routes.js"
 import type { CheckResult } from "./CheckResult.js"
-import type { Health } from "./Health.js"
+import { Health } from "./Health.js"
+import { makeHealthFeed } from "./HealthFeed.js"
 import { applyResult, eventOf, initialHealth, type RouteHealth, type Transition, toInfo } from "./HealthState.js"
 import { type Monitor, monitorFor } from "./Monitor.js"
 
@@ -30,15 +33,10 @@ interface Slot {
   health: RouteHealth
 }
 
-/** Two maps that differ only in latency, uptime or check time are the same as far as `changes` is concerned. */
-const sameStatuses = (a: HealthMap, b: HealthMap): boolean => {
-  const keys = Object.keys(a)
-  if (keys.length !== Object.keys(b).length) return false
-  return keys.every((alias) => b[alias]?.status === a[alias]?.status)
-}
-
 const MIN_INTERVAL_MS = 10
 const FIRST_CHECK_SPREAD_MS = 1000
+// Watchers get at most one map per second: statuses are what they follow, and a flapping route must not flood them.
+const FEED_INTERVAL_MS = 1000
 
 // Each monitor starts at a random point of its first second: a thousand routes loaded at once do not all check in
 // the same instant (nor stay in step afterwards), and a server that checks itself is listening by then.
@@ -55,121 +53,115 @@ const monitorOf = (record: RouteRecord): Option.Option<Monitor> =>
  * Builds the real Health service: follows the route table and runs one monitor fiber per monitored route.
  * Every fiber lives in the layer's scope, so closing the layer stops every monitor and its socket.
  */
-export const makeHealth: Effect.Effect<Health["Service"], never, Routes | Events | Scope.Scope> = Effect.gen(
-  function* () {
-    const routes = yield* Routes
-    const events = yield* Events
-    // Only touched inside synchronous blocks, so each read or write of it is atomic with respect to other fibers.
-    const table = new Map<string, Slot>()
-    // Bumped on every status or route-set change; `changes` turns each bump into a fresh map.
-    const generation = yield* SubscriptionRef.make(0)
-    const monitors = yield* FiberMap.make<string>()
-    const nextId = yield* Ref.make(0)
-    const bump = SubscriptionRef.update(generation, (n) => n + 1)
+export const make: Effect.Effect<Health["Service"], never, Routes | Events | Scope.Scope> = Effect.gen(function* () {
+  const routes = yield* Routes
+  const events = yield* Events
+  // Only touched inside synchronous blocks, so each read or write of it is atomic with respect to other fibers.
+  const table = new Map<string, Slot>()
+  // Bumped on every status or route-set change; `changes` turns each bump into a fresh map.
+  const generation = yield* SubscriptionRef.make(0)
+  const monitors = yield* FiberMap.make<string>()
+  const nextId = yield* Ref.make(0)
+  const bump = SubscriptionRef.update(generation, (n) => n + 1)
 
-    // Sorted by alias so every consumer (JSON frames, CLI output) sees a stable order; re-sorted on route changes.
-    let aliases: ReadonlyArray<string> = []
-    const snapshot: Effect.Effect<HealthMap> = Effect.map(Clock.currentTimeMillis, (now) => {
-      const map: Record<string, HealthInfo> = {}
-      for (const alias of aliases) map[alias] = toInfo(table.get(alias)!.health, now)
-      return map
-    })
+  // Sorted by alias so every consumer (JSON frames, CLI output) sees a stable order; re-sorted on route changes.
+  let aliases: ReadonlyArray<string> = []
+  const snapshot: Effect.Effect<HealthMap> = Effect.map(Clock.currentTimeMillis, (now) => {
+    const map: Record<string, HealthInfo> = {}
+    for (const alias of aliases) map[alias] = toInfo(table.get(alias)!.health, now)
+    return map
+  })
 
-    const publish = (alias: string, t: Transition): Effect.Effect<void> => {
-      const kind = eventOf(t)
-      if (kind === undefined) return Effect.void
-      return events
-        .publish({
-          level: kind === "down" ? "warn" : "info",
-          category: "health",
-          action: kind,
-          data: {
-            alias,
-            status: t.next,
-            previous: t.previous,
-            latency_ms: t.result.latency_ms,
-            ...(t.result.error === undefined ? {} : { error: t.result.error })
-          }
-        })
-        .pipe(
-          Effect.asVoid,
-          // A failing event store must not stop health checking.
-          Effect.catchDefect((defect) => Effect.logWarning("health event not published", defect))
-        )
+  const publish = (alias: string, t: Transition): Effect.Effect<void> => {
+    const kind = eventOf(t)
+    if (kind === undefined) return Effect.void
+    const data = {
+      alias,
+      status: t.next,
+      previous: t.previous,
+      latency_ms: t.result.latency_ms,
+      ...(t.result.error === undefined ? {} : { error: t.result.error })
     }
-
-    const record = Effect.fnUntraced(function* (alias: string, id: number, result: CheckResult, retries: number) {
-      const now = yield* Clock.currentTimeMillis
-      const transition = yield* Effect.sync((): Transition | undefined => {
-        const slot = table.get(alias)
-        // The route was removed or its monitor replaced while this check ran: the result is stale.
-        if (slot === undefined || slot.id !== id) return undefined
-        const applied = applyResult(slot.health, result, retries, now)
-        slot.health = applied.health
-        return applied.transition
-      })
-      if (transition !== undefined) {
-        // Event first, then the bump: whoever sees the new status in `changes` can already find its event.
-        yield* publish(alias, transition)
-        yield* bump
-      }
-    })
-
-    const run = (alias: string, id: number, monitor: Monitor): Effect.Effect<void> =>
-      Effect.andThen(
-        firstCheckDelay(monitor.healthcheck.interval_ms),
-        monitor.check.pipe(
-          Effect.flatMap((result) => record(alias, id, result, monitor.healthcheck.retries)),
-          Effect.withSpan("Health.check", { attributes: { alias } }),
-          // `spaced`: the next check starts an interval after the previous one ended, so checks never overlap.
-          // The floor only guards against a hot loop from a hand-built route; validation already requires ≥ 1 s.
-          Effect.repeat(Schedule.spaced(Math.max(MIN_INTERVAL_MS, monitor.healthcheck.interval_ms))),
-          Effect.asVoid
-        )
-      )
-
-    const sync = Effect.fn("Health.sync")(function* (records: ReadonlyArray<RouteRecord>) {
-      const now = yield* Clock.currentTimeMillis
-      const current = table
-      const wanted = new Map(records.map((r) => [r.route.alias, monitorOf(r)] as const))
-      const removed = [...current.keys()].filter((alias) => !wanted.has(alias))
-      const fresh: Array<{ alias: string; slot: Slot; monitor: Monitor | undefined }> = []
-      for (const [alias, monitor] of wanted) {
-        const key = Option.match(monitor, { onNone: () => null, onSome: (m) => m.key })
-        const existing = current.get(alias)
-        if (existing !== undefined && existing.key === key) continue
-        const id = yield* Ref.getAndUpdate(nextId, (n) => n + 1)
-        fresh.push({
-          alias,
-          slot: { id, key, health: initialHealth(key !== null, now) },
-          monitor: Option.getOrUndefined(monitor)
-        })
-      }
-      if (removed.length === 0 && fresh.length === 0) return
-      // Only touched aliases are replaced: monitors keep writing the others concurrently.
-      yield* Effect.sync(() => {
-        for (const alias of removed) table.delete(alias)
-        for (const { alias, slot } of fresh) table.set(alias, slot)
-        aliases = [...table.keys()].sort()
-      })
-      for (const alias of removed) yield* FiberMap.remove(monitors, alias)
-      for (const { alias, slot, monitor } of fresh) {
-        if (monitor === undefined) yield* FiberMap.remove(monitors, alias)
-        else yield* FiberMap.run(monitors, alias, run(alias, slot.id, monitor))
-      }
-      yield* bump
-    })
-
-    // Seed from the current table so the first snapshot already lists every route, then follow reloads.
-    yield* sync(yield* routes.list)
-    yield* routes.changes.pipe(Stream.runForEach(sync), Effect.forkScoped)
-
-    return {
-      snapshot,
-      changes: SubscriptionRef.changes(generation).pipe(
-        Stream.mapEffect(() => snapshot),
-        Stream.changesWith(sameStatuses)
-      )
-    }
+    return events.publish(kind === "down" ? HealthEvents.down(data) : HealthEvents.up(data)).pipe(
+      Effect.asVoid,
+      // A failing event store must not stop health checking.
+      Effect.catchDefect((defect) => Effect.logWarning("health event not published", defect))
+    )
   }
-)
+
+  const record = Effect.fnUntraced(function* (alias: string, id: number, result: CheckResult, retries: number) {
+    const now = yield* Clock.currentTimeMillis
+    const transition = yield* Effect.sync((): Transition | undefined => {
+      const slot = table.get(alias)
+      // The route was removed or its monitor replaced while this check ran: the result is stale.
+      if (slot === undefined || slot.id !== id) return undefined
+      const applied = applyResult(slot.health, result, retries, now)
+      slot.health = applied.health
+      return applied.transition
+    })
+    if (transition !== undefined) {
+      // Event first, then the bump: whoever sees the new status in `changes` can already find its event.
+      yield* publish(alias, transition)
+      yield* bump
+    }
+  })
+
+  const run = (alias: string, id: number, monitor: Monitor): Effect.Effect<void> =>
+    Effect.andThen(
+      firstCheckDelay(monitor.healthcheck.interval_ms),
+      monitor.check.pipe(
+        Effect.flatMap((result) => record(alias, id, result, monitor.healthcheck.retries)),
+        Effect.withSpan("Health.check", { attributes: { alias } }),
+        // `spaced`: the next check starts an interval after the previous one ended, so checks never overlap.
+        // The floor only guards against a hot loop from a hand-built route; validation already requires ≥ 1 s.
+        Effect.repeat(Schedule.spaced(Math.max(MIN_INTERVAL_MS, monitor.healthcheck.interval_ms))),
+        Effect.asVoid
+      )
+    )
+
+  const sync = Effect.fn("Health.sync")(function* (records: ReadonlyArray<RouteRecord>) {
+    const now = yield* Clock.currentTimeMillis
+    const current = table
+    const wanted = new Map(records.map((r) => [r.route.alias, monitorOf(r)] as const))
+    const removed = [...current.keys()].filter((alias) => !wanted.has(alias))
+    const fresh: Array<{ alias: string; slot: Slot; monitor: Monitor | undefined }> = []
+    for (const [alias, monitor] of wanted) {
+      const key = Option.match(monitor, { onNone: () => null, onSome: (m) => m.key })
+      const existing = current.get(alias)
+      if (existing !== undefined && existing.key === key) continue
+      const id = yield* Ref.getAndUpdate(nextId, (n) => n + 1)
+      fresh.push({
+        alias,
+        slot: { id, key, health: initialHealth(key !== null, now) },
+        monitor: Option.getOrUndefined(monitor)
+      })
+    }
+    if (removed.length === 0 && fresh.length === 0) return
+    // Only touched aliases are replaced: monitors keep writing the others concurrently.
+    yield* Effect.sync(() => {
+      for (const alias of removed) table.delete(alias)
+      for (const { alias, slot } of fresh) table.set(alias, slot)
+      aliases = [...table.keys()].sort()
+    })
+    for (const alias of removed) yield* FiberMap.remove(monitors, alias)
+    for (const { alias, slot, monitor } of fresh) {
+      if (monitor === undefined) yield* FiberMap.remove(monitors, alias)
+      else yield* FiberMap.run(monitors, alias, run(alias, slot.id, monitor))
+    }
+    yield* bump
+  })
+
+  // Seed from the current table so the first snapshot already lists every route, then follow reloads.
+  yield* sync(yield* routes.list)
+  yield* routes.changes.pipe(Stream.runForEach(sync), Effect.forkScoped)
+
+  const changes = yield* makeHealthFeed({
+    snapshot,
+    signals: SubscriptionRef.changes(generation),
+    intervalMs: FEED_INTERVAL_MS
+  })
+  return Health.of({ snapshot, changes })
+})
+
+/** The real service: follows `Routes`, runs one monitor per route, publishes `health/up|down` to `Events`. */
+export const layer: Layer.Layer<Health, never, Routes | Events> = Layer.effect(Health, make)

@@ -1,63 +1,67 @@
 import { Context, Effect, Layer, type Stream, SubscriptionRef } from "effect"
-import type { ValidationFailed } from "../domain/CommonErrors.js"
 import type { Route } from "../domain/Route.js"
 import { RouteNotFound } from "../domain/RouteErrors.js"
 import type { ValidationIssue } from "../domain/ValidationIssue.js"
-import type { Events } from "../events/Events.js"
-import { makeRoutes, type RoutesOptions } from "./RoutesLive.js"
 
-/** A route in the active table, with where it came from (`file:<name>`, later `docker:<host>`). */
+/** A route in the active table, with where it came from (`file:<name>`, `docker:<host>`, ...). */
 export interface RouteRecord {
   readonly route: Route
   readonly provider: string
   readonly excluded: boolean
 }
 
-/** What a reload did: the table was replaced (with what changed) or kept because of errors. */
-export type ReloadOutcome =
-  | {
-      readonly _tag: "Reloaded"
-      readonly added: ReadonlyArray<string>
-      readonly removed: ReadonlyArray<string>
-      readonly changed: ReadonlyArray<string>
-    }
-  | { readonly _tag: "Rejected"; readonly issues: ReadonlyArray<ValidationIssue> }
+/**
+ * What a reload did: which aliases were added, removed or changed in the active table, and every problem found.
+ * Sources with problems keep their last good routes, so a non-empty `issues` never means the table was emptied.
+ */
+export interface ReloadOutcome {
+  readonly added: ReadonlyArray<string>
+  readonly removed: ReadonlyArray<string>
+  readonly changed: ReadonlyArray<string>
+  readonly issues: ReadonlyArray<ValidationIssue>
+}
 
-/** The active route table. */
+/** The active route table: the merge of every route provider (route files, Docker labels, ...). */
 export class Routes extends Context.Service<
   Routes,
   {
     readonly list: Effect.Effect<ReadonlyArray<RouteRecord>>
     readonly get: (alias: string) => Effect.Effect<RouteRecord, RouteNotFound>
-    /** The current table, then the table again after every successful reload. */
+    /** The current table, then the table again after every change. */
     readonly changes: Stream.Stream<ReadonlyArray<RouteRecord>>
-    /** Re-reads the route files; on any error the current table stays active. */
+    /** Asks every provider that can (route files) to read its source again; resolves once the table is updated. */
     readonly reload: Effect.Effect<ReloadOutcome>
   }
 >()("@gatehouse-edge/core/Routes") {
-  /** Routes from the route files of `routesDir`; fails with every problem when they are not all valid. */
-  static readonly layer = (options: RoutesOptions): Layer.Layer<Routes, ValidationFailed, Events> =>
-    Layer.effect(
-      Routes,
-      Effect.map(makeRoutes(options), (service) => Routes.of(service))
+  /** A route table the test sets through {@link RoutesMemory}; `reload` changes nothing. */
+  static readonly layerMemory = (initial: ReadonlyArray<RouteRecord> = []): Layer.Layer<Routes | RoutesMemory> =>
+    Layer.effectContext(
+      Effect.gen(function* () {
+        const table = yield* SubscriptionRef.make(initial)
+        const routes = Routes.of({
+          list: SubscriptionRef.get(table),
+          get: Effect.fn("Routes.get")(function* (alias: string) {
+            const record = (yield* SubscriptionRef.get(table)).find((r) => r.route.alias === alias)
+            return record ?? (yield* new RouteNotFound({ alias }))
+          }),
+          changes: SubscriptionRef.changes(table),
+          reload: Effect.succeed({ added: [], removed: [], changed: [], issues: [] })
+        })
+        const memory = RoutesMemory.of({ set: (records) => SubscriptionRef.set(table, records) })
+        return Context.make(Routes, routes).pipe(Context.add(RoutesMemory, memory))
+      })
     )
 
-  /** A fixed route table (for tests and embedding); `reload` changes nothing. */
-  static readonly layerStatic = (records: ReadonlyArray<RouteRecord>): Layer.Layer<Routes> =>
+  /** A fixed route table (for tests and embedding). */
+  static readonly layerTest = (records: ReadonlyArray<RouteRecord>): Layer.Layer<Routes> =>
     Layer.effect(
       Routes,
-      Effect.map(SubscriptionRef.make(records), (ref) =>
-        Routes.of({
-          list: SubscriptionRef.get(ref),
-          get: (alias) => {
-            const record = records.find((r) => r.route.alias === alias)
-            return record === undefined ? Effect.fail(new RouteNotFound({ alias })) : Effect.succeed(record)
-          },
-          changes: SubscriptionRef.changes(ref),
-          reload: Effect.succeed({ _tag: "Reloaded", added: [], removed: [], changed: [] })
-        })
-      )
+      Effect.map(Layer.build(Routes.layerMemory(records)), (context) => Context.get(context, Routes))
     )
 }
 
-export type { RoutesOptions }
+/** Drives a `Routes.layerMemory` from a test: whatever table is set is what `list` and `changes` report. */
+export class RoutesMemory extends Context.Service<
+  RoutesMemory,
+  { readonly set: (records: ReadonlyArray<RouteRecord>) => Effect.Effect<void> }
+>()("@gatehouse-edge/core/RoutesMemory") {}

@@ -1,15 +1,12 @@
-import { Effect, Equal, Semaphore, Stream, SubscriptionRef } from "effect"
-import { ValidationFailed } from "../domain/CommonErrors.js"
+import { Cause, Context, Deferred, Effect, Equal, Exit, Layer, Semaphore, Stream, SubscriptionRef } from "effect"
+import { ConfigEvents } from "../domain/ConfigEvents.js"
 import type { Route } from "../domain/Route.js"
 import { RouteNotFound } from "../domain/RouteErrors.js"
+import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import { Events } from "../events/Events.js"
-import { loadRouteFiles } from "./RouteFiles.js"
-import type { ReloadOutcome, RouteRecord } from "./Routes.js"
-
-/** Where route files live. */
-export interface RoutesOptions {
-  readonly routesDir: string
-}
+import { mergeProviderStates } from "./RouteMerge.js"
+import { type ProviderState, type RouteProvider, RouteProviders } from "./RouteProviders.js"
+import { type ReloadOutcome, type RouteRecord, Routes } from "./Routes.js"
 
 const sameRoute = (a: Route, b: Route) => JSON.stringify(a) === JSON.stringify(b)
 
@@ -22,7 +19,10 @@ const diff = (before: ReadonlyArray<RouteRecord>, after: ReadonlyArray<RouteReco
     .filter(([alias, record]) => {
       const previous = old.get(alias)
       return (
-        previous !== undefined && (!sameRoute(previous.route, record.route) || previous.provider !== record.provider)
+        previous !== undefined &&
+        (!sameRoute(previous.route, record.route) ||
+          previous.provider !== record.provider ||
+          previous.excluded !== record.excluded)
       )
     })
     .map(([alias]) => alias)
@@ -30,59 +30,107 @@ const diff = (before: ReadonlyArray<RouteRecord>, after: ReadonlyArray<RouteReco
   return { added, removed, changed }
 }
 
+interface Entry {
+  readonly provider: RouteProvider
+  state: ProviderState
+}
+
+const emptyState: ProviderState = { routes: [], issues: [] }
+
 /**
- * The active route table, loaded from the route files. A reload validates every file first and replaces the table
- * only when all of them are valid: on any error the current table stays active and a `config/error` event lists
- * the problems. At start the same rule applies: the layer fails with every problem, so the server never runs a
- * configuration it did not fully validate.
+ * The route table as the merge of its providers (see {@link RouteProviders}). Every change of a provider's state
+ * — a reload, a Docker event, a provider added or removed — rebuilds the table, announces what changed as
+ * `config/reload` and every problem as `config/error`. A provider whose states stream fails keeps its last state.
  */
-export const makeRoutes = Effect.fnUntraced(function* (options: RoutesOptions) {
+const make = Effect.gen(function* () {
   const events = yield* Events
-  const load = Effect.map(loadRouteFiles(options.routesDir), ({ routes, issues }) => ({
-    records: routes.map((r): RouteRecord => ({ route: r.route, provider: r.provider, excluded: false })),
-    issues
-  }))
+  const entries: Array<Entry> = []
+  const table = yield* SubscriptionRef.make<ReadonlyArray<RouteRecord>>([])
+  let byAlias = new Map<string, RouteRecord>()
+  const lock = yield* Semaphore.make(1)
 
-  const initial = yield* load
-  if (initial.issues.length > 0) return yield* new ValidationFailed({ issues: initial.issues })
-  const table = yield* SubscriptionRef.make<ReadonlyArray<RouteRecord>>(initial.records)
-  const reloading = yield* Semaphore.make(1)
-
-  const reload: Effect.Effect<ReloadOutcome> = reloading.withPermits(1)(
+  // Rebuilds the table from every provider's state; `reported` are the problems the triggering change brought.
+  // A provider joining or leaving is not a reload (the server starting, an integration stopping): the table
+  // changes silently, but problems are always announced.
+  const rebuild = (reported: ReadonlyArray<ValidationIssue>, announce = true): Effect.Effect<ReloadOutcome> =>
     Effect.gen(function* () {
-      const next = yield* load
-      if (next.issues.length > 0) {
-        yield* events.publish({
-          level: "error",
-          category: "config",
-          action: "error",
-          data: { source: "routes", issues: next.issues }
-        })
-        return { _tag: "Rejected", issues: next.issues } as const
-      }
-      const current = yield* SubscriptionRef.get(table)
-      const changes = diff(current, next.records)
+      const merged = mergeProviderStates(entries.map((entry) => entry.state))
+      const issues = [...reported, ...merged.issues]
+      const changes = diff(yield* SubscriptionRef.get(table), merged.records)
       if (changes.added.length + changes.removed.length + changes.changed.length > 0) {
-        yield* SubscriptionRef.set(table, next.records)
-        yield* events.publish({
-          level: "info",
-          category: "config",
-          action: "reload",
-          data: { source: "routes", ...changes }
-        })
+        byAlias = new Map(merged.records.map((record) => [record.route.alias, record]))
+        yield* SubscriptionRef.set(table, merged.records)
+        if (announce) yield* events.publish(ConfigEvents.reloaded({ source: "routes", ...changes }))
       }
-      return { _tag: "Reloaded", ...changes } as const
+      if (issues.length > 0) yield* events.publish(ConfigEvents.rejected({ source: "routes", issues }))
+      return { ...changes, issues }
     })
-  )
 
-  return {
+  const applyState = (entry: Entry, state: ProviderState, first: boolean) =>
+    lock.withPermits(1)(
+      Effect.suspend(() => {
+        // A state the table already holds (e.g. the result of a reload) changes nothing.
+        if (state === entry.state) return Effect.void
+        entry.state = state
+        return Effect.asVoid(rebuild(state.issues, !first))
+      })
+    )
+
+  const add = Effect.fn("RouteProviders.add")(function* (provider: RouteProvider) {
+    if (entries.some((entry) => entry.provider.name === provider.name)) {
+      return yield* Effect.die(new Error(`a route provider named ${provider.name} is already added`))
+    }
+    const entry: Entry = { provider, state: emptyState }
+    entries.push(entry)
+    yield* Effect.addFinalizer(() =>
+      lock.withPermits(1)(
+        Effect.suspend(() => {
+          entries.splice(entries.indexOf(entry), 1)
+          return Effect.asVoid(rebuild([], false))
+        })
+      )
+    )
+    const first = yield* Deferred.make<void>()
+    yield* provider.states.pipe(
+      Stream.zipWithIndex,
+      Stream.runForEach(([state, index]) =>
+        Effect.andThen(applyState(entry, state, index === 0), Deferred.succeed(first, undefined))
+      ),
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.logWarning(`route provider ${provider.name} failed; its last routes stay in the table`, cause)
+      ),
+      // A provider that ends (or fails) before its first state joins with no routes.
+      Effect.ensuring(Deferred.done(first, Exit.void)),
+      Effect.forkScoped
+    )
+    yield* Deferred.await(first)
+  })
+
+  const reload: Effect.Effect<ReloadOutcome> = Effect.gen(function* () {
+    const reloadable = entries.filter((entry) => entry.provider.reload !== undefined)
+    const states = yield* Effect.forEach(reloadable, (entry) => entry.provider.reload!)
+    return yield* lock.withPermits(1)(
+      Effect.suspend(() => {
+        reloadable.forEach((entry, i) => {
+          entry.state = states[i]!
+        })
+        return rebuild(states.flatMap((state) => state.issues))
+      })
+    )
+  }).pipe(Effect.withSpan("Routes.reload"))
+
+  const routes = Routes.of({
     list: SubscriptionRef.get(table),
-    get: (alias: string) =>
-      Effect.flatMap(SubscriptionRef.get(table), (records) => {
-        const record = records.find((r) => r.route.alias === alias)
-        return record === undefined ? Effect.fail(new RouteNotFound({ alias })) : Effect.succeed(record)
-      }),
+    get: Effect.fn("Routes.get")(function* (alias: string) {
+      return byAlias.get(alias) ?? (yield* new RouteNotFound({ alias }))
+    }),
     changes: SubscriptionRef.changes(table).pipe(Stream.changesWith((a, b) => a === b || Equal.equals(a, b))),
     reload
-  }
+  })
+  return Context.make(Routes, routes).pipe(Context.add(RouteProviders, RouteProviders.of({ add })))
 })
+
+/** The route table and the registry its providers plug into; it starts empty until providers are added. */
+export const layer: Layer.Layer<Routes | RouteProviders, never, Events> = Layer.effectContext(make)

@@ -1,18 +1,22 @@
 import type BetterSqlite3 from "better-sqlite3"
 import { Effect, Schema } from "effect"
 import { Event } from "../domain/Event.js"
-import type { EventQuery } from "../events/Events.js"
+import type { EventQuery } from "../domain/EventQuery.js"
 import type { EventRepository } from "./Store.js"
 
 /** An `events` row: the event with `data` as JSON text. */
-const EventRow = Schema.Struct({
-  ...Event.fields,
-  data: Schema.fromJsonString(Event.fields.data)
-})
-type EventRow = typeof EventRow.Encoded
+interface EventRow {
+  readonly id: string
+  readonly timestamp: string
+  readonly level: string
+  readonly category: string
+  readonly action: string
+  readonly data: string
+}
 
-const encodeRow = Schema.encodeSync(EventRow)
-const decodeRow = Schema.decodeUnknownSync(EventRow)
+const decodeEvent = Schema.decodeUnknownSync(Event)
+const encodeRow = (event: Event): EventRow => ({ ...event, data: JSON.stringify(event.data) })
+const decodeRow = (row: EventRow): Event => decodeEvent({ ...row, data: JSON.parse(row.data) })
 
 const columns = "id, timestamp, level, category, action, data"
 
@@ -63,7 +67,7 @@ export const make = (db: BetterSqlite3.Database): EventRepository => {
             ? selectSince.all({ since, limit })
             : selectBoth.all({ since, category, limit })
       ) as Array<unknown>
-      return rows.map((row) => decodeRow(row)).reverse()
+      return rows.map((row) => decodeRow(row as EventRow)).reverse()
     })
 
   return { append, list }

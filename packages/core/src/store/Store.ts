@@ -1,6 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { Event } from "../domain/Event.js"
-import type { EventQuery } from "../events/Events.js"
+import type { EventQuery } from "../domain/EventQuery.js"
 
 /** Durable storage of events. */
 export interface EventRepository {

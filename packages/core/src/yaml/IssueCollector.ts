@@ -12,6 +12,7 @@ export interface IssueLocation {
   readonly column?: number
   readonly file?: string
   readonly label?: string
+  readonly provider?: string
 }
 
 /**
@@ -60,7 +61,9 @@ export class IssueCollector {
   /** Where the value at `path` is, as `file:line:column` (or the label), for messages that point elsewhere. */
   describe(path: IssuePath = [], anchor: IssueAnchor = "key"): string {
     const location = this.locate([...this.source, ...path], anchor)
-    const parts = [location.file ?? location.label, location.line, location.column].filter((p) => p !== undefined)
+    const parts = [location.file ?? location.label ?? location.provider, location.line, location.column].filter(
+      (p) => p !== undefined
+    )
     return parts.length === 0 ? "an unknown location" : parts.join(":")
   }
 

@@ -2,12 +2,12 @@ import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Scope, Stream } from "effect"
 import type { Event } from "../../src/domain/Event.js"
-import { type EventQuery, SubscriberTooSlow } from "../../src/events/Events.js"
+import type { EventQuery } from "../../src/domain/EventQuery.js"
+import { SubscriberTooSlow } from "../../src/domain/StreamErrors.js"
 import { tempDir } from "../store/TempDir.js"
-import { actions, busIn, collect, eventually, openBus } from "./TestBus.js"
+import { actions, busIn, collect, eventually, input, labelOf, openBus } from "./TestBus.js"
 
-const input = (action: string, category = "config") => ({ level: "info" as const, category, action })
-const untilDone = <E>(stream: Stream.Stream<Event, E>) => stream.pipe(Stream.takeUntil((e) => e.action === "done"))
+const untilDone = <E>(stream: Stream.Stream<Event, E>) => stream.pipe(Stream.takeUntil((e) => labelOf(e) === "done"))
 
 /** A gate that, once armed, holds the next caller until released (and tells the test it is holding). */
 const makeGate = Effect.gen(function* () {
@@ -150,7 +150,7 @@ describe("EventBus follow", () => {
       const slow = yield* bus.follow({}, { bufferSize: 3 }).pipe(
         Stream.runForEach((e) =>
           Effect.gen(function* () {
-            slowSeen.push(e.action)
+            slowSeen.push(labelOf(e))
             if (slowSeen.length === 1) {
               yield* Deferred.succeed(gotFirst, undefined)
               yield* Deferred.await(unblock) // stuck on the first event
@@ -180,7 +180,7 @@ describe("EventBus follow", () => {
       yield* Deferred.succeed(unblock, undefined)
       const error = yield* Effect.flip(Fiber.join(slow))
       assert.instanceOf(error, SubscriberTooSlow)
-      assert.strictEqual(error.bufferSize, 3)
+      assert.strictEqual(error.buffer_size, 3)
       assert.strictEqual(error.message, "subscriber fell more than 3 events behind")
       assert.deepStrictEqual(slowSeen, ["e1"], "its buffered events were dropped with it")
     })
@@ -193,10 +193,10 @@ describe("EventBus follow", () => {
       const unblock = yield* Deferred.make<void>()
       const seen: Array<string> = []
       const follower = yield* bus.follow({ category: "config" }, { bufferSize: 1 }).pipe(
-        Stream.takeUntil((e) => e.action === "done"),
+        Stream.takeUntil((e) => labelOf(e) === "done"),
         Stream.runForEach((e) =>
           Effect.gen(function* () {
-            seen.push(e.action)
+            seen.push(labelOf(e))
             if (seen.length === 1) {
               yield* Deferred.succeed(gotFirst, undefined)
               yield* Deferred.await(unblock)

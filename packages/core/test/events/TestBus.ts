@@ -1,6 +1,8 @@
 import * as path from "node:path"
 import { Effect, Stream } from "effect"
-import type { Event } from "../../src/domain/Event.js"
+import { ConfigEvents } from "../../src/domain/ConfigEvents.js"
+import type { Event, EventInput } from "../../src/domain/Event.js"
+import { HealthEvents } from "../../src/domain/HealthEvents.js"
 import * as EventBus from "../../src/events/EventBus.js"
 import * as SqliteStore from "../../src/store/SqliteStore.js"
 import { Store } from "../../src/store/Store.js"
@@ -42,5 +44,20 @@ export const collect = <E>(stream: Stream.Stream<Event, E>) =>
     return { received, fiber }
   })
 
-/** Compact form of events for assertions. */
-export const actions = (events: ReadonlyArray<Event>) => events.map((e) => e.action)
+/**
+ * A test event named `label`: a `config/reload` that added a route of that name, or with category `health` a
+ * `health/up` of that alias. Tests tell events apart by their label.
+ */
+export const input = (label: string, category: "config" | "health" = "config"): EventInput =>
+  category === "config"
+    ? ConfigEvents.reloaded({ source: "routes", added: [label], removed: [], changed: [] })
+    : HealthEvents.up({ alias: label, status: "healthy", previous: "unhealthy", latency_ms: 0 })
+
+/** The label of an event made by {@link input}. */
+export const labelOf = (event: Event): string => {
+  const data = event.data as { readonly added?: ReadonlyArray<string>; readonly alias?: string }
+  return data.added?.[0] ?? data.alias ?? `${event.category}/${event.action}`
+}
+
+/** Compact form of events for assertions: their labels. */
+export const actions = (events: ReadonlyArray<Event>) => events.map(labelOf)

@@ -15,7 +15,7 @@ export const routesLayer = (table: SubscriptionRef.SubscriptionRef<ReadonlyArray
           return found ? Effect.succeed(found) : Effect.fail(new RouteNotFound({ alias }))
         }),
       changes: SubscriptionRef.changes(table),
-      reload: Effect.succeed({ _tag: "Reloaded", added: [], removed: [], changed: [] })
+      reload: Effect.succeed({ added: [], removed: [], changed: [], issues: [] })
     })
   )
 
@@ -26,14 +26,11 @@ export const eventsLayer = (published: Ref.Ref<ReadonlyArray<Event>>) =>
       publish: (input: EventInput) =>
         Effect.gen(function* () {
           const all = yield* Ref.get(published)
-          const event: Event = {
+          const event = {
+            ...input,
             id: `00000000-0000-7000-8000-${String(all.length).padStart(12, "0")}`,
-            timestamp: new Date(0).toISOString(),
-            level: input.level,
-            category: input.category,
-            action: input.action,
-            data: input.data ?? {}
-          }
+            timestamp: new Date(0).toISOString()
+          } as Event
           yield* Ref.update(published, (es) => [...es, event])
           return event
         }),

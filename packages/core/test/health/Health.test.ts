@@ -3,8 +3,8 @@ import { Deferred, Effect, Fiber, Layer, Logger, Option, Queue, Ref, Stream, Sub
 import type { Event } from "../../src/domain/Event.js"
 import type { HealthMap } from "../../src/domain/Health.js"
 import { Events } from "../../src/events/Events.js"
-import { Health } from "../../src/health/Health.js"
-import { HealthMemory } from "../../src/health/HealthMemory.js"
+import { Health, HealthMemory } from "../../src/health/Health.js"
+import * as HealthLive from "../../src/health/HealthLive.js"
 import type { RouteRecord } from "../../src/routes/Routes.js"
 import { eventsLayer, routesLayer } from "./Fakes.js"
 import { httpServer } from "./LoopbackServers.js"
@@ -15,7 +15,7 @@ const harness = (initial: ReadonlyArray<RouteRecord>) =>
   Effect.gen(function* () {
     const table = yield* SubscriptionRef.make(initial)
     const published = yield* Ref.make<ReadonlyArray<Event>>([])
-    const layer = Health.layer.pipe(Layer.provide(routesLayer(table)), Layer.provide(eventsLayer(published)))
+    const layer = HealthLive.layer.pipe(Layer.provide(routesLayer(table)), Layer.provide(eventsLayer(published)))
     return { table, published, layer }
   })
 
@@ -116,7 +116,7 @@ describe("Health layer", () => {
         const [down] = yield* Ref.get(h.published)
         assert.deepInclude(down, { level: "warn", category: "health", action: "down" })
         assert.deepInclude(down?.data, { alias: "app", status: "unhealthy", previous: "healthy", error: "HTTP 503" })
-        assert.isNumber(down?.data.latency_ms)
+        assert.isNumber((down?.data as { latency_ms?: number } | undefined)?.latency_ms)
 
         yield* (yield* next(server.held, "check 5")).respond(200)
         yield* waitFor("recovered", (m) => m.app?.status === "healthy")
@@ -246,7 +246,7 @@ describe("Health layer", () => {
           follow: () => Stream.empty
         })
       )
-      const layer = Health.layer.pipe(Layer.provide(routesLayer(table)), Layer.provide(brokenEvents))
+      const layer = HealthLive.layer.pipe(Layer.provide(routesLayer(table)), Layer.provide(brokenEvents))
       const logged: Array<string> = []
       const captureLogs = Logger.layer([Logger.make(({ message }) => logged.push(String(message)))])
       yield* Effect.gen(function* () {
@@ -267,14 +267,14 @@ describe("Health layer", () => {
 describe("Health test layers", () => {
   const healthy: HealthMap = { a: { status: "healthy", latency_ms: 1, uptime_s: 2, last_check: null } }
 
-  it.live("layerStatic reports its map and keeps the feed open", () =>
+  it.live("layerTest reports its map and keeps the feed open", () =>
     Effect.gen(function* () {
       const health = yield* Health
       assert.deepStrictEqual(yield* health.snapshot, healthy)
       assert.deepStrictEqual(yield* Stream.runCollect(Stream.take(health.changes, 1)), [healthy])
       const more = yield* health.changes.pipe(Stream.take(2), Stream.runCollect, Effect.timeoutOption(20))
       assert.isTrue(Option.isNone(more))
-    }).pipe(Effect.provide(Health.layerStatic(healthy)))
+    }).pipe(Effect.provide(Health.layerTest(healthy)))
   )
 
   it.effect("layerMemory follows what the test sets", () =>

@@ -2,19 +2,25 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Fiber, Layer, Stream } from "effect"
+import { ValidationFailed } from "../../src/domain/CommonErrors.js"
+import { RouteNotFound } from "../../src/domain/RouteErrors.js"
 import * as EventBus from "../../src/events/EventBus.js"
 import { Events } from "../../src/events/Events.js"
+import * as FileRoutes from "../../src/routes/FileRoutes.js"
 import { Routes } from "../../src/routes/Routes.js"
+import * as RoutesLive from "../../src/routes/RoutesLive.js"
+import * as RouteValidatorLive from "../../src/routes/RouteValidatorLive.js"
 import * as SqliteStore from "../../src/store/SqliteStore.js"
 import { tempDir } from "../store/TempDir.js"
 
-const services = (files: Record<string, string>) =>
+const services = (files: Record<string, string>, options: { readonly strict?: boolean } = {}) =>
   Effect.gen(function* () {
     const dir = yield* tempDir
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text)
-    const layer = Layer.provideMerge(
-      Routes.layer({ routesDir: dir }),
-      EventBus.layer().pipe(Layer.provide(SqliteStore.layerMemory))
+    const layer = FileRoutes.layer({ routesDir: dir, strict: options.strict }).pipe(
+      Layer.provideMerge(RoutesLive.layer),
+      Layer.provide(RouteValidatorLive.layer),
+      Layer.provideMerge(EventBus.layer().pipe(Layer.provide(SqliteStore.layerMemory)))
     )
     return { dir, layer }
   })
@@ -36,18 +42,19 @@ describe("Routes (file-backed route table)", () => {
     )
   )
 
-  it.live("refuses to start with invalid route files, reporting every problem with its file", () =>
+  it.live("strict: refuses to start with invalid route files, reporting every problem with its file", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const { layer } = yield* services({ "a.yml": "one:\n  port: 99999\n", "b.yml": "two:\n  port: x\n" })
+        const { layer } = yield* services(
+          { "a.yml": "one:\n  port: 99999\n", "b.yml": "two:\n  port: x\n" },
+          { strict: true }
+        )
         const error = yield* Effect.flip(Layer.build(layer))
-        assert.strictEqual(error._tag, "ValidationFailed")
-        if (error._tag === "ValidationFailed") {
-          assert.deepStrictEqual(
-            error.issues.map((i) => i.file),
-            ["a.yml", "b.yml"]
-          )
-        }
+        assert.instanceOf(error, ValidationFailed)
+        assert.deepStrictEqual(
+          error.issues.map((i) => i.file),
+          ["a.yml", "b.yml"]
+        )
       })
     )
   )
@@ -62,11 +69,15 @@ describe("Routes (file-backed route table)", () => {
 
         fs.writeFileSync(path.join(dir, "a.yml"), "one:\n  port: 10\nnew:\n  port: 4\n")
         const reloaded = yield* routes.reload
-        assert.deepStrictEqual(reloaded, { _tag: "Reloaded", added: ["new"], removed: ["gone"], changed: ["one"] })
+        assert.deepStrictEqual(reloaded, { added: ["new"], removed: ["gone"], changed: ["one"], issues: [] })
 
         fs.writeFileSync(path.join(dir, "a.yml"), "one:\n  port: nope\n")
         const rejected = yield* routes.reload
-        assert.strictEqual(rejected._tag, "Rejected")
+        assert.deepStrictEqual(
+          rejected.issues.map((i) => [i.file, i.path.join(".")]),
+          [["a.yml", "one.port"]]
+        )
+        assert.deepStrictEqual([rejected.added, rejected.removed, rejected.changed], [[], [], []])
         assert.deepStrictEqual(
           (yield* routes.list).map((r) => r.route.alias),
           ["one", "new"]
@@ -74,9 +85,9 @@ describe("Routes (file-backed route table)", () => {
         assert.strictEqual((yield* routes.get("one")).route.port.target, 10)
 
         const unchanged = yield* routes.reload
-        assert.strictEqual(unchanged._tag, "Rejected")
+        assert.strictEqual(unchanged.issues.length, 1)
         fs.writeFileSync(path.join(dir, "a.yml"), "one:\n  port: 10\nnew:\n  port: 4\n")
-        assert.deepStrictEqual(yield* routes.reload, { _tag: "Reloaded", added: [], removed: [], changed: [] })
+        assert.deepStrictEqual(yield* routes.reload, { added: [], removed: [], changed: [], issues: [] })
 
         const history = yield* events.history({ category: "config" })
         assert.deepStrictEqual(
@@ -123,7 +134,53 @@ describe("Routes (file-backed route table)", () => {
       Effect.gen(function* () {
         const { layer } = yield* services({})
         const error = yield* Effect.flip(Context.get(yield* Layer.build(layer), Routes).get("x"))
-        assert.strictEqual(error._tag, "RouteNotFound")
+        assert.instanceOf(error, RouteNotFound)
+      })
+    )
+  )
+
+  it.live("starts with the valid files, reports the invalid ones as config/error, and leaves them out", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { layer } = yield* services({ "a.yml": "one:\n  port: 1\n", "b.yml": "two:\n  port: x\n" })
+        const context = yield* Layer.build(layer)
+        const routes = Context.get(context, Routes)
+        assert.deepStrictEqual(
+          (yield* routes.list).map((r) => r.route.alias),
+          ["one"]
+        )
+        const errors = yield* Context.get(context, Events).history({ category: "config" })
+        const error = errors.find((e) => e.action === "error")
+        assert.isDefined(error)
+        assert.deepStrictEqual(
+          (error!.data as { issues: ReadonlyArray<{ file?: string }> }).issues.map((i) => i.file),
+          ["b.yml"]
+        )
+      })
+    )
+  )
+
+  it.live("a file that turns invalid keeps its last good routes while the other files' changes apply", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { dir, layer } = yield* services({ "a.yml": "one:\n  port: 1\n", "b.yml": "two:\n  port: 2\n" })
+        const routes = Context.get(yield* Layer.build(layer), Routes)
+        fs.writeFileSync(path.join(dir, "a.yml"), "one:\n  port: 11\n")
+        fs.writeFileSync(path.join(dir, "b.yml"), "two:\n  port: x\nthree:\n  port: 3\n")
+        fs.writeFileSync(path.join(dir, "c.yml"), "four: {port: nope}\n")
+        const outcome = yield* routes.reload
+        assert.deepStrictEqual([outcome.added, outcome.removed, outcome.changed], [[], [], ["one"]])
+        assert.deepStrictEqual([...new Set(outcome.issues.map((i) => i.file))], ["b.yml", "c.yml"])
+        assert.deepStrictEqual(
+          (yield* routes.list).map((r) => [r.route.alias, r.route.port.target, r.provider]),
+          [
+            ["one", 11, "file:a.yml"],
+            ["two", 2, "file:b.yml"]
+          ]
+        )
+        fs.rmSync(path.join(dir, "b.yml"))
+        const removed = yield* routes.reload
+        assert.deepStrictEqual(removed.removed, ["two"], "a deleted file takes its last good routes with it")
       })
     )
   )

@@ -4,16 +4,16 @@ import { Cause, Effect, Exit } from "effect"
 import { v7 } from "uuid"
 import type { Event } from "../../src/domain/Event.js"
 import * as SqliteStore from "../../src/store/SqliteStore.js"
+import { input } from "../events/TestBus.js"
 import { tempDir } from "./TempDir.js"
 
-const event = (n: number, category: string): Event => ({
-  id: v7({ msecs: 1_000 + n, seq: 0 }),
-  timestamp: new Date(1_000 + n).toISOString(),
-  level: n % 2 === 0 ? "info" : "warn",
-  category,
-  action: `a${n}`,
-  data: { n }
-})
+const event = (n: number, category: "config" | "health"): Event =>
+  ({
+    ...input(`a${n}`, category),
+    id: v7({ msecs: 1_000 + n, seq: 0 }),
+    timestamp: new Date(1_000 + n).toISOString(),
+    level: n % 2 === 0 ? "info" : "warn"
+  }) as Event
 
 // 1..10, alternating categories: odd = config, even = health.
 const all = Array.from({ length: 10 }, (_, i) => event(i + 1, (i + 1) % 2 === 1 ? "config" : "health"))

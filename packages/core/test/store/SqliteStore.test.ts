@@ -9,17 +9,16 @@ import type { Event } from "../../src/domain/Event.js"
 import { migrations } from "../../src/store/Migrations.js"
 import * as SqliteStore from "../../src/store/SqliteStore.js"
 import { Store } from "../../src/store/Store.js"
+import { input } from "../events/TestBus.js"
 import { tempDir } from "./TempDir.js"
 
 /** The n-th event: ids follow n, so they sort like n. */
-const event = (n: number, category = "config"): Event => ({
-  id: v7({ msecs: 1_000 + n, seq: 0 }),
-  timestamp: new Date(1_000 + n).toISOString(),
-  level: "info",
-  category,
-  action: `a${n}`,
-  data: { n, nested: { list: [1, "two", null], ok: true } }
-})
+const event = (n: number, category: "config" | "health" = "config"): Event =>
+  ({
+    ...input(`a${n}`, category),
+    id: v7({ msecs: 1_000 + n, seq: 0 }),
+    timestamp: new Date(1_000 + n).toISOString()
+  }) as Event
 
 /** Opens the store, runs `f` with it and closes it again. */
 const withStore = <A, E>(filename: string, f: (store: Store["Service"]) => Effect.Effect<A, E>) =>

@@ -38,7 +38,14 @@ export const serveCommand = Command.make(
       Flag.withDescription("gRPC listen address host:port (default 127.0.0.1:50443)"),
       Flag.optional
     ),
-    data: Flag.String("data").pipe(Flag.withDescription("Data directory (default ./data)"), Flag.optional)
+    data: Flag.String("data").pipe(Flag.withDescription("Data directory (default ./data)"), Flag.optional),
+    strict: Flag.Boolean("strict").pipe(
+      Flag.withDescription(
+        "Refuse to start when a route file is invalid (by default the server starts with the valid files " +
+          "and reports the invalid ones as config/error events)"
+      ),
+      Flag.withDefault(false)
+    )
   },
   Effect.fn("gatehouse.serve")(function* (flags) {
     const env = process.env
@@ -67,7 +74,7 @@ export const serveCommand = Command.make(
     for (const warning of warnings) yield* Console.error(`gatehouse: ${warning}`)
     yield* ensureExampleRoutes(config)
 
-    const server = layerGatehouseServer({ config, sources, version: versionInfo(env) })
+    const server = layerGatehouseServer({ config, sources, strict: flags.strict, version: versionInfo(env) })
     yield* Layer.launch(server).pipe(
       Effect.provide(layerLogging(config.log)),
       Effect.catchCause((cause): Effect.Effect<never, unknown> => {

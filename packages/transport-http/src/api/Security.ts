@@ -1,15 +1,11 @@
-import { PermissionDenied, type Principal, toWireError, Unauthenticated } from "@gatehouse-edge/core/domain"
-import { Context } from "effect"
+import { PermissionDenied, toWireError, Unauthenticated } from "@gatehouse-edge/core/domain"
+import type { CurrentPrincipal } from "@gatehouse-edge/core/services"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 
-/** The authenticated caller, available to every handler behind {@link Authorization}. */
-export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()(
-  "@gatehouse-edge/transport-http/CurrentPrincipal"
-) {}
-
 /**
- * Authentication of protected endpoints: `Authorization: Bearer gh_<prefix>_<secret>` API keys.
- * Sessions and OIDC plug into this same middleware later; the contract and the client do not change.
+ * Authentication of protected endpoints: `Authorization: Bearer gh_<prefix>_<secret>` API keys. Handlers behind it
+ * get the caller as `CurrentPrincipal`. Sessions plug into this same middleware later; the contract and the client
+ * do not change.
  */
 export class Authorization extends HttpApiMiddleware.Service<Authorization, { provides: CurrentPrincipal }>()(
   "@gatehouse-edge/transport-http/Authorization",

@@ -1,4 +1,4 @@
-import { Files } from "@gatehouse-edge/core"
+import { Files } from "@gatehouse-edge/core/services"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatehouseApi } from "../api/GatehouseApi.js"

@@ -1,19 +1,10 @@
-import type { Health } from "@gatehouse-edge/core"
-import type { HealthMap } from "@gatehouse-edge/core/domain"
+import type { Health } from "@gatehouse-edge/core/services"
 import { Clock, Effect } from "effect"
 
-/** The health map as sent: its JSON, and a signature of its statuses to tell "a status changed" from noise. */
+/** The health map as sent: its JSON as UTF-8, encoded once per rendering rather than once per response. */
 export interface RenderedHealth {
-  readonly json: string
-  /** `json` as UTF-8, encoded once per rendering rather than once per response. */
   readonly bytes: Uint8Array
-  readonly statuses: string
 }
-
-const statusSignature = (map: HealthMap) =>
-  Object.keys(map)
-    .map((alias) => `${alias}=${map[alias]!.status}`)
-    .join(",")
 
 /**
  * Renders the health map at most once per `maxAgeMs` for every caller together. With a thousand routes, building
@@ -26,9 +17,7 @@ export const makeHealthRenderer = (health: Health["Service"], maxAgeMs = 1000) =
   return Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     if (cached !== undefined && now - cached.at < maxAgeMs) return cached.rendered
-    const map = yield* health.snapshot
-    const json = JSON.stringify(map)
-    const rendered = { json, bytes: Buffer.from(json), statuses: statusSignature(map) }
+    const rendered = { bytes: Buffer.from(JSON.stringify(yield* health.snapshot)) }
     cached = { at: now, rendered }
     return rendered
   })

@@ -2,23 +2,28 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import {
   ApiKeys,
-  ConfigSource,
+  AuthenticationLive,
+  ConfigSourceLive,
   EventBus,
   Events,
-  Files,
+  FileRoutes,
+  FilesLive,
   generateApiKey,
   Health,
   HealthMemory,
   loadConfig,
-  Routes,
+  RouteListLive,
+  RoutesLive,
+  RouteValidatorLive,
   SqliteStore
 } from "@gatehouse-edge/core"
-import type { HealthMap } from "@gatehouse-edge/core/domain"
-import { Context, Effect, Layer, Logger, type Scope } from "effect"
+import { type HealthInfo, type HealthMap, sameStatuses } from "@gatehouse-edge/core/domain"
+import { type RouteRecord, Routes } from "@gatehouse-edge/core/services"
+import { Context, Effect, Layer, Logger, type Scope, Stream, SubscriptionRef } from "effect"
 import { HttpServer } from "effect/http"
 import { tempDir } from "../../../../test/support/TempDir.js"
 import { layerHttpApp, layerNodeHttpServer, ServerDescription } from "../../src/index.js"
-import { WebSocketPolicy, type WebSocketPolicyShape } from "../../src/server/WebSocketSession.js"
+import { WebSocketPolicy, type WebSocketPolicyShape } from "../../src/websocket/WebSocketSession.js"
 
 /** A running HTTP transport over real core services, with health and WebSocket limits under the test's control. */
 export interface Harness {
@@ -31,6 +36,33 @@ export interface Harness {
   readonly events: Events["Service"]
   readonly health: HealthMemory["Service"]
 }
+
+const unknown: HealthInfo = { status: "unknown", latency_ms: 0, uptime_s: 0, last_check: null }
+
+/**
+ * A Health service the test sets through {@link HealthMemory}, shaped like the real one: it lists exactly the
+ * routes of the table (`unknown` unless the test set a value for that alias) and follows the table's changes.
+ */
+const healthOverRoutes = (initial: HealthMap): Layer.Layer<Health | HealthMemory, never, Routes> =>
+  Layer.effectContext(
+    Effect.gen(function* () {
+      const routes = yield* Routes
+      const overrides = yield* SubscriptionRef.make(initial)
+      const view = (records: ReadonlyArray<RouteRecord>, map: HealthMap): HealthMap =>
+        Object.fromEntries(records.map((r) => [r.route.alias, map[r.route.alias] ?? unknown]))
+      const health = Health.of({
+        snapshot: Effect.zipWith(routes.list, SubscriptionRef.get(overrides), view),
+        changes: Stream.zipLatestWith(routes.changes, SubscriptionRef.changes(overrides), view).pipe(
+          Stream.changesWith(sameStatuses)
+        )
+      })
+      const memory = HealthMemory.of({
+        set: (map) => SubscriptionRef.set(overrides, map),
+        update: (f) => SubscriptionRef.update(overrides, f)
+      })
+      return Context.make(Health, health).pipe(Context.add(HealthMemory, memory))
+    })
+  )
 
 /** Options of {@link startHarness}. */
 export interface HarnessOptions {
@@ -61,12 +93,19 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
     const { key, record } = generateApiKey("test")
 
     const events = EventBus.layer({ historyCap: 1000 }).pipe(Layer.provide(SqliteStore.layerMemory))
-    const routes = Routes.layer({ routesDir })
-    const configSource = ConfigSource.layer(loaded.config, sources)
-    const core = Layer.mergeAll(Health.layerMemory(options.health ?? {}), Files.layer({ configFile, routesDir })).pipe(
+    const routes = FileRoutes.layer({ routesDir }).pipe(
+      Layer.provideMerge(RoutesLive.layer),
+      Layer.provideMerge(RouteValidatorLive.layer)
+    )
+    const configSource = ConfigSourceLive.layer(loaded.config, sources)
+    const core = RouteListLive.layer.pipe(
+      Layer.provideMerge(
+        Layer.merge(healthOverRoutes(options.health ?? {}), FilesLive.layer({ configFile, routesDir }))
+      ),
       Layer.provideMerge(Layer.merge(routes, configSource)),
       Layer.provideMerge(events)
     )
+    const authentication = AuthenticationLive.layer.pipe(Layer.provide(ApiKeys.layer([record])))
     const description = Layer.succeed(ServerDescription)(
       ServerDescription.of({
         version: { version: "1.2.3", commit: "abc" },
@@ -77,7 +116,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
     const policy = Layer.succeed(WebSocketPolicy)({ ...WebSocketPolicy.defaultValue(), ...options.policy })
     const app = layerHttpApp({ maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024 }).pipe(
       Layer.provideMerge(layerNodeHttpServer({ host: "127.0.0.1", port: 0 })),
-      Layer.provideMerge(Layer.mergeAll(core, ApiKeys.layer([record]), description, policy)),
+      Layer.provideMerge(Layer.mergeAll(core, authentication, description, policy)),
       Layer.provide(Logger.layer([]))
     )
     const context = yield* Layer.build(app)

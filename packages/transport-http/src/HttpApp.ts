@@ -3,22 +3,22 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import { GatehouseApi } from "../api/GatehouseApi.js"
-import { EventsHandlers } from "../handlers/EventsHandlers.js"
-import { FilesHandlers } from "../handlers/FilesHandlers.js"
-import { HealthHandlers } from "../handlers/HealthHandlers.js"
-import { RoutesHandlers } from "../handlers/RoutesHandlers.js"
-import { SystemHandlers } from "../handlers/SystemHandlers.js"
-import { layerApiKeyAuthorization } from "./ApiKeyAuthorization.js"
-import { type HttpLimits, layerApiResponses } from "./ApiResponses.js"
-import { layerRequestValidation } from "./RequestValidationLayer.js"
-import { TrackedWebSocket } from "./TrackedWebSocket.js"
-import { layerShutdownTrigger, ShutdownSignal } from "./WebSocketSession.js"
+import { GatehouseApi } from "./api/GatehouseApi.js"
+import { EventsHandlers } from "./handlers/EventsHandlers.js"
+import { FilesHandlers } from "./handlers/FilesHandlers.js"
+import { HealthHandlers } from "./handlers/HealthHandlers.js"
+import { RoutesHandlers } from "./handlers/RoutesHandlers.js"
+import { SystemHandlers } from "./handlers/SystemHandlers.js"
+import { type HttpLimits, layerApiResponses } from "./middleware/ApiResponses.js"
+import { layerAuthentication } from "./middleware/AuthenticationAdapter.js"
+import { layerRequestValidation } from "./middleware/RequestValidationLayer.js"
+import { TrackedWebSocket } from "./websocket/TrackedWebSocket.js"
+import { layerShutdownTrigger, ShutdownSignal } from "./websocket/WebSocketSession.js"
 
 /** Every route of the API with its handlers and middleware. Needs the core services and a `ServerDescription`. */
 export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
   Layer.provide([SystemHandlers, RoutesHandlers, HealthHandlers, EventsHandlers, FilesHandlers]),
-  Layer.provide([layerRequestValidation, layerApiKeyAuthorization])
+  Layer.provide([layerRequestValidation, layerAuthentication])
 )
 
 /**

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http"
-import { PermissionDenied } from "@gatehouse-edge/core/domain"
+import { ClientTooSlow, closeCodeOf, errorCodeOf, ServerShuttingDown } from "@gatehouse-edge/core/domain"
 import { Context, Data, Deferred, Effect, Exit, Layer, Option, Schedule, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Socket from "effect/socket/Socket"
@@ -51,28 +51,11 @@ export const layerShutdownTrigger = Layer.effectDiscard(
   })
 )
 
-/** Ends a stream with a close frame: 1008 for policy errors, 1011 for upstream failures. The reason is sent to the client. */
-export class CloseWith extends Data.TaggedError("CloseWith")<{ readonly code: number; readonly reason: string }> {}
-
-/** Whether this request asks for a WebSocket upgrade. */
-export const isWebSocketUpgrade = (request: HttpServerRequest.HttpServerRequest): boolean =>
-  request.headers.upgrade?.toLowerCase() === "websocket"
-
 /**
- * Browsers attach `Origin` to WebSocket handshakes and do not apply CORS to them, so a page on another site
- * could otherwise open streams with the user's credentials. Non-browser clients send no Origin and pass.
+ * The peer is gone or unreachable (no pong, a write failed): there is no one to send a close frame to, so the
+ * connection is cut. Stays inside the session; nothing about it crosses to the client.
  */
-export const checkSameOrigin = (
-  request: HttpServerRequest.HttpServerRequest
-): Effect.Effect<void, PermissionDenied> => {
-  const origin = request.headers.origin
-  if (origin === undefined) return Effect.void
-  const host = request.headers.host
-  const sameOrigin = host !== undefined && URL.canParse(origin) && new URL(origin).host === host
-  return sameOrigin
-    ? Effect.void
-    : Effect.fail(new PermissionDenied({ message: `cross-origin WebSocket from ${origin} refused` }))
-}
+class PeerGone extends Data.TaggedError("PeerGone")<{ readonly reason: string }> {}
 
 // RFC 6455 limits a close reason to 123 bytes.
 const closeReason = (reason: string) => (Buffer.byteLength(reason) <= 123 ? reason : `${reason.slice(0, 100)}…`)
@@ -88,21 +71,22 @@ const awaitDrain = (ws: WebSocket, connection: IncomingMessage["socket"], policy
   }).pipe(
     Effect.timeoutOrElse({
       duration: policy.drainTimeoutMs,
-      orElse: () => Effect.fail(new CloseWith({ code: 1008, reason: "client too slow" }))
+      orElse: () => Effect.fail(new ClientTooSlow({ queued_bytes: ws.bufferedAmount }))
     })
   )
 
 /**
  * Upgrades the current request to a WebSocket and runs `session`: it receives the client's text frames and
- * returns the frames to send. The socket closes with 1000 when the frames end, with the code of a {@link CloseWith}
- * failure, with 1001 when the server shuts down, and 1011 on a defect. Closing by the client, a client that does
- * not read (its queued bytes pass the policy), and a client that stops answering pings all end the session and
- * release whatever the frames stream holds (subscriptions, pollers, upstream connections).
+ * returns the frames to send. The socket closes with 1000 when the frames end; when they fail, with the close
+ * code of the error's machine code (`closeCodeOf(errorCodeOf(error))`, the error's message as the reason): 1001
+ * when the server shuts down, 1008 for a client that does not read, 1011 on a defect. Closing by the client, a
+ * client that does not read (its queued bytes pass the policy), and a client that stops answering pings all end
+ * the session and release whatever the frames stream holds (subscriptions, pollers, upstream connections).
  *
  * Every check that can fail with an HTTP error must run before this, so a bad request gets an error body.
  */
-export const serveWebSocket = <R>(
-  session: (incoming: Stream.Stream<string>) => Stream.Stream<string, CloseWith, R>
+export const serveWebSocket = <E, R>(
+  session: (incoming: Stream.Stream<string>) => Stream.Stream<string, E, R>
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | HttpServerRequest.HttpServerRequest> =>
   Effect.scoped(
     Effect.gen(function* () {
@@ -123,7 +107,7 @@ export const serveWebSocket = <R>(
         answeredPing = true
       })
       const heartbeat = Effect.suspend(() => {
-        if (!answeredPing) return Effect.fail(new CloseWith({ code: 1006, reason: "ping timeout" }))
+        if (!answeredPing) return Effect.fail(new PeerGone({ reason: "ping timeout" }))
         answeredPing = false
         return Effect.sync(() => ws.ping())
       }).pipe(Effect.repeat(Schedule.spaced(policy.pingIntervalMs)), Effect.delay(policy.pingIntervalMs))
@@ -133,11 +117,11 @@ export const serveWebSocket = <R>(
 
       const send = (frame: string) =>
         writer.write(frame).pipe(
-          Effect.catch(() => Effect.fail(new CloseWith({ code: 1006, reason: "connection lost" }))),
+          Effect.catch(() => Effect.fail(new PeerGone({ reason: "connection lost" }))),
           Effect.andThen(
             Effect.suspend(() => {
               if (ws.bufferedAmount > policy.maxBufferedBytes) {
-                return Effect.fail(new CloseWith({ code: 1008, reason: "client too slow" }))
+                return Effect.fail(new ClientTooSlow({ queued_bytes: ws.bufferedAmount }))
               }
               return ws.bufferedAmount > policy.drainAboveBytes ? awaitDrain(ws, connection, policy) : Effect.void
             })
@@ -146,11 +130,7 @@ export const serveWebSocket = <R>(
 
       const shutdown = Option.match(yield* Effect.serviceOption(ShutdownSignal), {
         onNone: () => Effect.never,
-        onSome: (signal) =>
-          Effect.andThen(
-            Deferred.await(signal),
-            Effect.fail(new CloseWith({ code: 1001, reason: "server shutting down" }))
-          )
+        onSome: (signal) => Effect.andThen(Deferred.await(signal), Effect.fail(new ServerShuttingDown()))
       })
       const run = Stream.runForEach(session(incoming), send).pipe(
         Effect.raceFirst(heartbeat),
@@ -162,19 +142,23 @@ export const serveWebSocket = <R>(
         yield* Effect.ignore(writer.write(new Socket.CloseEvent(1000)))
       } else {
         const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
-        if (failure !== undefined && failure._tag === "Fail") {
-          const { code, reason } = failure.error
-          // 1006: the peer is unreachable (no pong, write failed), so there is no close handshake to wait for.
-          if (code === 1006) ws.terminate()
-          else yield* Effect.ignore(writer.write(new Socket.CloseEvent(code, closeReason(reason))))
+        if (failure !== undefined && failure._tag === "Fail" && failure.error instanceof PeerGone) {
+          // Nobody to close the handshake with.
+          ws.terminate()
+        } else if (failure !== undefined && failure._tag === "Fail") {
+          const error = failure.error
+          const code = closeCodeOf(errorCodeOf(error))
+          const reason = error instanceof Error ? error.message : "stream failed"
+          yield* Effect.ignore(writer.write(new Socket.CloseEvent(code, closeReason(reason))))
           // A client that does not read will never complete the close handshake: do not keep its buffers around.
-          if (code === 1008)
+          if (error instanceof ClientTooSlow) {
             yield* Effect.forkDetach(
               Effect.delay(
                 Effect.sync(() => ws.terminate()),
                 2000
               )
             )
+          }
         } else {
           // Interrupted (server shutdown: the release closes with 1001) or a defect (1011).
           return yield* Effect.orDie(Effect.failCause(exit.cause))
@@ -185,5 +169,5 @@ export const serveWebSocket = <R>(
   )
 
 /** Runs `frames` on a WebSocket that only sends: client messages are read and ignored. */
-export const streamToWebSocket = <R>(frames: Stream.Stream<string, CloseWith, R>) =>
+export const streamToWebSocket = <E, R>(frames: Stream.Stream<string, E, R>) =>
   serveWebSocket((incoming) => frames.pipe(Stream.merge(Stream.drain(incoming), { haltStrategy: "left" })))

@@ -1,0 +1,26 @@
+import { Context, Effect, Layer, Redacted } from "effect"
+import { Unauthenticated } from "../domain/CommonErrors.js"
+import type { Principal } from "../domain/Principal.js"
+
+/**
+ * A credential as a transport received it, before anyone has checked it. Transports only extract; deciding who
+ * it belongs to is {@link Authentication}'s job, so HTTP, gRPC and WebSocket callers are judged the same way.
+ */
+export type Credential = { readonly _tag: "ApiKey"; readonly key: Redacted.Redacted<string> }
+
+/** Turns a credential into the principal it proves, or fails with `Unauthenticated` (401 / UNAUTHENTICATED). */
+export class Authentication extends Context.Service<
+  Authentication,
+  { readonly authenticate: (credential: Credential) => Effect.Effect<Principal, Unauthenticated> }
+>()("@gatehouse-edge/core/Authentication") {
+  /** Accepts exactly the given API keys (key → principal): for tests and embedding. */
+  static readonly layerTest = (keys: Readonly<Record<string, Principal>>): Layer.Layer<Authentication> =>
+    Layer.succeed(Authentication)(
+      Authentication.of({
+        authenticate: Effect.fn("Authentication.authenticate")(function* (credential: Credential) {
+          const principal = keys[Redacted.value(credential.key)]
+          return principal ?? (yield* new Unauthenticated({ message: "missing or invalid API key" }))
+        })
+      })
+    )
+}

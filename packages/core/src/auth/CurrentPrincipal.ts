@@ -1,0 +1,7 @@
+import { Context } from "effect"
+import type { Principal } from "../domain/Principal.js"
+
+/** The authenticated caller of the request (or RPC) being served, provided by the transport's authentication adapter. */
+export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()(
+  "@gatehouse-edge/core/CurrentPrincipal"
+) {}

@@ -1,0 +1,67 @@
+import { Effect, Layer, Semaphore, Stream } from "effect"
+import { ValidationFailed } from "../domain/CommonErrors.js"
+import { readRouteDirectory } from "./RouteFiles.js"
+import type { ProvidedRoute, ProviderState } from "./RouteProviders.js"
+import { RouteProviders } from "./RouteProviders.js"
+import { RouteValidator } from "./RouteValidator.js"
+
+/** Where the route files are and how strictly to start. */
+export interface FileRoutesOptions {
+  readonly routesDir: string
+  /** Refuse to start (fail the layer with every problem) when any route file is invalid, as CI wants. */
+  readonly strict?: boolean | undefined
+}
+
+/**
+ * The route files of a directory as a route provider. A file is the unit: a valid file's routes are offered; an
+ * invalid or unreadable one keeps offering the routes of its last valid version (none if it never had one) and
+ * its problems are reported, so one bad edit never takes the other files' routes — or its own old ones — down.
+ * Starting behaves like reloading, unless `strict`.
+ */
+export const make = Effect.fnUntraced(function* (options: FileRoutesOptions) {
+  const validator = yield* RouteValidator
+  const lastGood = new Map<string, ReadonlyArray<ProvidedRoute>>()
+  const lock = yield* Semaphore.make(1)
+
+  const load: Effect.Effect<ProviderState> = lock
+    .withPermits(1)(
+      Effect.gen(function* () {
+        const directory = yield* readRouteDirectory(options.routesDir)
+        const report = yield* validator.validateSources(directory.sources)
+        const unreadable = new Set(directory.issues.flatMap((issue) => (issue.file === undefined ? [] : [issue.file])))
+        const present = new Set(directory.sources.map((source) => source.file))
+        for (const { file, report: fileReport } of report.files) {
+          if (!fileReport.valid) continue
+          const source = `file:${file}`
+          lastGood.set(
+            file,
+            RouteValidator.routesOf(fileReport).map((route) => ({ route, source, excluded: false }))
+          )
+        }
+        // A file that is gone is gone; one that exists but cannot be read right now keeps its routes.
+        for (const file of [...lastGood.keys()]) {
+          if (!present.has(file) && !unreadable.has(file)) lastGood.delete(file)
+        }
+        const routes = [...lastGood.keys()].sort().flatMap((file) => lastGood.get(file)!)
+        return { routes, issues: [...directory.issues, ...report.issues] }
+      })
+    )
+    .pipe(Effect.withSpan("FileRoutes.load"))
+
+  const initial = yield* load
+  if (options.strict === true && initial.issues.length > 0) {
+    return yield* new ValidationFailed({ issues: initial.issues })
+  }
+  const providers = yield* RouteProviders
+  yield* providers.add({
+    name: "files",
+    // Later states come from `reload` (the config watcher and file writes call it), not from this stream.
+    states: Stream.concat(Stream.succeed(initial), Stream.never),
+    reload: load
+  })
+})
+
+/** Adds the route files of `routesDir` to the route table for the lifetime of the layer. */
+export const layer = (
+  options: FileRoutesOptions
+): Layer.Layer<never, ValidationFailed, RouteProviders | RouteValidator> => Layer.effectDiscard(make(options))

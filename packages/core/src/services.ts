@@ -1,0 +1,15 @@
+/**
+ * `@gatehouse-edge/core/services` — every service port of the core, and nothing that implements one: this module
+ * loads no Node API and no driver (SQLite, YAML, file watching, SSH, Docker), so transports and clients can
+ * depend on the ports alone. The real layers are in the package's main entry (`HealthLive.layer`, ...).
+ */
+export * from "./auth/Authentication.js"
+export * from "./auth/CurrentPrincipal.js"
+export * from "./config/ConfigSource.js"
+export * from "./events/Events.js"
+export * from "./files/Files.js"
+export * from "./health/Health.js"
+export * from "./routes/RouteList.js"
+export * from "./routes/RouteProviders.js"
+export * from "./routes/Routes.js"
+export * from "./routes/RouteValidator.js"

@@ -1,0 +1,107 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Layer, Queue, Scope, Stream } from "effect"
+import type { Route } from "../../src/domain/Route.js"
+import * as EventBus from "../../src/events/EventBus.js"
+import { Events } from "../../src/events/Events.js"
+import { type ProviderState, RouteProviders } from "../../src/routes/RouteProviders.js"
+import { Routes } from "../../src/routes/Routes.js"
+import * as RoutesLive from "../../src/routes/RoutesLive.js"
+import * as SqliteStore from "../../src/store/SqliteStore.js"
+import { eventually } from "../events/TestBus.js"
+import { validRoute } from "./helpers.js"
+
+const layer = RoutesLive.layer.pipe(Layer.provideMerge(EventBus.layer().pipe(Layer.provide(SqliteStore.layerMemory))))
+
+const route = (alias: string, port: string | number): Route => validRoute(`${alias}:\n  port: "${port}"\n`)
+
+const state = (source: string, ...routes: ReadonlyArray<Route>): ProviderState => ({
+  routes: routes.map((r) => ({ route: r, source, excluded: false })),
+  issues: []
+})
+
+/** A provider whose states the test pushes. */
+const pushed = Effect.gen(function* () {
+  const queue = yield* Queue.unbounded<ProviderState>()
+  return { queue, states: Stream.fromQueue(queue) }
+})
+
+const aliases = (routes: Routes["Service"]) =>
+  Effect.map(routes.list, (records) => records.map((r) => `${r.route.alias}@${r.provider}`))
+
+describe("RouteProviders: the route table as a merge of providers", () => {
+  it.live("a provider joins with its first state and leaves with its scope", () =>
+    Effect.gen(function* () {
+      const context = yield* Layer.build(layer)
+      const routes = Context.get(context, Routes)
+      const providers = Context.get(context, RouteProviders)
+      const files = yield* pushed
+      yield* Queue.offer(files.queue, state("file:a.yml", route("app", 80)))
+      yield* providers.add({ name: "files", states: files.states })
+      assert.deepStrictEqual(yield* aliases(routes), ["app@file:a.yml"], "in the table when add returns")
+
+      const scope = yield* Scope.make()
+      const docker = yield* pushed
+      yield* Queue.offer(docker.queue, state("docker:local", route("web", 81)))
+      yield* providers.add({ name: "docker:local", states: docker.states }).pipe(Scope.provide(scope))
+      assert.deepStrictEqual(yield* aliases(routes), ["app@file:a.yml", "web@docker:local"])
+      yield* Scope.close(scope, Effect.void as never)
+      assert.deepStrictEqual(yield* aliases(routes), ["app@file:a.yml"])
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("conflicts across providers: the earlier provider wins, the later route is reported and left out", () =>
+    Effect.gen(function* () {
+      const context = yield* Layer.build(layer)
+      const routes = Context.get(context, Routes)
+      const providers = Context.get(context, RouteProviders)
+      const files = yield* pushed
+      yield* Queue.offer(files.queue, state("file:a.yml", route("app", 80), route("dns", "53:53")))
+      yield* providers.add({ name: "files", states: files.states })
+      const docker = yield* pushed
+      yield* Queue.offer(
+        docker.queue,
+        state("docker:local", route("app", 81), route("dns2", "53:5353"), route("ok", 82))
+      )
+      yield* providers.add({ name: "docker:local", states: docker.states })
+      assert.deepStrictEqual(yield* aliases(routes), ["app@file:a.yml", "dns@file:a.yml", "ok@docker:local"])
+      const errors = (yield* Context.get(context, Events).history({ category: "config" })).filter(
+        (e) => e.action === "error"
+      )
+      const issues = errors.flatMap(
+        (e) =>
+          (e.data as { issues: ReadonlyArray<{ provider?: string; path: ReadonlyArray<unknown>; message: string }> })
+            .issues
+      )
+      assert.deepStrictEqual(
+        issues.map((i) => [i.provider, i.path.join(".")]),
+        [
+          ["docker:local", "app"],
+          ["docker:local", "dns2.port"]
+        ]
+      )
+      assert.match(issues[0]!.message, /duplicate alias `app` \(first defined at a\.yml\)/)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a provider whose stream fails keeps its last routes; a new state replaces them", () =>
+    Effect.gen(function* () {
+      const context = yield* Layer.build(layer)
+      const routes = Context.get(context, Routes)
+      const providers = Context.get(context, RouteProviders)
+      const failing = Stream.concat(
+        Stream.succeed(state("docker:nas", route("nas", 5000))),
+        Stream.die(new Error("engine went away"))
+      )
+      yield* providers.add({ name: "docker:nas", states: failing })
+      const live = yield* pushed
+      yield* Queue.offer(live.queue, state("docker:local", route("one", 1)))
+      yield* providers.add({ name: "docker:local", states: live.states })
+      assert.deepStrictEqual(yield* aliases(routes), ["nas@docker:nas", "one@docker:local"])
+      yield* Queue.offer(live.queue, state("docker:local", route("two", 2)))
+      yield* eventually(
+        "the new state in the table",
+        Effect.map(aliases(routes), (all) => all.join() === "nas@docker:nas,two@docker:local")
+      )
+    }).pipe(Effect.scoped)
+  )
+})

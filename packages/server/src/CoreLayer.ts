@@ -1,0 +1,58 @@
+import * as path from "node:path"
+import {
+  ApiKeys,
+  AuthenticationLive,
+  ConfigSourceLive,
+  type ConfigSources,
+  ConfigWatcher,
+  EventBus,
+  FileRoutes,
+  FilesLive,
+  type GatehouseConfig,
+  HealthLive,
+  RouteListLive,
+  RoutesLive,
+  RouteValidatorLive,
+  SqliteStore
+} from "@gatehouse-edge/core"
+import { Effect, Layer } from "effect"
+import { ensureAdminKey } from "./AdminKey.js"
+
+/** What the core needs besides the validated configuration. */
+export interface CoreOptions {
+  readonly config: GatehouseConfig
+  /** The environment, flags and working directory the config was loaded with (for validating edits). */
+  readonly sources: Omit<ConfigSources, "file">
+  /** Refuse to start when a route file is invalid (instead of starting with the valid ones). */
+  readonly strict?: boolean | undefined
+}
+
+/** The SQLite file of the embedded store. */
+export const databasePath = (config: GatehouseConfig) => path.join(config.dataDir, "gatehouse.db")
+
+/**
+ * Every core service of a running server, independent of any transport: store → events → route table (with the
+ * route files as its first provider) → health, route list, files, config and the file watcher, authentication.
+ * HTTP and gRPC are built on this same layer. Closing it stops monitors and the watcher and closes the store.
+ */
+export const layerCore = (options: CoreOptions) => {
+  const { config } = options
+  const store = SqliteStore.layer({ filename: databasePath(config) })
+  const events = EventBus.layer({ historyCap: config.events.history }).pipe(Layer.provide(store))
+  const validator = RouteValidatorLive.layer
+  const routeTable = FileRoutes.layer({ routesDir: config.routesDir, strict: options.strict }).pipe(
+    Layer.provideMerge(RoutesLive.layer),
+    Layer.provideMerge(validator)
+  )
+  const configSource = ConfigSourceLive.layer(config, options.sources)
+  const files = FilesLive.layer({ configFile: config.configFile, routesDir: config.routesDir })
+  const watcher = ConfigWatcher.layer({ configFile: config.configFile, routesDir: config.routesDir })
+  const apiKeys = Layer.unwrap(Effect.map(ensureAdminKey(config.dataDir), (admin) => ApiKeys.layer([admin])))
+  const authentication = AuthenticationLive.layer.pipe(Layer.provide(apiKeys))
+
+  return RouteListLive.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(HealthLive.layer, files, watcher)),
+    Layer.provideMerge(Layer.merge(routeTable, configSource)),
+    Layer.provideMerge(Layer.merge(events, authentication))
+  )
+}

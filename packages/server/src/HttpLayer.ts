@@ -1,0 +1,28 @@
+import type { GatehouseConfig } from "@gatehouse-edge/core"
+import type { VersionInfo } from "@gatehouse-edge/core/domain"
+import { layerHttpApp, layerNodeHttpServer, ServerDescription } from "@gatehouse-edge/transport-http"
+import { Effect, Layer } from "effect"
+import { HttpServer } from "effect/http"
+import { renderOpenApi } from "./OpenApiDocuments.js"
+
+/**
+ * The HTTP + WebSocket transport on a Node server, over the core layer's services. The HttpServer stays in the
+ * output so an embedding process (or a test) can read the bound address.
+ */
+export const layerHttp = (config: GatehouseConfig, version: VersionInfo) => {
+  const openApi = renderOpenApi()
+  const description = Layer.succeed(ServerDescription)(
+    ServerDescription.of({ version, openApiJson: openApi.json, openApiYaml: openApi.yamlText })
+  )
+  const announce = Layer.effectDiscard(
+    HttpServer.addressFormattedWith((address) =>
+      Effect.logInfo(`Gatehouse ${version.version} listening on ${address}/api/v1`).pipe(
+        Effect.annotateLogs({ config: config.configFile ?? "(embedded defaults)", data_dir: config.dataDir })
+      )
+    )
+  )
+  return Layer.mergeAll(layerHttpApp({ maxBodyBytes: config.http.maxBodyBytes }), announce).pipe(
+    Layer.provideMerge(layerNodeHttpServer({ host: config.http.host, port: config.http.port })),
+    Layer.provide(description)
+  )
+}

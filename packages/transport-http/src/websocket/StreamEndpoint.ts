@@ -1,0 +1,79 @@
+import { InvalidArgument, type PermissionDenied } from "@gatehouse-edge/core/domain"
+import { Deferred, Effect, Schema, Stream } from "effect"
+import { HttpServerRequest, type HttpServerResponse } from "effect/http"
+import type { StreamEndpoint } from "../api/StreamEndpoints.js"
+import { checkSameOrigin } from "./OriginCheck.js"
+import { serveWebSocket } from "./WebSocketSession.js"
+
+/** Whether this request asks for a WebSocket upgrade. */
+export const isWebSocketUpgrade = (request: HttpServerRequest.HttpServerRequest): boolean =>
+  request.headers.upgrade?.toLowerCase() === "websocket"
+
+type Frame<S extends StreamEndpoint> = S["frame"]["Type"]
+type Input<S extends StreamEndpoint> = S["input"] extends Schema.Top ? S["input"]["Type"] : never
+
+// Frames are encoded with the declared schema, so a frame is exactly what the HTTP body of the same value is.
+const encoder = <S extends StreamEndpoint>(endpoint: S) => {
+  const encode = Schema.encodeSync(
+    Schema.fromJsonString(endpoint.frame as unknown as Schema.Codec<Frame<S>, unknown>)
+  ) as (frame: Frame<S>) => string
+  return (frame: Frame<S>): string => encode(frame)
+}
+
+// A client message is the encoded form of the declared input schema (the text of the frame).
+const decoder = <S extends StreamEndpoint>(endpoint: S) => {
+  const decode = Schema.decodeUnknownEffect(endpoint.input as unknown as Schema.Codec<Input<S>, unknown>)
+  return (text: string): Effect.Effect<Input<S>, InvalidArgument> =>
+    Effect.mapError(
+      decode(text) as Effect.Effect<Input<S>, Schema.SchemaError>,
+      (error) => new InvalidArgument({ message: `invalid message: ${error.message}`, issues: [] })
+    )
+}
+
+/**
+ * Serves a declared stream on the current request, after the checks that must come before an upgrade (auth has
+ * already run as the endpoint's middleware; this adds the same-origin check): each value of `frames` becomes one
+ * text frame encoded with the declared schema; client messages are ignored. The stream closes with 1000 when
+ * `frames` ends, and with the close code of the error's machine code when it fails.
+ */
+export const serveStream = <S extends StreamEndpoint, E, R>(
+  endpoint: S,
+  frames: Stream.Stream<Frame<S>, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, PermissionDenied, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const encode = encoder(endpoint)
+    return Effect.andThen(
+      checkSameOrigin(request),
+      serveWebSocket((incoming) =>
+        Stream.map(frames, encode).pipe(Stream.merge(Stream.drain(incoming), { haltStrategy: "left" }))
+      )
+    )
+  })
+
+/**
+ * Serves a declared two-way stream: each client text message is decoded with the declared input schema (a
+ * message that does not decode ends the stream with 1008) and `session` turns the messages into the frames to send.
+ */
+export const serveDuplexStream = <S extends StreamEndpoint, E, R>(
+  endpoint: S,
+  session: (inputs: Stream.Stream<Input<S>>) => Stream.Stream<Frame<S>, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, PermissionDenied, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const encode = encoder(endpoint)
+    const decode = decoder(endpoint)
+    return Effect.andThen(
+      checkSameOrigin(request),
+      serveWebSocket((incoming) =>
+        // A message that does not decode ends the stream (1008) after what was already answered.
+        Effect.gen(function* () {
+          const failed = yield* Deferred.make<never, InvalidArgument>()
+          const inputs = Stream.mapEffect(incoming, (text) =>
+            Effect.catch(decode(text), (error) => Effect.andThen(Deferred.fail(failed, error), Effect.never))
+          )
+          return Stream.map(session(inputs), encode).pipe(
+            Stream.merge(Stream.fromEffectDrain(Deferred.await(failed)), { haltStrategy: "either" })
+          )
+        }).pipe(Stream.unwrap)
+      )
+    )
+  })
