@@ -4,7 +4,7 @@
  * the OpenAPI document. It depends on the core's ports only (`@gatehouse-edge/core/services`), never on drivers.
  */
 export * from "./api.js"
-export { type ListenOptions, layerApiRoutes, layerHttpApp, layerNodeHttpServer } from "./HttpApp.js"
+export { layerApiRoutes, layerHttpApp } from "./HttpApp.js"
 export { EventsHandlers } from "./handlers/EventsHandlers.js"
 export { FilesHandlers } from "./handlers/FilesHandlers.js"
 export { HealthHandlers } from "./handlers/HealthHandlers.js"
@@ -13,6 +13,7 @@ export { ServerDescription, SystemHandlers } from "./handlers/SystemHandlers.js"
 export { errorResponse, type HttpLimits, layerApiResponses } from "./middleware/ApiResponses.js"
 export { layerAuthentication } from "./middleware/AuthenticationAdapter.js"
 export { layerRequestValidation } from "./middleware/RequestValidationLayer.js"
+export { createApiServer, type ListenOptions, layerNodeHttpServer } from "./NodeServer.js"
 export { openApiDocument } from "./OpenApiDocument.js"
 export { checkSameOrigin } from "./websocket/OriginCheck.js"
 export { isWebSocketUpgrade, serveDuplexStream, serveStream } from "./websocket/StreamEndpoint.js"

@@ -98,6 +98,11 @@ const findRouteNotFound = (cause: Cause.Cause<unknown>) =>
       reason.error.reason._tag === "RouteNotFound"
   )
 
+// A message echoes the path it is about, but a client can send kilobytes of it: keep messages (and logs) short.
+const MAX_ECHOED_PATH = 120
+const shortened = (path: string) =>
+  path.length <= MAX_ECHOED_PATH ? path : `${path.slice(0, MAX_ECHOED_PATH)}… (${path.length} characters)`
+
 const incomingRequestId = (header: string | undefined) =>
   header !== undefined && /^[A-Za-z0-9._-]{1,64}$/.test(header) ? header : undefined
 
@@ -129,7 +134,10 @@ export const layerApiResponses = (limits: HttpLimits) =>
           } else if (findBodyTooLarge(exit.cause)) {
             response = errorResponse(413, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`)
           } else if (findRouteNotFound(exit.cause)) {
-            response = errorResponse(404, `no such endpoint: ${request.method} ${request.url.split("?")[0]}`)
+            response = errorResponse(
+              404,
+              `no such endpoint: ${request.method} ${shortened(request.url.split("?")[0]!)}`
+            )
           } else {
             const [derived] = yield* HttpServerError.causeResponse(exit.cause)
             if (derived.status >= 500) {
@@ -143,7 +151,7 @@ export const layerApiResponses = (limits: HttpLimits) =>
           yield* Effect.logInfo("http").pipe(
             Effect.annotateLogs({
               method: request.method,
-              path: request.url.split("?")[0],
+              path: shortened(request.url.split("?")[0]!),
               status: response.status,
               duration_ms: elapsed
             })
