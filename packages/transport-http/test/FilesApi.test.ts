@@ -143,6 +143,59 @@ describe("files", () => {
     )
   )
 
+  it.live("refuses a body that is not UTF-8 (400 naming the byte offset) or declares another charset (415)", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness({ routeFiles: { "main.yml": routes } })
+        const url = `${h.baseUrl}/file/content?type=routes&filename=main.yml`
+        // "café" in Latin-1: 0xE9 is not UTF-8; then a truncated sequence, an overlong '/', and a surrogate.
+        const latin1 = Uint8Array.from([...Buffer.from("app:\n  port: 8080\n# caf"), 0xe9, 0x0a])
+        const bad = yield* request(url, { method: "PUT", key: h.apiKey, body: latin1, contentType: "application/yaml" })
+        assert.strictEqual(bad.status, 400)
+        assert.strictEqual(bad.json.error.code, "invalid_argument")
+        assert.strictEqual(bad.json.error.message, "request body is not valid UTF-8: invalid byte 0xe9 at offset 23")
+        for (const bytes of [
+          [0xe2, 0x82],
+          [0xc0, 0xaf],
+          [0xed, 0xa0, 0x80],
+          [0xf4, 0x90, 0x80, 0x80]
+        ]) {
+          const body = Uint8Array.from([...Buffer.from("a: 1\n# "), ...bytes])
+          const reply = yield* request(url, { method: "PUT", key: h.apiKey, body, contentType: "application/yaml" })
+          assert.strictEqual(reply.status, 400, JSON.stringify(bytes))
+          assert.match(reply.json.error.message, / at offset 7$/)
+        }
+        const declared = yield* request(url, {
+          method: "PUT",
+          key: h.apiKey,
+          body: "app:\n  port: 8080\n",
+          contentType: "application/yaml; charset=iso-8859-1"
+        })
+        assert.strictEqual(declared.status, 415)
+        assert.strictEqual(declared.json.error.code, "unsupported_media_type")
+        assert.include(declared.json.error.message, "iso-8859-1")
+        const utf8 = yield* request(url, {
+          method: "PUT",
+          key: h.apiKey,
+          body: "app:\n  port: 8080\n# café ✓ 𝄞\n",
+          contentType: "application/yaml; charset=UTF-8"
+        })
+        assert.strictEqual(utf8.status, 200, utf8.text)
+        assert.strictEqual(
+          fs.readFileSync(path.join(h.routesDir, "main.yml"), "utf8"),
+          "app:\n  port: 8080\n# café ✓ 𝄞\n"
+        )
+        const validate = yield* request(`${h.baseUrl}/route/validate`, {
+          method: "POST",
+          key: h.apiKey,
+          body: latin1,
+          contentType: "text/plain"
+        })
+        assert.strictEqual(validate.status, 400)
+      })
+    )
+  )
+
   it.live("validates the config file with key-named errors before writing it", () =>
     Effect.scoped(
       Effect.gen(function* () {

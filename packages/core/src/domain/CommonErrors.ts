@@ -69,3 +69,10 @@ export class UpgradeRequired extends ApiError<UpgradeRequired>()("UpgradeRequire
   fields: { path: Schema.String },
   message: (e) => `${e.path} is a WebSocket endpoint: connect with a WebSocket client (Upgrade: websocket)`
 }) {}
+
+/** A request body in a media type or charset the endpoint does not take (415). */
+export class UnsupportedMediaType extends ApiError<UnsupportedMediaType>()("UnsupportedMediaType", {
+  code: "unsupported_media_type",
+  fields: { message: Schema.String },
+  message: (e) => e.message
+}) {}
