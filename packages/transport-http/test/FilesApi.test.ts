@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
@@ -192,6 +193,52 @@ describe("files", () => {
           contentType: "text/plain"
         })
         assert.strictEqual(validate.status, 400)
+      })
+    )
+  )
+
+  it.live("never lists, reads or replaces what is not a regular file: a directory or a FIFO named *.yml", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness({ routeFiles: { "main.yml": routes } })
+        fs.mkdirSync(path.join(h.routesDir, "dir.yml"))
+        execFileSync("mkfifo", [path.join(h.routesDir, "pipe.yml")])
+        const listed = yield* request(`${h.baseUrl}/file/list`, { key: h.apiKey })
+        assert.deepStrictEqual(listed.json.routes, ["main.yml"])
+        // Each read of the FIFO would hang forever (and four of them every file operation) if it were opened.
+        const reads = yield* Effect.forEach(
+          Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? "pipe.yml" : "dir.yml")),
+          (name) => request(`${h.baseUrl}/file/content?type=routes&filename=${name}`, { key: h.apiKey }),
+          { concurrency: "unbounded" }
+        )
+        for (const reply of reads) {
+          assert.strictEqual(reply.status, 409)
+          assert.strictEqual(reply.json.error.code, "failed_precondition")
+          assert.strictEqual(reply.json.error.details[0].reason, "FileNotRegular")
+        }
+        assert.match(reads[0]!.json.error.message, /"pipe\.yml" is a named pipe \(FIFO\), not a regular file/)
+        assert.match(reads[1]!.json.error.message, /"dir\.yml" is a directory, not a regular file/)
+        for (const name of ["dir.yml", "pipe.yml"]) {
+          const put = yield* sendYaml(`${h.baseUrl}/file/content?type=routes&filename=${name}`, h.apiKey, routes, {
+            method: "PUT"
+          })
+          assert.strictEqual(put.status, 409, name)
+        }
+        assert.isTrue(fs.statSync(path.join(h.routesDir, "dir.yml")).isDirectory())
+        assert.isTrue(fs.statSync(path.join(h.routesDir, "pipe.yml")).isFIFO())
+        const ok = yield* request(`${h.baseUrl}/file/content?type=routes&filename=main.yml`, { key: h.apiKey })
+        assert.strictEqual(ok.text, routes)
+      })
+    )
+  )
+
+  it.live("removes temp files left by an interrupted write when it starts", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness({
+          routeFiles: { "main.yml": routes, ".main.yml.0123456789ab.tmp": "half-written", ".keep.yml": "x: 1\n" }
+        })
+        assert.deepStrictEqual(fs.readdirSync(h.routesDir).sort(), [".keep.yml", "main.yml"])
       })
     )
   )
