@@ -10,6 +10,7 @@ import { SystemHandlers } from "./handlers/SystemHandlers.js"
 import { type HttpLimits, layerApiResponses } from "./middleware/ApiResponses.js"
 import { layerAuthentication } from "./middleware/AuthenticationAdapter.js"
 import { layerRequestValidation } from "./middleware/RequestValidationLayer.js"
+import { WebSocketConnections } from "./websocket/WebSocketConnections.js"
 import { layerShutdownTrigger, ShutdownSignal } from "./websocket/WebSocketSession.js"
 
 // Request lines are bounded by Node's header limit (16 KiB) anyway.
@@ -36,5 +37,7 @@ export const layerHttpApp = (limits: HttpLimits) =>
         routerConfig: { maxParamLength: MAX_PATH_PARAMETER_LENGTH }
       })
     ),
+    // The connection counts stay in the output: an embedding process (or a test) can read them.
+    Layer.provideMerge(WebSocketConnections.layer),
     Layer.provide(ShutdownSignal.layer)
   )

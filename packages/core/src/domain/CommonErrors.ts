@@ -76,3 +76,10 @@ export class UnsupportedMediaType extends ApiError<UnsupportedMediaType>()("Unsu
   fields: { message: Schema.String },
   message: (e) => e.message
 }) {}
+
+/** Too many requests or connections from one client, or in total (429, with `Retry-After`). */
+export class RateLimited extends ApiError<RateLimited>()("RateLimited", {
+  code: "rate_limited",
+  fields: { message: Schema.String, retry_after_s: Schema.Int },
+  message: (e) => e.message
+}) {}

@@ -2,12 +2,21 @@ import { randomUUID } from "node:crypto"
 import { type ErrorBody, type ErrorCode, ErrorCodes } from "@gatehouse-edge/core/domain"
 import { ByteSize, Cause, Clock, Context, Effect, Exit } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { clientAddressOf } from "../websocket/ClientAddress.js"
 
 /** Request limits of the HTTP API. */
 export interface HttpLimits {
   /** Largest accepted request body; larger bodies get 413 before they are read. */
   readonly maxBodyBytes: number
+  /**
+   * Requests one client address may have in flight at once (WebSocket streams are counted separately, see
+   * `WebSocketPolicy`); more get 429 with `Retry-After`. Default 256.
+   */
+  readonly maxConcurrentRequestsPerClient?: number | undefined
 }
+
+/** Seconds a client over a cap is told to wait (`Retry-After`). */
+const RETRY_AFTER_S = 1
 
 // The generic code for an HTTP status, for error responses produced below the API layer.
 const codeForStatus = new Map<number, ErrorCode>(
@@ -112,8 +121,33 @@ const incomingRequestId = (header: string | undefined) =>
  * chunked bodies), the shared error body for every error response, a generic 500 for defects (the cause goes to
  * the log with the request id, never to the client), and one structured access-log line per request.
  */
-export const layerApiResponses = (limits: HttpLimits) =>
-  HttpRouter.middleware(
+export const layerApiResponses = (limits: HttpLimits) => {
+  const maxInFlight = limits.maxConcurrentRequestsPerClient ?? 256
+  const inFlight = new Map<string, number>()
+  // A WebSocket session is one long request: it counts against the stream caps instead.
+  const counted = (
+    request: HttpServerRequest.HttpServerRequest,
+    client: string,
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
+  ) => {
+    if (request.headers.upgrade !== undefined) return app
+    const current = inFlight.get(client) ?? 0
+    if (current >= maxInFlight) {
+      return Effect.succeed(
+        errorResponse(429, `too many concurrent requests from ${client} (limit ${maxInFlight}): retry shortly`)
+      )
+    }
+    inFlight.set(client, current + 1)
+    return Effect.ensuring(
+      app,
+      Effect.sync(() => {
+        const left = (inFlight.get(client) ?? 1) - 1
+        if (left === 0) inFlight.delete(client)
+        else inFlight.set(client, left)
+      })
+    )
+  }
+  return HttpRouter.middleware(
     (app) =>
       Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
@@ -122,7 +156,11 @@ export const layerApiResponses = (limits: HttpLimits) =>
         const handled =
           declaredLength > limits.maxBodyBytes
             ? Effect.succeed(errorResponse(413, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`))
-            : app.pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limits.maxBodyBytes)))
+            : counted(
+                request,
+                clientAddressOf(request),
+                app.pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limits.maxBodyBytes)))
+              )
         return Effect.gen(function* () {
           const started = yield* Clock.currentTimeMillis
           const exit = yield* Effect.exit(handled)
@@ -156,8 +194,13 @@ export const layerApiResponses = (limits: HttpLimits) =>
               duration_ms: elapsed
             })
           )
-          return HttpServerResponse.setHeader(response, "x-request-id", requestId)
+          const withRetry =
+            response.status === 429 && response.headers["retry-after"] === undefined
+              ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_S))
+              : response
+          return HttpServerResponse.setHeader(withRetry, "x-request-id", requestId)
         }).pipe(Effect.annotateLogs({ request_id: requestId }))
       }),
     { global: true }
   )
+}

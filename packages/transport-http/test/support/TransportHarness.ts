@@ -22,8 +22,8 @@ import { type RouteRecord, Routes } from "@gatehouse-edge/core/services"
 import { Context, Effect, Layer, Logger, type Scope, Stream, SubscriptionRef } from "effect"
 import { HttpServer } from "effect/http"
 import { tempDir } from "../../../../test/support/TempDir.js"
-import { layerHttpApp, layerNodeHttpServer, ServerDescription } from "../../src/index.js"
-import { WebSocketPolicy, type WebSocketPolicyShape } from "../../src/websocket/WebSocketSession.js"
+import { layerHttpApp, layerNodeHttpServer, ServerDescription, WebSocketConnections } from "../../src/index.js"
+import { WebSocketPolicy, type WebSocketPolicyShape } from "../../src/websocket/WebSocketPolicy.js"
 
 /** A running HTTP transport over real core services, with health and WebSocket limits under the test's control. */
 export interface Harness {
@@ -35,6 +35,8 @@ export interface Harness {
   readonly configFile: string
   readonly events: Events["Service"]
   readonly health: HealthMemory["Service"]
+  /** How many WebSocket streams the server has open. */
+  readonly openStreams: Effect.Effect<number>
 }
 
 const unknown: HealthInfo = { status: "unknown", latency_ms: 0, uptime_s: 0, last_check: null }
@@ -70,6 +72,7 @@ export interface HarnessOptions {
   readonly health?: HealthMap
   readonly policy?: Partial<WebSocketPolicyShape>
   readonly maxBodyBytes?: number
+  readonly maxConcurrentRequestsPerClient?: number
   readonly configYaml?: string
 }
 
@@ -114,7 +117,10 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
       })
     )
     const policy = Layer.succeed(WebSocketPolicy)({ ...WebSocketPolicy.defaultValue(), ...options.policy })
-    const app = layerHttpApp({ maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024 }).pipe(
+    const app = layerHttpApp({
+      maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+      maxConcurrentRequestsPerClient: options.maxConcurrentRequestsPerClient
+    }).pipe(
       Layer.provideMerge(layerNodeHttpServer({ host: "127.0.0.1", port: 0 })),
       Layer.provideMerge(Layer.mergeAll(core, authentication, description, policy)),
       Layer.provide(Logger.layer([]))
@@ -129,6 +135,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
       routesDir,
       configFile,
       events: Context.get(context, Events),
-      health: Context.get(context, HealthMemory)
+      health: Context.get(context, HealthMemory),
+      openStreams: Context.get(context, WebSocketConnections).open
     }
   })
