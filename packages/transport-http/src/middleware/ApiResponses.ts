@@ -90,21 +90,23 @@ const withErrorBody = (
 }
 
 const findBodyTooLarge = (cause: Cause.Cause<unknown>) =>
-  cause.reasons.some((reason) => {
-    const error = reason._tag === "Fail" ? reason.error : reason._tag === "Die" ? reason.defect : undefined
-    return (
-      HttpServerError.isHttpServerError(error) &&
-      error.reason._tag === "RequestParseError" &&
-      error.reason.reason === "BodyTooLarge"
+  cause.reasons
+    .map((reason) =>
+      Cause.isFailReason(reason) ? reason.error : Cause.isDieReason(reason) ? reason.defect : undefined
     )
-  })
+    .some(
+      (error) =>
+        HttpServerError.isHttpServerError(error) &&
+        error.reason instanceof HttpServerError.RequestParseError &&
+        error.reason.reason === "BodyTooLarge"
+    )
 
 const findRouteNotFound = (cause: Cause.Cause<unknown>) =>
   cause.reasons.some(
     (reason) =>
-      reason._tag === "Fail" &&
+      Cause.isFailReason(reason) &&
       HttpServerError.isHttpServerError(reason.error) &&
-      reason.error.reason._tag === "RouteNotFound"
+      reason.error.reason instanceof HttpServerError.RouteNotFound
   )
 
 // A message echoes the path it is about, but a client can send kilobytes of it: keep messages (and logs) short.
