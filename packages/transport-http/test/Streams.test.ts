@@ -271,6 +271,8 @@ describe("WebSocket /route/list", () => {
           next.map((r: any) => r.alias),
           ["one", "two"]
         )
+        // One change, one frame: no frame with the unchanged list came first.
+        assert.strictEqual(ws.frames.length, 2, ws.frames.join("\n"))
       })
     )
   )
