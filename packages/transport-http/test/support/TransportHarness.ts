@@ -1,10 +1,11 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import {
-  ApiKeys,
+  ApiKeyRepository,
   AuthenticationLive,
   ConfigSourceLive,
   EventBus,
+  EventRepository,
   Events,
   FileRoutes,
   FilesLive,
@@ -15,7 +16,7 @@ import {
   RouteListLive,
   RoutesLive,
   RouteValidatorLive,
-  SqliteStore
+  StoreLive
 } from "@gatehouse-edge/core"
 import { type HealthInfo, type HealthMap, sameStatuses } from "@gatehouse-edge/core/domain"
 import { type RouteRecord, Routes } from "@gatehouse-edge/core/services"
@@ -93,9 +94,27 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
     const sources = { env: { GATEHOUSE_ROUTES_DIR: routesDir }, flags: { http: "127.0.0.1:0" }, cwd: dir }
     const loaded = loadConfig({ ...sources, file: { path: configFile, text: configYaml } })
     if (loaded._tag === "Invalid") return yield* Effect.die(new Error(JSON.stringify(loaded.issues)))
-    const { key, record } = generateApiKey("test")
+    const { key, prefix, sha256 } = generateApiKey()
 
-    const events = EventBus.layer({ historyCap: 1000 }).pipe(Layer.provide(SqliteStore.layerMemory))
+    const repositories = Layer.mergeAll(EventRepository.layer, ApiKeyRepository.layer).pipe(
+      Layer.provideMerge(StoreLive.layerMemory)
+    )
+    const testKey = Layer.effectDiscard(
+      Effect.flatMap(ApiKeyRepository, (keys) =>
+        keys.insert({
+          id: "test-key",
+          name: "test",
+          prefix,
+          sha256,
+          roles: ["admin"],
+          created_at: "2026-01-01T00:00:00.000Z",
+          expires_at: null,
+          last_used_at: null,
+          revoked_at: null
+        })
+      ).pipe(Effect.orDie)
+    )
+    const events = EventBus.layer({ historyCap: 1000 })
     const routes = FileRoutes.layer({ routesDir }).pipe(
       Layer.provideMerge(RoutesLive.layer),
       Layer.provideMerge(RouteValidatorLive.layer)
@@ -108,7 +127,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
       Layer.provideMerge(Layer.merge(routes, configSource)),
       Layer.provideMerge(events)
     )
-    const authentication = AuthenticationLive.layer.pipe(Layer.provide(ApiKeys.layer([record])))
+    const authentication = Layer.merge(AuthenticationLive.layer, testKey)
     const description = Layer.succeed(ServerDescription)(
       ServerDescription.of({
         version: { version: "1.2.3", commit: "abc" },
@@ -123,6 +142,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
     }).pipe(
       Layer.provideMerge(layerNodeHttpServer({ host: "127.0.0.1", port: 0 })),
       Layer.provideMerge(Layer.mergeAll(core, authentication, description, policy)),
+      Layer.provideMerge(repositories),
       Layer.provide(Logger.layer([]))
     )
     const context = yield* Layer.build(app)
