@@ -77,6 +77,8 @@ const open = (options: SqliteClientOptions) =>
     (db) => Effect.sync(() => db.close())
   )
 
+type Row = SqlConnection.Row
+
 /** The one connection, as effect/sql sees it: every statement prepared once and kept in a small cache. */
 const makeConnection = (db: Database.Database, cacheSize: number): SqlConnection.Connection => {
   const cache = new Map<string, Database.Statement>()
@@ -93,18 +95,31 @@ const makeConnection = (db: Database.Database, cacheSize: number): SqlConnection
       catch: (cause) => classify(cause, "Failed to prepare statement", "prepare")
     })
 
+  // Rows are plain objects (or arrays of values); a write reports nothing, or its changes when `raw`.
   const run = (statement: Database.Statement, params: ReadonlyArray<unknown>, raw: boolean, arrays = false) =>
     Effect.try({
-      try: (): ReadonlyArray<any> => {
+      try: (): ReadonlyArray<Row> => {
         const values = params.map(bindable)
-        if (statement.reader) return arrays ? statement.raw(true).all(...values) : statement.raw(false).all(...values)
+        if (statement.reader) {
+          return (arrays ? statement.raw(true).all(...values) : statement.raw(false).all(...values)) as Array<Row>
+        }
         const result = statement.run(...values)
-        return raw ? ({ changes: result.changes, lastInsertRowid: result.lastInsertRowid } as any) : []
+        return raw ? (result as unknown as ReadonlyArray<Row>) : []
       },
       catch: (cause) => classify(cause, "Failed to execute statement", "execute")
     })
 
-  const execute = (sql: string, params: ReadonlyArray<unknown>, transformRows?: (rows: ReadonlyArray<any>) => any) =>
+  const values = (statement: Database.Statement, params: ReadonlyArray<unknown>) =>
+    run(statement, params, false, true) as unknown as Effect.Effect<
+      ReadonlyArray<ReadonlyArray<unknown>>,
+      SqlError.SqlError
+    >
+
+  const execute = (
+    sql: string,
+    params: ReadonlyArray<unknown>,
+    transformRows?: <A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>
+  ) =>
     Effect.flatMap(prepare(sql), (statement) => {
       const rows = run(statement, params, false)
       return transformRows === undefined ? rows : Effect.map(rows, transformRows)
@@ -122,9 +137,8 @@ const makeConnection = (db: Database.Database, cacheSize: number): SqlConnection
     // Rows are read at once: SQLite is in-process and the connection is held while a stream is open anyway.
     executeStream: (sql, params, transformRows) =>
       Stream.unwrap(Effect.map(execute(sql, params, transformRows), (rows) => Stream.fromIterable(rows))),
-    executeValues: (sql, params) => Effect.flatMap(prepare(sql), (statement) => run(statement, params, false, true)),
-    executeValuesUnprepared: (sql, params) =>
-      Effect.flatMap(unprepared(sql), (statement) => run(statement, params, false, true)),
+    executeValues: (sql, params) => Effect.flatMap(prepare(sql), (statement) => values(statement, params)),
+    executeValuesUnprepared: (sql, params) => Effect.flatMap(unprepared(sql), (statement) => values(statement, params)),
     executeUnprepared: (sql, params, transformRows) =>
       Effect.flatMap(unprepared(sql), (statement) => {
         const rows = run(statement, params ?? [], false)
