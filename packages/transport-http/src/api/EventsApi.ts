@@ -17,5 +17,4 @@ export class EventsApi extends HttpApiGroup.make("events")
       })
     )
   )
-  .middleware(Authorization)
-  .prefix("/api/v1") {}
+  .middleware(Authorization) {}

@@ -58,5 +58,4 @@ export class FilesApi extends HttpApiGroup.make("files")
       error: [toWireError(InvalidYaml), toWireError(ValidationFailed)]
     }).annotateMerge(OpenApi.annotations({ summary: "Validate a file without writing it" }))
   )
-  .middleware(Authorization)
-  .prefix("/api/v1") {}
+  .middleware(Authorization) {}

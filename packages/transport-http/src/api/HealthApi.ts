@@ -14,5 +14,4 @@ export class HealthApi extends HttpApiGroup.make("health")
       })
     )
   )
-  .middleware(Authorization)
-  .prefix("/api/v1") {}
+  .middleware(Authorization) {}

@@ -52,5 +52,4 @@ export class RoutesApi extends HttpApiGroup.make("routes")
       error: toWireError(RouteNotFound)
     }).annotateMerge(OpenApi.annotations({ summary: "Get one route" }))
   )
-  .middleware(Authorization)
-  .prefix("/api/v1") {}
+  .middleware(Authorization) {}
