@@ -1,6 +1,5 @@
-import * as fs from "node:fs"
 import * as path from "node:path"
-import { formatListenAddress, loadConfig } from "@gatehouse-edge/core"
+import { FileUnreadable, formatListenAddress, loadConfig, readTextFile } from "@gatehouse-edge/core"
 import { formatIssue } from "@gatehouse-edge/core/domain"
 import { Cause, Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -11,13 +10,26 @@ import { layerLogging } from "../Logging.js"
 import { versionInfo } from "../Version.js"
 import { describeStartupFailure } from "./StartupFailure.js"
 
-/** The config file to read: `--config`, else `GATEHOUSE_CONFIG`, else `./gatehouse.yml` if present, else none. */
-export const configFileToRead = (flag: Option.Option<string>, env: NodeJS.ProcessEnv, cwd: string) => {
-  if (Option.isSome(flag)) return flag.value
-  if (env.GATEHOUSE_CONFIG !== undefined && env.GATEHOUSE_CONFIG !== "") return env.GATEHOUSE_CONFIG
+/**
+ * The config file to run with and its text: `--config`, else `GATEHOUSE_CONFIG`, else `./gatehouse.yml` if it
+ * exists, else none (the embedded defaults). A named file that cannot be read is an error, never the defaults.
+ */
+export const readConfigFile = Effect.fn("gatehouse.readConfigFile")(function* (
+  flag: Option.Option<string>,
+  env: NodeJS.ProcessEnv,
+  cwd: string
+) {
+  const named = Option.getOrUndefined(flag) ?? (env.GATEHOUSE_CONFIG === "" ? undefined : env.GATEHOUSE_CONFIG)
+  if (named !== undefined) return { path: named, text: yield* readTextFile(named) }
   const local = path.join(cwd, "gatehouse.yml")
-  return fs.existsSync(local) ? local : undefined
-}
+  return yield* readTextFile(local).pipe(
+    Effect.map((text) => ({ path: local, text })),
+    Effect.catchIf(
+      (error) => error.code === "ENOENT",
+      () => Effect.succeed(undefined)
+    )
+  )
+})
 
 const fail = (lines: ReadonlyArray<string>) =>
   Effect.andThen(Console.error(lines.join("\n")), Effect.fail(new CliExit({ code: 1 })))
@@ -50,23 +62,22 @@ export const serveCommand = Command.make(
   Effect.fn("gatehouse.serve")(function* (flags) {
     const env = process.env
     const cwd = process.cwd()
-    const file = configFileToRead(flags.config, env, cwd)
-    let text: string | undefined
-    if (file !== undefined) {
-      text = yield* Effect.try(() => fs.readFileSync(file, "utf8")).pipe(
-        Effect.catch((error) => fail([`gatehouse: cannot read config file ${file}: ${String(error)}`]))
+    const configFile = yield* readConfigFile(flags.config, env, cwd).pipe(
+      Effect.catchIf(
+        (error) => error instanceof FileUnreadable,
+        (error) => fail([`gatehouse: cannot read config file ${error.path}: ${error.reason}`])
       )
-    }
+    )
     const cliFlags = {
       http: Option.getOrUndefined(flags.http),
       grpc: Option.getOrUndefined(flags.grpc),
       data: Option.getOrUndefined(flags.data)
     }
     const sources = { env, flags: cliFlags, cwd }
-    const result = loadConfig({ ...sources, file: file === undefined ? undefined : { path: file, text: text! } })
+    const result = loadConfig({ ...sources, file: configFile })
     if (result._tag === "Invalid") {
       return yield* fail([
-        `gatehouse: invalid configuration${file === undefined ? "" : ` (${file})`}:`,
+        `gatehouse: invalid configuration${configFile === undefined ? "" : ` (${configFile.path})`}:`,
         ...result.issues.map((issue) => `  ${formatIssue(issue)}`)
       ])
     }

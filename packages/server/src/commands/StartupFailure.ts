@@ -1,5 +1,7 @@
-import { formatIssue } from "@gatehouse-edge/core/domain"
+import { SecretUnreadable, StoreOpenFailed, StoreSchemaTooNew } from "@gatehouse-edge/core"
+import { formatIssue, ValidationFailed } from "@gatehouse-edge/core/domain"
 import type { Cause } from "effect"
+import { HttpServerError } from "effect/http"
 
 const errorOf = (cause: Cause.Cause<unknown>): unknown => {
   const reason = cause.reasons.find((r) => r._tag === "Fail" || r._tag === "Die")
@@ -17,32 +19,25 @@ const codeOf = (error: unknown): string | undefined => {
 
 /**
  * A one-paragraph explanation of why the server could not start, for the failures an operator can fix
- * (address in use, invalid route files, an unusable data directory); `undefined` for anything unexpected,
- * which is then reported in full.
+ * (address in use, invalid route files, an unusable data directory, an unreadable secret file); `undefined` for
+ * anything unexpected, which is then reported in full.
  */
 export const describeStartupFailure = (cause: Cause.Cause<unknown>, httpAddress: string): string | undefined => {
-  const error = errorOf(cause) as {
-    readonly _tag?: string
-    readonly message?: string
-    readonly issues?: ReadonlyArray<never>
+  const error = errorOf(cause)
+  if (error instanceof HttpServerError.ServeError) {
+    const code = codeOf(error)
+    if (code === "EADDRINUSE") return `cannot listen on ${httpAddress}: the address is already in use`
+    if (code === "EACCES") return `cannot listen on ${httpAddress}: permission denied`
+    return `cannot listen on ${httpAddress}: ${code ?? error.message}`
   }
-  if (error === undefined || error === null) return undefined
-  switch (error._tag) {
-    case "ServeError": {
-      const code = codeOf(error)
-      if (code === "EADDRINUSE") return `cannot listen on ${httpAddress}: the address is already in use`
-      if (code === "EACCES") return `cannot listen on ${httpAddress}: permission denied`
-      return `cannot listen on ${httpAddress}: ${code ?? error.message}`
-    }
-    case "ValidationFailed":
-      return [
-        "the route files are invalid; fix them (`gatehouse validate <files>`) and start again:",
-        ...(error.issues ?? []).map((issue) => `  ${formatIssue(issue)}`)
-      ].join("\n")
-    case "StoreOpenFailed":
-    case "StoreSchemaTooNew":
-      return error.message
-    default:
-      return undefined
+  if (error instanceof ValidationFailed) {
+    return [
+      "the route files are invalid; fix them (`gatehouse validate <files>`) and start again:",
+      ...error.issues.map((issue) => `  ${formatIssue(issue)}`)
+    ].join("\n")
   }
+  if (error instanceof StoreOpenFailed || error instanceof StoreSchemaTooNew || error instanceof SecretUnreadable) {
+    return error.message
+  }
+  return undefined
 }
