@@ -2,8 +2,9 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { loadConfig } from "@gatehouse-edge/core"
 import { formatIssue } from "@gatehouse-edge/core/domain"
+import { Events } from "@gatehouse-edge/core/services"
 import { layerGatehouseServer } from "@gatehouse-edge/server"
-import { Effect, Layer, Logger, type Scope } from "effect"
+import { Context, Effect, Layer, Logger, type Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { tempDir } from "./TempDir.js"
 
@@ -20,6 +21,8 @@ export interface TestServer {
   readonly dataDir: string
   readonly routesDir: string
   readonly configFile: string | undefined
+  /** The server's event bus, to publish events a test needs. */
+  readonly events: Events["Service"]
 }
 
 /** Options of {@link startTestServer}. */
@@ -75,6 +78,7 @@ export const startTestServer = (options: TestServerOptions = {}): Effect.Effect<
       dir,
       dataDir: config.dataDir,
       routesDir,
-      configFile
+      configFile,
+      events: Context.get(context, Events)
     }
   })

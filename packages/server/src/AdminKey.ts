@@ -1,29 +1,66 @@
+import { randomUUID } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { type ApiKeyRecord, apiKeyRecord, generateApiKey } from "@gatehouse-edge/core"
-import { Console, Effect } from "effect"
+import { ApiKeyRepository, apiKeyPrefix, generateApiKey, sha256Hex } from "@gatehouse-edge/core"
+import { Clock, Console, DateTime, Effect, Option } from "effect"
 
 /** The admin API key file inside the data directory. */
 export const adminKeyPath = (dataDir: string) => path.join(dataDir, "admin.key")
 
+const readKeyFile = (file: string) =>
+  Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(
+    Effect.map((text) => Option.some(text.trim())),
+    Effect.catch(() => Effect.succeedNone)
+  )
+
 /**
- * The admin API key: generated on first start, printed once, and kept in `<data>/admin.key` (mode 0600) so
- * scripts can read it. Later starts read it back and do not print it again.
+ * The admin API key. It is one of the stored keys (name `admin`, role `admin`), and also kept in
+ * `<data>/admin.key` (mode 0600) so scripts can read it: generated and printed once on first start; on later
+ * starts the file is read back and the key made sure to be in the store (keys of stores from before keys were
+ * stored are adopted this way). Deleting the file makes the next start revoke the old admin key and issue a new one.
  */
-export const ensureAdminKey = (dataDir: string): Effect.Effect<ApiKeyRecord> =>
+export const ensureAdminKey = (dataDir: string): Effect.Effect<void, never, ApiKeyRepository> =>
   Effect.gen(function* () {
+    const keys = yield* ApiKeyRepository
     const file = adminKeyPath(dataDir)
-    const existing = yield* Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(
-      Effect.map((text) => text.trim()),
-      Effect.catch(() => Effect.succeed(undefined))
-    )
-    if (existing !== undefined) {
-      return yield* Effect.try({
-        try: () => apiKeyRecord("admin", existing),
-        catch: () => new Error(`${file} does not hold a valid API key: delete it to generate a new one`)
-      }).pipe(Effect.orDie)
+    const now = DateTime.formatIso(DateTime.makeUnsafe(yield* Clock.currentTimeMillis))
+    const existing = yield* readKeyFile(file)
+    if (Option.isSome(existing)) {
+      const prefix = apiKeyPrefix(existing.value)
+      if (prefix === undefined) {
+        return yield* Effect.die(new Error(`${file} does not hold a valid API key: delete it to generate a new one`))
+      }
+      if (Option.isSome(yield* keys.findByPrefix(prefix))) return
+      yield* keys.revoke("admin", now)
+      return yield* keys
+        .insert({
+          id: randomUUID(),
+          name: "admin",
+          prefix,
+          sha256: sha256Hex(existing.value),
+          roles: ["admin"],
+          created_at: now,
+          expires_at: null,
+          last_used_at: null,
+          revoked_at: null
+        })
+        .pipe(Effect.orDie)
     }
-    const { key, record } = generateApiKey("admin")
+    const { key, prefix, sha256 } = generateApiKey()
+    yield* keys.revoke("admin", now)
+    yield* keys
+      .insert({
+        id: randomUUID(),
+        name: "admin",
+        prefix,
+        sha256,
+        roles: ["admin"],
+        created_at: now,
+        expires_at: null,
+        last_used_at: null,
+        revoked_at: null
+      })
+      .pipe(Effect.orDie)
     yield* Effect.tryPromise(() => fs.mkdir(dataDir, { recursive: true })).pipe(
       Effect.andThen(Effect.tryPromise(() => fs.writeFile(file, `${key}\n`, { mode: 0o600, flag: "wx" }))),
       Effect.orDie
@@ -39,5 +76,4 @@ export const ensureAdminKey = (dataDir: string): Effect.Effect<ApiKeyRecord> =>
         ""
       ].join("\n")
     )
-    return record
   })

@@ -1,10 +1,11 @@
 import { Command } from "effect/cli"
 import { openApiCommand } from "./commands/OpenApi.js"
 import { serveCommand } from "./commands/Serve.js"
+import { storeCommand } from "./commands/Store.js"
 import { validateCommand } from "./commands/Validate.js"
 
 /** The `gatehouse` command line. */
 export const gatehouseCli = Command.make("gatehouse").pipe(
   Command.withDescription("Gatehouse: an open management plane for self-hosted edges"),
-  Command.withSubcommands([serveCommand, validateCommand, openApiCommand])
+  Command.withSubcommands([serveCommand, validateCommand, openApiCommand, storeCommand])
 )

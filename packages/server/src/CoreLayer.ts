@@ -1,11 +1,12 @@
 import * as path from "node:path"
 import {
-  ApiKeys,
+  ApiKeyRepository,
   AuthenticationLive,
   ConfigSourceLive,
   type ConfigSources,
   ConfigWatcher,
   EventBus,
+  EventRepository,
   FileRoutes,
   FilesLive,
   type GatehouseConfig,
@@ -13,9 +14,9 @@ import {
   RouteListLive,
   RoutesLive,
   RouteValidatorLive,
-  SqliteStore
+  StoreLive
 } from "@gatehouse-edge/core"
-import { Effect, Layer } from "effect"
+import { Layer } from "effect"
 import { ensureAdminKey } from "./AdminKey.js"
 
 /** What the core needs besides the validated configuration. */
@@ -37,8 +38,9 @@ export const databasePath = (config: GatehouseConfig) => path.join(config.dataDi
  */
 export const layerCore = (options: CoreOptions) => {
   const { config } = options
-  const store = SqliteStore.layer({ filename: databasePath(config) })
-  const events = EventBus.layer({ historyCap: config.events.history }).pipe(Layer.provide(store))
+  const store = StoreLive.layer({ filename: databasePath(config) })
+  const repositories = Layer.mergeAll(EventRepository.layer, ApiKeyRepository.layer).pipe(Layer.provide(store))
+  const events = EventBus.layer({ historyCap: config.events.history })
   const validator = RouteValidatorLive.layer
   const routeTable = FileRoutes.layer({ routesDir: config.routesDir, strict: options.strict }).pipe(
     Layer.provideMerge(RoutesLive.layer),
@@ -47,12 +49,13 @@ export const layerCore = (options: CoreOptions) => {
   const configSource = ConfigSourceLive.layer(config, options.sources)
   const files = FilesLive.layer({ configFile: config.configFile, routesDir: config.routesDir })
   const watcher = ConfigWatcher.layer({ configFile: config.configFile, routesDir: config.routesDir })
-  const apiKeys = Layer.unwrap(Effect.map(ensureAdminKey(config.dataDir), (admin) => ApiKeys.layer([admin])))
-  const authentication = AuthenticationLive.layer.pipe(Layer.provide(apiKeys))
+  const adminKey = Layer.effectDiscard(ensureAdminKey(config.dataDir))
+  const authentication = Layer.merge(AuthenticationLive.layer, adminKey)
 
   return RouteListLive.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(HealthLive.layer, files, watcher)),
     Layer.provideMerge(Layer.merge(routeTable, configSource)),
-    Layer.provideMerge(Layer.merge(events, authentication))
+    Layer.provideMerge(Layer.merge(events, authentication)),
+    Layer.provideMerge(repositories)
   )
 }

@@ -10,12 +10,13 @@ export interface ServerOptions extends CoreOptions {
 }
 
 /**
- * The whole server: the core layer and, on top of it, each transport. Closing it shuts down in reverse order: the
+ * The whole server: the core layer and, on top of it, each transport; the core services stay in the output for an
+ * embedding process (and tests). Closing it shuts down in reverse order: the
  * HTTP server stops accepting and lets in-flight requests finish (streams close with 1001 first), then monitors
  * and the watcher stop, and the store is closed cleanly.
  */
 export const layerGatehouseServer = (options: ServerOptions) =>
-  layerHttp(options.config, options.version).pipe(Layer.provide(layerCore(options)))
+  layerHttp(options.config, options.version).pipe(Layer.provideMerge(layerCore(options)))
 
 /** `host:port` of the HTTP API, for messages. */
 export const httpAddress = (config: GatehouseConfig) => formatListenAddress(config.http)

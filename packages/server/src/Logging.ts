@@ -1,5 +1,6 @@
 import type { GatehouseConfig } from "@gatehouse-edge/core"
 import { Effect, Layer, Logger, References } from "effect"
+import { leanJsonLogger } from "./LeanJsonLogger.js"
 
 const levels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error" } as const
 
@@ -7,7 +8,7 @@ const levels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error" } as
 // a request's cost. Lines wait at most this long; the rest is flushed when the server stops.
 const JSON_BATCH_WINDOW = "50 millis"
 
-const batchedJson = Logger.batched(Logger.formatJson, {
+const batchedJson = Logger.batched(leanJsonLogger, {
   window: JSON_BATCH_WINDOW,
   flush: (lines) => Effect.sync(() => process.stdout.write(`${lines.join("\n")}\n`))
 })

@@ -1,5 +1,7 @@
+import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
+import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { startTestServer } from "../../../test/support/TestServer.js"
@@ -51,6 +53,30 @@ describe("health, end to end", () => {
           yield* health.until((map) => map.web?.status === "healthy")
           const recovered = yield* events.until((e) => e.action === "up")
           assert.deepStrictEqual([recovered.level, recovered.data.previous], ["info", "unhealthy"])
+        })
+      ),
+    30_000
+  )
+
+  it.live(
+    "the route list stream sends one new list for one route file change, never the unchanged list first",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const server = yield* startTestServer({
+            routeFiles: { "a.yml": "one:\n  host: 127.0.0.1\n  port: 1\n  healthcheck: { disable: true }\n" }
+          })
+          const list = yield* openWs(`${server.wsUrl}/route/list`, { key: server.apiKey })
+          yield* list.next()
+          fs.writeFileSync(
+            path.join(server.routesDir, "b.yml"),
+            "two:\n  host: 127.0.0.1\n  port: 2\n  healthcheck: { disable: true }\n"
+          )
+          const second = JSON.parse(yield* list.next())
+          assert.deepStrictEqual(
+            second.map((r: { alias: string }) => r.alias),
+            ["one", "two"]
+          )
         })
       ),
     30_000

@@ -109,6 +109,16 @@ describe("gatehouse serve", () => {
         const events = yield* request(`${server.baseUrl}/events?category=config`, { key })
         const error = events.json.find((e: any) => e.action === "error")
         assert.deepInclude(error.data.issues[0], { file: "bad.yml", line: 2, column: 9, path: ["app", "port"] })
+        // The server's own entry in /health says something is wrong, until the file is fixed.
+        const health = yield* request(`${server.baseUrl}/health`, { key })
+        assert.strictEqual(health.json["@gatehouse"].status, "error")
+        fs.writeFileSync(path.join(dir, "routes", "bad.yml"), "app:\n  port: 9999\n")
+        let fixed = health
+        for (let i = 0; i < 100 && "@gatehouse" in fixed.json; i++) {
+          yield* Effect.sleep("100 millis")
+          fixed = yield* request(`${server.baseUrl}/health`, { key })
+        }
+        assert.deepStrictEqual(Object.keys(fixed.json).sort(), ["app", "web"])
         yield* server.stop()
       })
     )

@@ -1,5 +1,3 @@
-import { createServer } from "node:http"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -12,8 +10,11 @@ import { SystemHandlers } from "./handlers/SystemHandlers.js"
 import { type HttpLimits, layerApiResponses } from "./middleware/ApiResponses.js"
 import { layerAuthentication } from "./middleware/AuthenticationAdapter.js"
 import { layerRequestValidation } from "./middleware/RequestValidationLayer.js"
-import { TrackedWebSocket } from "./websocket/TrackedWebSocket.js"
+import { WebSocketConnections } from "./websocket/WebSocketConnections.js"
 import { layerShutdownTrigger, ShutdownSignal } from "./websocket/WebSocketSession.js"
+
+// Request lines are bounded by Node's header limit (16 KiB) anyway.
+const MAX_PATH_PARAMETER_LENGTH = 16 * 1024
 
 /** Every route of the API with its handlers and middleware. Needs the core services and a `ServerDescription`. */
 export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
@@ -30,28 +31,13 @@ export const layerHttpApp = (limits: HttpLimits) =>
     Layer.provideMerge(
       HttpRouter.serve(Layer.mergeAll(layerApiRoutes, layerApiResponses(limits)), {
         disableLogger: true,
-        disableListenLog: true
+        disableListenLog: true,
+        // The router's default (100) turned valid aliases of 101–253 characters into "no such endpoint": path
+        // parameters are as long as the request line allows, and their schemas decide what is valid (400).
+        routerConfig: { maxParamLength: MAX_PATH_PARAMETER_LENGTH }
       })
     ),
+    // The connection counts stay in the output: an embedding process (or a test) can read them.
+    Layer.provideMerge(WebSocketConnections.layer),
     Layer.provide(ShutdownSignal.layer)
   )
-
-/** Where the HTTP server listens. */
-export interface ListenOptions {
-  readonly host: string
-  readonly port: number
-  /** How long in-flight requests get to finish on shutdown. */
-  readonly gracefulShutdownMs?: number
-}
-
-/** A Node HTTP server configured for the API: tracked WebSockets (see TrackedWebSocket), 1 MiB WebSocket messages. */
-export const layerNodeHttpServer = (
-  options: ListenOptions,
-  limits: { readonly maxWebSocketMessageBytes?: number } = {}
-) =>
-  NodeHttpServer.layer(createServer, {
-    host: options.host,
-    port: options.port,
-    gracefulShutdownTimeout: options.gracefulShutdownMs ?? 10_000,
-    websocket: { WebSocket: TrackedWebSocket, maxPayload: limits.maxWebSocketMessageBytes ?? 1024 * 1024 }
-  })

@@ -1,4 +1,5 @@
 import { createServer } from "node:http"
+import * as net from "node:net"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger } from "effect"
@@ -23,6 +24,21 @@ const startFaultyApp = Effect.gen(function* () {
   const origin = yield* HttpServer.addressFormattedWith((a) => Effect.succeed(a)).pipe(Effect.provideContext(context))
   return { origin, logged }
 })
+
+/** Sends raw bytes on a fresh connection and reads everything until the server closes it. */
+const rawRequest = (origin: string, text: string) =>
+  Effect.promise(
+    () =>
+      new Promise<string>((resolve, reject) => {
+        const url = new URL(origin)
+        const socket = net.connect(Number(url.port), url.hostname)
+        let received = ""
+        socket.on("data", (chunk) => (received += chunk))
+        socket.on("error", reject)
+        socket.on("close", () => resolve(received))
+        socket.end(text)
+      })
+  )
 
 describe("error bodies and request ids", () => {
   it.live("turns a defect into a generic 500 with a request id, and logs the cause under that id", () =>
@@ -63,6 +79,40 @@ describe("error bodies and request ids", () => {
         const reply = yield* request(`${h.baseUrl}/nope`, { key: h.apiKey })
         assert.strictEqual(reply.status, 404)
         assert.deepStrictEqual(reply.json.error, { code: "not_found", message: "no such endpoint: GET /api/v1/nope" })
+      })
+    )
+  )
+
+  it.live("truncates a long unknown path in the 404 message", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness()
+        const reply = yield* request(`${h.baseUrl}/${"z".repeat(5000)}`, { key: h.apiKey })
+        assert.strictEqual(reply.status, 404)
+        assert.strictEqual(reply.json.error.code, "not_found")
+        assert.isAtMost(reply.json.error.message.length, 200)
+        assert.match(reply.json.error.message, /^no such endpoint: GET \/api\/v1\/zzzz+… \(5008 characters\)$/)
+      })
+    )
+  )
+
+  it.live("answers headers that are too large with 431 in the shared body, and stays up", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness()
+        const reply = yield* rawRequest(
+          h.origin,
+          `GET /api/v1/version HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(32 * 1024)}\r\n\r\n`
+        )
+        assert.match(reply, /^HTTP\/1\.1 431 /)
+        assert.match(reply, /content-type: application\/json/i)
+        const body = JSON.parse(reply.slice(reply.indexOf("\r\n\r\n") + 4))
+        assert.strictEqual(body.error.code, "headers_too_large")
+        const garbage = yield* rawRequest(h.origin, "NOT HTTP AT ALL\r\n\r\n")
+        assert.match(garbage, /^HTTP\/1\.1 400 /)
+        assert.strictEqual(JSON.parse(garbage.slice(garbage.indexOf("\r\n\r\n") + 4)).error.code, "invalid_argument")
+        const after = yield* request(`${h.baseUrl}/version`)
+        assert.strictEqual(after.status, 200)
       })
     )
   )

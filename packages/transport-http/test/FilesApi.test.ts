@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
@@ -139,6 +140,105 @@ describe("files", () => {
         )
         assert.strictEqual(syntax.status, 400)
         assert.strictEqual(fs.readFileSync(path.join(h.routesDir, "main.yml"), "utf8"), routes)
+      })
+    )
+  )
+
+  it.live("refuses a body that is not UTF-8 (400 naming the byte offset) or declares another charset (415)", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness({ routeFiles: { "main.yml": routes } })
+        const url = `${h.baseUrl}/file/content?type=routes&filename=main.yml`
+        // "café" in Latin-1: 0xE9 is not UTF-8; then a truncated sequence, an overlong '/', and a surrogate.
+        const latin1 = Uint8Array.from([...Buffer.from("app:\n  port: 8080\n# caf"), 0xe9, 0x0a])
+        const bad = yield* request(url, { method: "PUT", key: h.apiKey, body: latin1, contentType: "application/yaml" })
+        assert.strictEqual(bad.status, 400)
+        assert.strictEqual(bad.json.error.code, "invalid_argument")
+        assert.strictEqual(bad.json.error.message, "request body is not valid UTF-8: invalid byte 0xe9 at offset 23")
+        for (const bytes of [
+          [0xe2, 0x82],
+          [0xc0, 0xaf],
+          [0xed, 0xa0, 0x80],
+          [0xf4, 0x90, 0x80, 0x80]
+        ]) {
+          const body = Uint8Array.from([...Buffer.from("a: 1\n# "), ...bytes])
+          const reply = yield* request(url, { method: "PUT", key: h.apiKey, body, contentType: "application/yaml" })
+          assert.strictEqual(reply.status, 400, JSON.stringify(bytes))
+          assert.match(reply.json.error.message, / at offset 7$/)
+        }
+        const declared = yield* request(url, {
+          method: "PUT",
+          key: h.apiKey,
+          body: "app:\n  port: 8080\n",
+          contentType: "application/yaml; charset=iso-8859-1"
+        })
+        assert.strictEqual(declared.status, 415)
+        assert.strictEqual(declared.json.error.code, "unsupported_media_type")
+        assert.include(declared.json.error.message, "iso-8859-1")
+        const utf8 = yield* request(url, {
+          method: "PUT",
+          key: h.apiKey,
+          body: "app:\n  port: 8080\n# café ✓ 𝄞\n",
+          contentType: "application/yaml; charset=UTF-8"
+        })
+        assert.strictEqual(utf8.status, 200, utf8.text)
+        assert.strictEqual(
+          fs.readFileSync(path.join(h.routesDir, "main.yml"), "utf8"),
+          "app:\n  port: 8080\n# café ✓ 𝄞\n"
+        )
+        const validate = yield* request(`${h.baseUrl}/route/validate`, {
+          method: "POST",
+          key: h.apiKey,
+          body: latin1,
+          contentType: "text/plain"
+        })
+        assert.strictEqual(validate.status, 400)
+      })
+    )
+  )
+
+  it.live("never lists, reads or replaces what is not a regular file: a directory or a FIFO named *.yml", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness({ routeFiles: { "main.yml": routes } })
+        fs.mkdirSync(path.join(h.routesDir, "dir.yml"))
+        execFileSync("mkfifo", [path.join(h.routesDir, "pipe.yml")])
+        const listed = yield* request(`${h.baseUrl}/file/list`, { key: h.apiKey })
+        assert.deepStrictEqual(listed.json.routes, ["main.yml"])
+        // Each read of the FIFO would hang forever (and four of them every file operation) if it were opened.
+        const reads = yield* Effect.forEach(
+          Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? "pipe.yml" : "dir.yml")),
+          (name) => request(`${h.baseUrl}/file/content?type=routes&filename=${name}`, { key: h.apiKey }),
+          { concurrency: "unbounded" }
+        )
+        for (const reply of reads) {
+          assert.strictEqual(reply.status, 409)
+          assert.strictEqual(reply.json.error.code, "failed_precondition")
+          assert.strictEqual(reply.json.error.details[0].reason, "FileNotRegular")
+        }
+        assert.match(reads[0]!.json.error.message, /"pipe\.yml" is a named pipe \(FIFO\), not a regular file/)
+        assert.match(reads[1]!.json.error.message, /"dir\.yml" is a directory, not a regular file/)
+        for (const name of ["dir.yml", "pipe.yml"]) {
+          const put = yield* sendYaml(`${h.baseUrl}/file/content?type=routes&filename=${name}`, h.apiKey, routes, {
+            method: "PUT"
+          })
+          assert.strictEqual(put.status, 409, name)
+        }
+        assert.isTrue(fs.statSync(path.join(h.routesDir, "dir.yml")).isDirectory())
+        assert.isTrue(fs.statSync(path.join(h.routesDir, "pipe.yml")).isFIFO())
+        const ok = yield* request(`${h.baseUrl}/file/content?type=routes&filename=main.yml`, { key: h.apiKey })
+        assert.strictEqual(ok.text, routes)
+      })
+    )
+  )
+
+  it.live("removes temp files left by an interrupted write when it starts", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness({
+          routeFiles: { "main.yml": routes, ".main.yml.0123456789ab.tmp": "half-written", ".keep.yml": "x: 1\n" }
+        })
+        assert.deepStrictEqual(fs.readdirSync(h.routesDir).sort(), [".keep.yml", "main.yml"])
       })
     )
   )

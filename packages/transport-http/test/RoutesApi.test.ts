@@ -221,4 +221,23 @@ describe("GET /route/list and /route/{alias}", () => {
       })
     )
   )
+
+  it.live("serves aliases up to the longest valid one (253 characters), and refuses longer ones with 400", () =>
+    scoped(
+      Effect.gen(function* () {
+        const long = ["a".repeat(63), "b".repeat(63), "c".repeat(63), "d".repeat(61)].join(".")
+        assert.strictEqual(long.length, 253)
+        const medium = "m".repeat(150)
+        const h = yield* startHarness({ routeFiles: { "long.yml": `${long}:\n  port: 81\n${medium}:\n  port: 82\n` } })
+        for (const alias of [long, medium]) {
+          const found = yield* request(`${h.baseUrl}/route/${alias}`, { key: h.apiKey })
+          assert.strictEqual(found.status, 200, `${alias.length} characters`)
+          assert.strictEqual(found.json.alias, alias)
+        }
+        const tooLong = yield* request(`${h.baseUrl}/route/${"x".repeat(254)}`, { key: h.apiKey })
+        assert.strictEqual(tooLong.status, 400)
+        assert.deepStrictEqual(tooLong.json.error.details[0].path, ["path", "alias"])
+      })
+    )
+  )
 })

@@ -99,6 +99,28 @@ describe("GET /events", () => {
     )
   )
 
+  it.live("takes limit only as decimal digits, and since in either case", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness()
+        const first = yield* h.events.publish(testEvent("first"))
+        yield* h.events.publish(testEvent("second"))
+        for (const limit of ["1e3", "+5", "5.0", " 5", "0x10", "-1", "5%20", "1000000000000000000000"]) {
+          const reply = yield* request(`${h.baseUrl}/events?limit=${limit}`, { key: h.apiKey })
+          assert.strictEqual(reply.status, 400, `limit=${limit}`)
+          assert.deepStrictEqual(reply.json.error.details[0].path, ["query", "limit"], limit)
+        }
+        const exact = yield* request(`${h.baseUrl}/events?limit=1`, { key: h.apiKey })
+        assert.deepStrictEqual(exact.json.map(labelOf), ["second"])
+        const upper = yield* request(`${h.baseUrl}/events?since=${first.id.toUpperCase()}`, { key: h.apiKey })
+        assert.strictEqual(upper.status, 200)
+        assert.deepStrictEqual(upper.json.map(labelOf), ["second"])
+        const ws = yield* openWs(`${h.wsUrl}/events?since=${first.id.toUpperCase()}`, { key: h.apiKey })
+        assert.strictEqual(labelOf(JSON.parse(yield* ws.next())), "second")
+      })
+    )
+  )
+
   it.live("streams the matching history, then live events", () =>
     Effect.scoped(
       Effect.gen(function* () {
@@ -249,6 +271,8 @@ describe("WebSocket /route/list", () => {
           next.map((r: any) => r.alias),
           ["one", "two"]
         )
+        // One change, one frame: no frame with the unchanged list came first.
+        assert.strictEqual(ws.frames.length, 2, ws.frames.join("\n"))
       })
     )
   )

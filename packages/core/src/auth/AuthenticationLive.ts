@@ -1,16 +1,47 @@
-import { Effect, Layer, Redacted } from "effect"
+import { Clock, DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { Unauthenticated } from "../domain/CommonErrors.js"
-import { ApiKeys } from "./ApiKeys.js"
+import type { Principal } from "../domain/Principal.js"
+import { apiKeyPrefix, keyMatches } from "./ApiKeyFormat.js"
+import { ApiKeyRepository, type StoredApiKey } from "./ApiKeyRepository.js"
 import { Authentication, type Credential } from "./Authentication.js"
+import { makeVerifiedKeyCache } from "./VerifiedKeyCache.js"
 
-/** {@link Authentication} over the stored API keys. */
-export const layer: Layer.Layer<Authentication, never, ApiKeys> = Layer.effect(
+const principalOf = (key: StoredApiKey): Principal => ({
+  method: "api_key",
+  subject: `api-key:${key.name}`,
+  roles: key.roles
+})
+
+const isPast = (time: string | null, now: number) => time !== null && Date.parse(time) <= now
+
+/**
+ * {@link Authentication} over the stored API keys: a key is valid when its prefix is stored, its hash matches
+ * (compared in constant time), and it is neither revoked nor expired. Keys that verified are taken as valid for a
+ * minute without checking again (a script sends its key on every request); a revoked key stops working then.
+ */
+export const layer: Layer.Layer<Authentication, never, ApiKeyRepository> = Layer.effect(
   Authentication,
   Effect.gen(function* () {
-    const keys = yield* ApiKeys
+    const keys = yield* ApiKeyRepository
+    const cache = makeVerifiedKeyCache({ ttlMs: 60_000, maxEntries: 1024 })
+
+    const verify = (token: string): Effect.Effect<Principal | undefined> =>
+      Effect.gen(function* () {
+        const prefix = apiKeyPrefix(token)
+        if (prefix === undefined) return undefined
+        const stored = yield* keys.findByPrefix(prefix)
+        if (Option.isNone(stored)) return undefined
+        const key = stored.value
+        const now = yield* Clock.currentTimeMillis
+        if (key.revoked_at !== null || isPast(key.expires_at, now) || !keyMatches(token, key.sha256)) return undefined
+        yield* keys.touch(key.id, DateTime.formatIso(DateTime.makeUnsafe(now)))
+        return principalOf(key)
+      })
+
     return Authentication.of({
       authenticate: Effect.fn("Authentication.authenticate")(function* (credential: Credential) {
-        const principal = yield* keys.verify(Redacted.value(credential.key))
+        const token = Redacted.value(credential.key)
+        const principal = yield* cache.lookup(token, verify(token))
         return principal ?? (yield* new Unauthenticated({ message: "missing or invalid API key" }))
       })
     })

@@ -4,7 +4,7 @@ import { Data, Effect } from "effect"
 // What an operator can act on, instead of `ENOENT` or "An error occurred in Effect.try".
 const reasons: Record<string, string> = {
   ENOENT: "no such file",
-  EISDIR: "is a directory",
+  EISDIR: "is a directory, not a file",
   ENOTDIR: "a parent of the path is not a directory",
   EACCES: "permission denied",
   EPERM: "permission denied",

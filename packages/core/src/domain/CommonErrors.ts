@@ -69,3 +69,17 @@ export class UpgradeRequired extends ApiError<UpgradeRequired>()("UpgradeRequire
   fields: { path: Schema.String },
   message: (e) => `${e.path} is a WebSocket endpoint: connect with a WebSocket client (Upgrade: websocket)`
 }) {}
+
+/** A request body in a media type or charset the endpoint does not take (415). */
+export class UnsupportedMediaType extends ApiError<UnsupportedMediaType>()("UnsupportedMediaType", {
+  code: "unsupported_media_type",
+  fields: { message: Schema.String },
+  message: (e) => e.message
+}) {}
+
+/** Too many requests or connections from one client, or in total (429, with `Retry-After`). */
+export class RateLimited extends ApiError<RateLimited>()("RateLimited", {
+  code: "rate_limited",
+  fields: { message: Schema.String, retry_after_s: Schema.Int },
+  message: (e) => e.message
+}) {}

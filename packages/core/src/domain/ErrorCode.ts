@@ -21,6 +21,7 @@ export const ErrorCodes = {
   payload_too_large: { http: 413, grpc: 8, ws: 1009 },
   unsupported_media_type: { http: 415, grpc: 3, ws: 1003 },
   validation_failed: { http: 422, grpc: 3, ws: 1008 },
+  headers_too_large: { http: 431, grpc: 8, ws: 1009 },
   upgrade_required: { http: 426, grpc: 9, ws: 1008 },
   rate_limited: { http: 429, grpc: 8, ws: 1013 },
   slow_consumer: { http: 429, grpc: 8, ws: 1008 },

@@ -15,3 +15,24 @@ export class UnsafePath extends ApiError<UnsafePath>()("UnsafePath", {
   fields: { parameter: Schema.String, problem: Schema.String },
   message: (e) => `invalid ${e.parameter}: ${e.problem}`
 }) {}
+
+/** The name exists but is not a regular file (a directory, a FIFO, a socket, a device): never read or replaced (409). */
+export class FileNotRegular extends ApiError<FileNotRegular>()("FileNotRegular", {
+  code: "failed_precondition",
+  fields: { type: FileType, filename: Schema.String, kind: Schema.String },
+  message: (e) => `${e.type} file "${e.filename}" is ${e.kind}, not a regular file`
+}) {}
+
+/** The file is larger than any file the server reads (413). */
+export class FileTooLarge extends ApiError<FileTooLarge>()("FileTooLarge", {
+  code: "payload_too_large",
+  fields: { type: FileType, filename: Schema.String, size_bytes: Schema.Int, limit_bytes: Schema.Int },
+  message: (e) => `${e.type} file "${e.filename}" is ${e.size_bytes} bytes, over the limit of ${e.limit_bytes}`
+}) {}
+
+/** A file operation did not finish in time (a stuck disk or network file system) and was abandoned (504). */
+export class FileOperationTimedOut extends ApiError<FileOperationTimedOut>()("FileOperationTimedOut", {
+  code: "timeout",
+  fields: { type: FileType, filename: Schema.String, operation: Schema.String, timeout_ms: Schema.Int },
+  message: (e) => `${e.operation} of ${e.type} file "${e.filename}" did not finish within ${e.timeout_ms} ms`
+}) {}

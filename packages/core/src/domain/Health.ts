@@ -30,3 +30,10 @@ export const sameStatuses = (a: HealthMap, b: HealthMap): boolean => {
   if (keys.length !== Object.keys(b).length) return false
   return keys.every((alias) => b[alias]?.status === a[alias]?.status)
 }
+
+/**
+ * The key of the server's own entry in the health map, present (with status `error`) only while a route source
+ * has a problem: an invalid route file the server started or kept running without, a route that lost a conflict
+ * across providers. `@` cannot start an alias, so it never collides with a route.
+ */
+export const ServerHealthKey = "@gatehouse"

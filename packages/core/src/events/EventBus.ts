@@ -2,8 +2,8 @@ import { type Cause, Clock, DateTime, Effect, Layer, Queue, Semaphore, Stream } 
 import type { Event, EventInput } from "../domain/Event.js"
 import type { EventQuery } from "../domain/EventQuery.js"
 import { SubscriberTooSlow } from "../domain/StreamErrors.js"
-import { Store } from "../store/Store.js"
 import * as EventIds from "./EventIds.js"
+import { EventRepository } from "./EventRepository.js"
 import { Events } from "./Events.js"
 
 /** Tuning of the bus. */
@@ -27,19 +27,19 @@ interface Subscriber {
 }
 
 /**
- * Builds the bus on the {@link Store}. Publishing is serialised, so ids are strictly increasing and every
+ * Builds the bus on the {@link EventRepository}. Publishing is serialised, so ids are strictly increasing and every
  * subscriber sees events in id order; an event is stored before it is delivered. Each subscriber has its own
  * bounded queue filled without waiting: one that is full is failed with {@link SubscriberTooSlow} and removed,
  * so no subscriber can block or slow the publisher or the others. Closing the scope ends every follow stream.
  */
 export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) {
-  const store = yield* Store
+  const repository = yield* EventRepository
   const historyCap = options.historyCap ?? 1000
   const defaultBufferSize = options.bufferSize ?? 256
   const subscribers = new Set<Subscriber>()
   let closed = false
   const lock = yield* Semaphore.make(1)
-  const newest = yield* store.events.list({ limit: 1 })
+  const newest = yield* repository.list({ limit: 1 })
   const ids = EventIds.make(newest[0]?.id)
 
   yield* Effect.addFinalizer(() =>
@@ -74,7 +74,7 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
       const timestamp = DateTime.formatIso(DateTime.makeUnsafe(now))
       const data = yield* toJson(input.data ?? {})
       const event = { id, timestamp, level: input.level, category: input.category, action: input.action, data } as Event
-      yield* store.events.append(event, historyCap)
+      yield* repository.append(event, historyCap)
       yield* deliver(event)
       return event
       // Uninterruptible: a stored event is always delivered, so live subscribers never miss one.
@@ -82,7 +82,7 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
   })
 
   const history = Effect.fn("Events.history")(function* (query: EventQuery) {
-    return yield* store.events.list(query)
+    return yield* repository.list(query)
   })
 
   const subscribe = (category: string | undefined, bufferSize: number) =>
@@ -108,7 +108,7 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
         // Subscribe first, then read: an event stored after the read is already being queued for us, and one
         // queued that is also in the snapshot (or older than it) is skipped by id, which is time order.
         const { queue } = yield* subscribe(query.category, bufferSize)
-        const snapshot = yield* store.events.list(query)
+        const snapshot = yield* repository.list(query)
         const after = snapshot.at(-1)?.id ?? query.since
         // One event per pull, not the whole queue: an event counts as "behind" until the consumer asks for
         // the next, so `bufferSize` bounds exactly how far a consumer can lag.
@@ -126,8 +126,8 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
   return bus
 })
 
-/** The {@link Events} layer on the {@link Store}: `EventBus.layer({ historyCap: 1000 })`. */
-export const layer = (options?: EventBusOptions): Layer.Layer<Events, never, Store> =>
+/** The {@link Events} layer on the event history: `EventBus.layer({ historyCap: 1000 })`. */
+export const layer = (options?: EventBusOptions): Layer.Layer<Events, never, EventRepository> =>
   Layer.effect(Events, make(options))
 
 /**

@@ -3,6 +3,9 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Effect } from "effect"
 
+/** Whether a directory entry is a temp file of {@link writeFileAtomic} (`.<name>.<12 hex digits>.tmp`). */
+export const isStaleTempFile = (name: string): boolean => /^\..+\.[0-9a-f]{12}\.tmp$/.test(name)
+
 /**
  * Replaces `target` with `content` so that a reader (or a crash) sees either the old file or the new one, never a
  * mix: write a temp file in the same directory, fsync it, rename it over the target, then fsync the directory so

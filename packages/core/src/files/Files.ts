@@ -1,6 +1,12 @@
 import { Context, type Effect } from "effect"
 import type { InvalidYaml, ValidationFailed } from "../domain/CommonErrors.js"
-import type { FileNotFound, UnsafePath } from "../domain/FileErrors.js"
+import type {
+  FileNotFound,
+  FileNotRegular,
+  FileOperationTimedOut,
+  FileTooLarge,
+  UnsafePath
+} from "../domain/FileErrors.js"
 import type { FileList, FileType, FileValidationResult, FileWritten } from "../domain/Files.js"
 
 /**
@@ -12,13 +18,20 @@ export class Files extends Context.Service<
   Files,
   {
     readonly list: Effect.Effect<FileList>
-    readonly read: (type: FileType, filename: string) => Effect.Effect<string, FileNotFound | UnsafePath>
+    /** The file's text; only regular files are read (never a FIFO or a directory named like one). */
+    readonly read: (
+      type: FileType,
+      filename: string
+    ) => Effect.Effect<string, FileNotFound | UnsafePath | FileNotRegular | FileTooLarge | FileOperationTimedOut>
     /** Validates `content` (as part of the whole configuration), writes it atomically, then reloads. */
     readonly write: (
       type: FileType,
       filename: string,
       content: string
-    ) => Effect.Effect<FileWritten, FileNotFound | UnsafePath | InvalidYaml | ValidationFailed>
+    ) => Effect.Effect<
+      FileWritten,
+      FileNotFound | UnsafePath | FileNotRegular | FileOperationTimedOut | InvalidYaml | ValidationFailed
+    >
     readonly validate: (
       type: FileType,
       content: string

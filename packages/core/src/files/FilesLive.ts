@@ -3,14 +3,22 @@ import * as path from "node:path"
 import { Effect, Layer } from "effect"
 import { ConfigSource } from "../config/ConfigSource.js"
 import { InvalidYaml, ValidationFailed } from "../domain/CommonErrors.js"
-import { FileNotFound, type UnsafePath } from "../domain/FileErrors.js"
+import {
+  FileNotFound,
+  FileNotRegular,
+  FileOperationTimedOut,
+  FileTooLarge,
+  type UnsafePath
+} from "../domain/FileErrors.js"
 import type { FileType, FileValidationResult, FileWritten } from "../domain/Files.js"
 import { isRouteFileName, readRouteSources } from "../routes/RouteFiles.js"
 import { Routes } from "../routes/Routes.js"
 import { RouteValidator } from "../routes/RouteValidator.js"
-import { writeFileAtomic } from "./AtomicWrite.js"
+import { isStaleTempFile, writeFileAtomic } from "./AtomicWrite.js"
+import { fileKind } from "./FileKind.js"
 import { Files } from "./Files.js"
 import { checkFileName, resolveInside } from "./SafePaths.js"
+import { readRegularFile } from "./SafeRead.js"
 
 /** Where the editable files are. */
 export interface FilesOptions {
@@ -19,8 +27,10 @@ export interface FilesOptions {
   readonly routesDir: string
 }
 
-const isMissing = (error: unknown) =>
-  typeof error === "object" && error !== null && "code" in error && (error as { code: unknown }).code === "ENOENT"
+/** The largest file the API reads or writes: the YAML parser's own limit. */
+const MAX_FILE_BYTES = 8 * 1024 * 1024
+/** How long one file operation may take before the request gives up on it. */
+const FILE_OPERATION_TIMEOUT_MS = 10_000
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
 
@@ -45,20 +55,62 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
       )
     })
 
-  const list = Effect.gen(function* () {
+  // A file operation that hangs (a stuck disk, a network file system) must not hold its request forever.
+  const bounded = <A, E>(type: FileType, filename: string, operation: string, effect: Effect.Effect<A, E>) =>
+    Effect.timeoutOrElse(effect, {
+      duration: FILE_OPERATION_TIMEOUT_MS,
+      orElse: () =>
+        Effect.fail(new FileOperationTimedOut({ type, filename, operation, timeout_ms: FILE_OPERATION_TIMEOUT_MS }))
+    })
+
+  // Only regular files are listed (a directory or FIFO named `x.yml` is not a route file), and only those that
+  // stay inside the directory.
+  const listRegular = Effect.gen(function* () {
     const names = yield* Effect.tryPromise(() => fs.readdir(options.routesDir)).pipe(
       Effect.catch(() => Effect.succeed<Array<string>>([]))
     )
-    return { config: configName === undefined ? [] : [configName], routes: names.filter(isRouteFileName).sort() }
+    const regular = yield* Effect.forEach(
+      names.filter(isRouteFileName),
+      (name) =>
+        Effect.gen(function* () {
+          const file = yield* Effect.option(resolveInside(options.routesDir, name))
+          if (file._tag === "None") return []
+          return (yield* fileKind(file.value))._tag === "File" ? [name] : []
+        }),
+      { concurrency: 8 }
+    )
+    return regular.flat().sort()
+  })
+
+  const list = Effect.gen(function* () {
+    return { config: configName === undefined ? [] : [configName], routes: yield* listRegular }
   }).pipe(Effect.withSpan("Files.list"))
 
   const read = Effect.fn("Files.read")(function* (type: FileType, filename: string) {
     const file = yield* locate(type, filename)
-    return yield* Effect.tryPromise({ try: () => fs.readFile(file, "utf8"), catch: (error) => error }).pipe(
-      Effect.catch((error) =>
-        isMissing(error) ? Effect.fail(new FileNotFound({ type, filename })) : Effect.die(error)
+    return yield* bounded(
+      type,
+      filename,
+      "reading",
+      readRegularFile(file, MAX_FILE_BYTES).pipe(
+        Effect.mapError((refusal): FileNotFound | FileNotRegular | FileTooLarge => {
+          switch (refusal._tag) {
+            case "Missing":
+              return new FileNotFound({ type, filename })
+            case "NotRegular":
+              return new FileNotRegular({ type, filename, kind: refusal.kind })
+            case "TooLarge":
+              return new FileTooLarge({ type, filename, size_bytes: refusal.size, limit_bytes: MAX_FILE_BYTES })
+          }
+        })
       )
     )
+  })
+
+  // Only a regular file (or a name not taken yet) is ever replaced.
+  const checkReplaceable = Effect.fnUntraced(function* (type: FileType, filename: string, target: string) {
+    const kind = yield* fileKind(target)
+    if (kind._tag === "Other") return yield* new FileNotRegular({ type, filename, kind: kind.kind })
   })
 
   const checkConfigText = Effect.fnUntraced(function* (text: string) {
@@ -80,9 +132,10 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
 
   const write = Effect.fn("Files.write")(function* (type: FileType, filename: string, content: string) {
     const target = yield* locate(type, filename)
+    yield* checkReplaceable(type, filename, target)
     if (type === "config") yield* checkConfigText(content)
     else yield* checkRouteFile(filename, content)
-    yield* writeFileAtomic(target, content)
+    yield* bounded(type, filename, "writing", writeFileAtomic(target, content))
     let message = `${type} file ${filename} written`
     if (type === "routes") {
       const outcome = yield* routes.reload
@@ -111,7 +164,23 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
     return { valid: true as const, type, routes: yield* validator.validate(content) }
   })
 
+  yield* removeStaleTempFiles(options)
   return Files.of({ list, read, write, validate })
+})
+
+// A crash between writing a temp file and renaming it leaves `.<name>.<hex>.tmp` behind: nothing else writes
+// those names, so at start every one of them is stale.
+const removeStaleTempFiles = Effect.fnUntraced(function* (options: FilesOptions) {
+  const dirs = [options.routesDir, ...(options.configFile === undefined ? [] : [path.dirname(options.configFile)])]
+  for (const dir of new Set(dirs)) {
+    const names = yield* Effect.tryPromise(() => fs.readdir(dir)).pipe(Effect.catch(() => Effect.succeed([])))
+    for (const name of names.filter(isStaleTempFile)) {
+      yield* Effect.tryPromise(() => fs.rm(path.join(dir, name), { force: true })).pipe(
+        Effect.andThen(Effect.logInfo(`removed a temp file left by an interrupted write: ${path.join(dir, name)}`)),
+        Effect.catch((error) => Effect.logWarning(`cannot remove stale temp file ${path.join(dir, name)}`, error))
+      )
+    }
+  }
 })
 
 /** The files of a running server: its config file and its routes directory. */

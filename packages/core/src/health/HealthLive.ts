@@ -1,5 +1,6 @@
 import {
   Clock,
+  DateTime,
   Duration,
   Effect,
   FiberMap,
@@ -12,8 +13,9 @@ import {
   Stream,
   SubscriptionRef
 } from "effect"
-import type { HealthInfo, HealthMap } from "../domain/Health.js"
+import { type HealthInfo, type HealthMap, ServerHealthKey } from "../domain/Health.js"
 import { HealthEvents } from "../domain/HealthEvents.js"
+import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import { Events } from "../events/Events.js"
 import { type RouteRecord, Routes } from "../routes/Routes.js"
 import type { CheckResult } from "./CheckResult.js"
@@ -66,10 +68,31 @@ export const make: Effect.Effect<Health["Service"], never, Routes | Events | Sco
 
   // Sorted by alias so every consumer (JSON frames, CLI output) sees a stable order; re-sorted on route changes.
   let aliases: ReadonlyArray<string> = []
+  // The server's own entry (`@gatehouse`): present, with status `error`, while a route source has a problem.
+  let server: RouteHealth | undefined
   const snapshot: Effect.Effect<HealthMap> = Effect.map(Clock.currentTimeMillis, (now) => {
     const map: Record<string, HealthInfo> = {}
+    if (server !== undefined) map[ServerHealthKey] = toInfo(server, now)
     for (const alias of aliases) map[alias] = toInfo(table.get(alias)!.health, now)
     return map
+  })
+
+  // The entry is there only while something is wrong, so a healthy server's map lists exactly its routes.
+  const recordProblems = Effect.fnUntraced(function* (problems: ReadonlyArray<ValidationIssue>) {
+    const now = yield* Clock.currentTimeMillis
+    const before = server
+    server =
+      problems.length === 0
+        ? undefined
+        : {
+            ...initialHealth(true, now),
+            status: "error",
+            since_ms: before?.since_ms ?? now,
+            last_check_ms: now,
+            last_check: DateTime.formatIso(DateTime.makeUnsafe(now)),
+            error: `${problems.length} problem(s) in the route sources (see the config/error events)`
+          }
+    if (before !== server) yield* bump
   })
 
   const publish = (alias: string, t: Transition): Effect.Effect<void> => {
@@ -154,6 +177,7 @@ export const make: Effect.Effect<Health["Service"], never, Routes | Events | Sco
   // Seed from the current table so the first snapshot already lists every route, then follow reloads.
   yield* sync(yield* routes.list)
   yield* routes.changes.pipe(Stream.runForEach(sync), Effect.forkScoped)
+  yield* routes.problems.pipe(Stream.runForEach(recordProblems), Effect.forkScoped)
 
   const changes = yield* makeHealthFeed({
     snapshot,

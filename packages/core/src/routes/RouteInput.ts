@@ -5,6 +5,7 @@ import { AccessLog, Homepage, Middlewares, Rule } from "../domain/RouteExtras.js
 import { isSafeArgumentCheck, SafeArgument } from "../domain/SafeArgument.js"
 import { GoDuration } from "../yaml/GoDuration.js"
 import { AliasReference } from "./AliasName.js"
+import { hostProblem } from "./HostName.js"
 import { bindAddressProblem } from "./IpAddress.js"
 import { PortInput } from "./PortSpec.js"
 
@@ -24,11 +25,7 @@ const AbsolutePath = Schema.String.check(
 
 const Host = Schema.String.check(
   nonEmpty,
-  Schema.makeFilter((host: string) =>
-    /[\s/]/.test(host.trim())
-      ? `\`${host}\` is not a hostname or IP address (a URL goes in parts: scheme, host, port)`
-      : undefined
-  )
+  Schema.makeFilter((host: string) => (host.trim() === "" ? undefined : hostProblem(host.trim())))
 )
 
 const BindAddress = Schema.String.check(Schema.makeFilter((text: string) => bindAddressProblem(text)))

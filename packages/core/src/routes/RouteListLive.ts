@@ -1,5 +1,5 @@
 import { Effect, Layer, Stream } from "effect"
-import type { HealthInfo, HealthMap } from "../domain/Health.js"
+import { type HealthInfo, type HealthMap, ServerHealthKey } from "../domain/Health.js"
 import type { RouteEntry } from "../domain/RouteEntry.js"
 import { Health } from "../health/Health.js"
 import { RouteList } from "./RouteList.js"
@@ -19,7 +19,8 @@ export const toRouteEntry = (record: RouteRecord, health: HealthMap): RouteEntry
 // map is not (or, depending on which subscription runs first, the other way round). Only a pair where both
 // describe the same routes is a state worth sending; the other is an intermediate one.
 const describeSameRoutes = (records: ReadonlyArray<RouteRecord>, health: HealthMap): boolean =>
-  records.length === Object.keys(health).length && records.every((record) => record.route.alias in health)
+  records.length === Object.keys(health).length - (ServerHealthKey in health ? 1 : 0) &&
+  records.every((record) => record.route.alias in health)
 
 /** {@link RouteList} over the route table and the health service. */
 export const layer: Layer.Layer<RouteList, never, Routes | Health> = Layer.effect(

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, type Stream, SubscriptionRef } from "effect"
+import { Context, Effect, Layer, Stream, SubscriptionRef } from "effect"
 import type { Route } from "../domain/Route.js"
 import { RouteNotFound } from "../domain/RouteErrors.js"
 import type { ValidationIssue } from "../domain/ValidationIssue.js"
@@ -31,6 +31,11 @@ export class Routes extends Context.Service<
     readonly changes: Stream.Stream<ReadonlyArray<RouteRecord>>
     /** Asks every provider that can (route files) to read its source again; resolves once the table is updated. */
     readonly reload: Effect.Effect<ReloadOutcome>
+    /**
+     * The problems the route sources have right now (invalid or unreadable files, routes that lost a conflict
+     * across providers), then the list again whenever it changes; empty when every source is fine.
+     */
+    readonly problems: Stream.Stream<ReadonlyArray<ValidationIssue>>
   }
 >()("@gatehouse-edge/core/Routes") {
   /** A route table the test sets through {@link RoutesMemory}; `reload` changes nothing. */
@@ -45,7 +50,8 @@ export class Routes extends Context.Service<
             return record ?? (yield* new RouteNotFound({ alias }))
           }),
           changes: SubscriptionRef.changes(table),
-          reload: Effect.succeed({ added: [], removed: [], changed: [], issues: [] })
+          reload: Effect.succeed({ added: [], removed: [], changed: [], issues: [] }),
+          problems: Stream.concat(Stream.succeed([]), Stream.never)
         })
         const memory = RoutesMemory.of({ set: (records) => SubscriptionRef.set(table, records) })
         return Context.make(Routes, routes).pipe(Context.add(RoutesMemory, memory))

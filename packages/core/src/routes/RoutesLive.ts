@@ -46,6 +46,7 @@ const make = Effect.gen(function* () {
   const events = yield* Events
   const entries: Array<Entry> = []
   const table = yield* SubscriptionRef.make<ReadonlyArray<RouteRecord>>([])
+  const problems = yield* SubscriptionRef.make<ReadonlyArray<ValidationIssue>>([])
   let byAlias = new Map<string, RouteRecord>()
   const lock = yield* Semaphore.make(1)
 
@@ -56,6 +57,10 @@ const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const merged = mergeProviderStates(entries.map((entry) => entry.state))
       const issues = [...reported, ...merged.issues]
+      const standing = [...entries.flatMap((entry) => entry.state.issues), ...merged.issues]
+      if (JSON.stringify(standing) !== JSON.stringify(yield* SubscriptionRef.get(problems))) {
+        yield* SubscriptionRef.set(problems, standing)
+      }
       const changes = diff(yield* SubscriptionRef.get(table), merged.records)
       if (changes.added.length + changes.removed.length + changes.changed.length > 0) {
         byAlias = new Map(merged.records.map((record) => [record.route.alias, record]))
@@ -127,7 +132,8 @@ const make = Effect.gen(function* () {
       return byAlias.get(alias) ?? (yield* new RouteNotFound({ alias }))
     }),
     changes: SubscriptionRef.changes(table).pipe(Stream.changesWith((a, b) => a === b || Equal.equals(a, b))),
-    reload
+    reload,
+    problems: SubscriptionRef.changes(problems)
   })
   return Context.make(Routes, routes).pipe(Context.add(RouteProviders, RouteProviders.of({ add })))
 })

@@ -1,25 +1,18 @@
-import type { Migration } from "./Migrator.js"
+import { apiKeysMigration } from "../auth/ApiKeysMigration.js"
+import { eventsMigration } from "../events/EventsMigration.js"
 
 /**
- * The SQLite schema, oldest first. To add a table (e.g. auth requests), append a migration with the next
- * version; never edit or reorder one that has shipped, since databases in the field already recorded it.
+ * The store's schema, oldest first: `<id>_<name>` → the migration, owned by the feature whose tables it creates.
+ * To add tables, append the next id; never edit, renumber or remove one that has shipped, since databases in the
+ * field have recorded it.
  */
-export const migrations: ReadonlyArray<Migration> = [
-  {
-    version: 1,
-    name: "events",
-    // WITHOUT ROWID: the table is clustered on the UUIDv7 id, i.e. in time order, which is every read's order.
-    // (category, id) serves `?category=` reads and their `since` bound from one index.
-    up: `
-      CREATE TABLE events (
-        id        TEXT PRIMARY KEY NOT NULL,
-        timestamp TEXT NOT NULL,
-        level     TEXT NOT NULL CHECK (level IN ('debug', 'info', 'warn', 'error')),
-        category  TEXT NOT NULL,
-        action    TEXT NOT NULL,
-        data      TEXT NOT NULL CHECK (json_valid(data))
-      ) WITHOUT ROWID;
-      CREATE INDEX events_category_id ON events (category, id);
-    `
-  }
-]
+export const migrations = {
+  "1_events": eventsMigration,
+  "2_api_keys": apiKeysMigration
+} as const
+
+/** The newest migration id this build knows. */
+export const latestMigrationId = Math.max(...Object.keys(migrations).map((key) => Number.parseInt(key, 10)))
+
+/** The table effect/sql's Migrator records applied migrations in. */
+export const migrationsTable = "effect_sql_migrations"

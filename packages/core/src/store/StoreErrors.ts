@@ -27,3 +27,21 @@ export class StoreSchemaTooNew extends Data.TaggedError("StoreSchemaTooNew")<{
     )
   }
 }
+
+/**
+ * A file is where the store should be, but it is not a Gatehouse store: empty (0 bytes), an empty SQLite database,
+ * or a SQLite database with other tables. Starting on it would silently begin a new, empty history, so it is refused
+ * until an operator says so (`gatehouse store init --force`, which moves the file aside first).
+ */
+export class StoreNotGatehouse extends Data.TaggedError("StoreNotGatehouse")<{
+  readonly filename: string
+  readonly problem: string
+}> {
+  override get message() {
+    return (
+      `the store ${this.filename} ${this.problem}, not a Gatehouse store: refusing to start on it (that would ` +
+      "begin a new, empty event history). Restore the right file, or run `gatehouse store init --force` with the " +
+      "same data directory to move this file aside and create a new store"
+    )
+  }
+}

@@ -7,8 +7,9 @@ import * as ConfigSourceLive from "../../src/config/ConfigSourceLive.js"
 import { type ConfigSources, loadConfig } from "../../src/config/index.js"
 import { formatIssue } from "../../src/domain/index.js"
 import * as EventBus from "../../src/events/EventBus.js"
+import { EventRepository } from "../../src/events/EventRepository.js"
 import { Events } from "../../src/events/Events.js"
-import * as SqliteStore from "../../src/store/SqliteStore.js"
+import * as StoreLive from "../../src/store/StoreLive.js"
 import { tempDir } from "../store/TempDir.js"
 
 const USERS = 'auth: { users: [{ name: admin, password_hash: "$2b$12$abcdefghijklmnopqrstuv" }] }\n'
@@ -23,7 +24,8 @@ const start = (dir: string, text: string, sources: Omit<ConfigSources, "file" | 
     if (loaded._tag === "Invalid") return yield* Effect.die(new Error(loaded.issues.map(formatIssue).join("\n")))
     const layer = ConfigSourceLive.layer(loaded.config, all).pipe(
       Layer.provideMerge(EventBus.layer({ historyCap: 100 })),
-      Layer.provide(SqliteStore.layerMemory)
+      Layer.provide(EventRepository.layer),
+      Layer.provide(StoreLive.layerMemory)
     )
     const context = yield* Layer.build(layer)
     const logs: Array<string> = []

@@ -37,7 +37,7 @@ describe("readSecret", () => {
         const missing = path.join(dir, "missing")
         const cases = [
           [missing, "no such file"],
-          [dir, "is a directory"],
+          [dir, "is a directory, not a file"],
           [empty, "the file is empty"]
         ] as const
         for (const [file, reason] of cases) {

@@ -7,10 +7,11 @@ import type { Event } from "../../src/domain/Event.js"
 import { EventId } from "../../src/domain/EventKind.js"
 import { HealthEvents } from "../../src/domain/HealthEvents.js"
 import * as EventBus from "../../src/events/EventBus.js"
+import { EventRepository } from "../../src/events/EventRepository.js"
 import { Events } from "../../src/events/Events.js"
-import * as SqliteStore from "../../src/store/SqliteStore.js"
+import * as StoreLive from "../../src/store/StoreLive.js"
 import { tempDir } from "../store/TempDir.js"
-import { actions, busIn, collect, eventually, input, labelOf, openBus } from "./TestBus.js"
+import { actions, busIn, collect, eventually, input, labelOf, openBus, repositoryAt } from "./TestBus.js"
 
 describe("EventBus publish and history", () => {
   it.effect("assigns a UUIDv7 id and an RFC 3339 timestamp from the Clock", () =>
@@ -59,12 +60,10 @@ describe("EventBus publish and history", () => {
       // A store that yields a varying number of times before appending: without the bus's lock, concurrent
       // publishes would store (and deliver) out of id order.
       let calls = 0
-      const { bus } = yield* openBus(path.join(yield* tempDir, "gatehouse.db"), {}, (store) => ({
-        events: {
-          ...store.events,
-          append: (e, cap) =>
-            Effect.andThen(Effect.repeat(Effect.yieldNow, { times: (calls++ * 7) % 5 }), store.events.append(e, cap))
-        }
+      const { bus } = yield* openBus(path.join(yield* tempDir, "gatehouse.db"), {}, (repository) => ({
+        ...repository,
+        append: (e, cap) =>
+          Effect.andThen(Effect.repeat(Effect.yieldNow, { times: (calls++ * 7) % 5 }), repository.append(e, cap))
       }))
       const follower = yield* collect(bus.follow({}).pipe(Stream.take(50)))
       yield* eventually(
@@ -134,9 +133,7 @@ describe("EventBus publish and history", () => {
       // A "future" event stored by a machine whose clock ran ahead.
       const future = { ...input("future"), id: v7({ msecs: 2 ** 44, seq: 0 }), timestamp: "x" } as Event
       yield* Effect.scoped(
-        Effect.flatMap(SqliteStore.make({ filename: path.join(dir, "gatehouse.db") }), (store) =>
-          store.events.append(future, 1_000)
-        )
+        Effect.flatMap(repositoryAt(path.join(dir, "gatehouse.db")), (repository) => repository.append(future, 1_000))
       )
       const { bus } = yield* busIn(dir)
       assert.deepStrictEqual(yield* bus.history({}), [...before, future])
@@ -149,12 +146,10 @@ describe("EventBus publish and history", () => {
   it.effect("stores an event before delivering it: one that cannot be stored is never delivered", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir
-      const { bus } = yield* openBus(path.join(dir, "gatehouse.db"), {}, (store) => ({
-        events: {
-          ...store.events,
-          append: (event, cap) =>
-            labelOf(event) === "boom" ? Effect.die(new Error("disk full")) : store.events.append(event, cap)
-        }
+      const { bus } = yield* openBus(path.join(dir, "gatehouse.db"), {}, (repository) => ({
+        ...repository,
+        append: (event, cap) =>
+          labelOf(event) === "boom" ? Effect.die(new Error("disk full")) : repository.append(event, cap)
       }))
       const { received, fiber } = yield* collect(bus.follow({}).pipe(Stream.takeUntil((e) => labelOf(e) === "done")))
       yield* eventually(
@@ -175,6 +170,13 @@ describe("EventBus publish and history", () => {
       const events = yield* Events
       const published = yield* events.publish(input("via layer"))
       assert.deepStrictEqual(yield* events.history({}), [published])
-    }).pipe(Effect.provide(EventBus.layer({ historyCap: 10 }).pipe(Layer.provide(SqliteStore.layerMemory))))
+    }).pipe(
+      Effect.provide(
+        EventBus.layer({ historyCap: 10 }).pipe(
+          Layer.provide(EventRepository.layer),
+          Layer.provide(StoreLive.layerMemory)
+        )
+      )
+    )
   )
 })

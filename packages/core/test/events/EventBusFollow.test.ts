@@ -58,8 +58,9 @@ describe("EventBus follow", () => {
   it.effect("no duplicate: an event stored before the snapshot but delivered after subscribing comes once", () =>
     Effect.gen(function* () {
       const gate = yield* makeGate
-      const { bus } = yield* openBus(path.join(yield* tempDir, "gatehouse.db"), {}, (store) => ({
-        events: { ...store.events, append: (e, cap) => Effect.andThen(store.events.append(e, cap), gate.pass) }
+      const { bus } = yield* openBus(path.join(yield* tempDir, "gatehouse.db"), {}, (repository) => ({
+        ...repository,
+        append: (e, cap) => Effect.andThen(repository.append(e, cap), gate.pass)
       }))
       yield* bus.publish(input("a"))
       yield* gate.arm
@@ -81,8 +82,9 @@ describe("EventBus follow", () => {
   it.effect("no gap: an event published while the snapshot is read is delivered live", () =>
     Effect.gen(function* () {
       const gate = yield* makeGate
-      const { bus } = yield* openBus(path.join(yield* tempDir, "gatehouse.db"), {}, (store) => ({
-        events: { ...store.events, list: (q: EventQuery) => Effect.tap(store.events.list(q), () => gate.pass) }
+      const { bus } = yield* openBus(path.join(yield* tempDir, "gatehouse.db"), {}, (repository) => ({
+        ...repository,
+        list: (q: EventQuery) => Effect.tap(repository.list(q), () => gate.pass)
       }))
       yield* bus.publish(input("a"))
       yield* gate.arm

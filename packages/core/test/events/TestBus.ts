@@ -1,22 +1,29 @@
 import * as path from "node:path"
-import { Effect, Stream } from "effect"
+import { Context, Effect, Layer, Stream } from "effect"
 import { ConfigEvents } from "../../src/domain/ConfigEvents.js"
 import type { Event, EventInput } from "../../src/domain/Event.js"
 import { HealthEvents } from "../../src/domain/HealthEvents.js"
 import * as EventBus from "../../src/events/EventBus.js"
-import * as SqliteStore from "../../src/store/SqliteStore.js"
-import { Store } from "../../src/store/Store.js"
+import { EventRepository } from "../../src/events/EventRepository.js"
+import * as StoreLive from "../../src/store/StoreLive.js"
 
-/** Opens a SQLite store at `filename` (optionally wrapped) and a bus on it, both closed with the scope. */
+/** The event repository of the SQLite store at `filename`, open for the scope. */
+export const repositoryAt = (filename: string) =>
+  Effect.map(
+    Layer.build(EventRepository.layer.pipe(Layer.provide(Layer.orDie(StoreLive.layer({ filename }))))),
+    (context) => Context.get(context, EventRepository)
+  )
+
+/** Opens a SQLite store at `filename` and a bus on its event repository (optionally wrapped), closed with the scope. */
 export const openBus = (
   filename: string,
   options: EventBus.EventBusOptions = {},
-  wrap: (store: Store["Service"]) => Store["Service"] = (store) => store
+  wrap: (repository: EventRepository["Service"]) => EventRepository["Service"] = (repository) => repository
 ) =>
   Effect.gen(function* () {
-    const store = yield* Effect.orDie(SqliteStore.make({ filename }))
-    const bus = yield* EventBus.make(options).pipe(Effect.provideService(Store, wrap(store)))
-    return { bus, store }
+    const repository = yield* repositoryAt(filename)
+    const bus = yield* EventBus.make(options).pipe(Effect.provideService(EventRepository, wrap(repository)))
+    return { bus, repository }
   })
 
 /** A bus in `dir`. */

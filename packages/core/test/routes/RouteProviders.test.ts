@@ -2,15 +2,18 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Queue, Scope, Stream } from "effect"
 import type { Route } from "../../src/domain/Route.js"
 import * as EventBus from "../../src/events/EventBus.js"
+import { EventRepository } from "../../src/events/EventRepository.js"
 import { Events } from "../../src/events/Events.js"
 import { type ProviderState, RouteProviders } from "../../src/routes/RouteProviders.js"
 import { Routes } from "../../src/routes/Routes.js"
 import * as RoutesLive from "../../src/routes/RoutesLive.js"
-import * as SqliteStore from "../../src/store/SqliteStore.js"
+import * as StoreLive from "../../src/store/StoreLive.js"
 import { eventually } from "../events/TestBus.js"
 import { validRoute } from "./helpers.js"
 
-const layer = RoutesLive.layer.pipe(Layer.provideMerge(EventBus.layer().pipe(Layer.provide(SqliteStore.layerMemory))))
+const layer = RoutesLive.layer.pipe(
+  Layer.provideMerge(EventBus.layer().pipe(Layer.provide(EventRepository.layer), Layer.provide(StoreLive.layerMemory)))
+)
 
 const route = (alias: string, port: string | number): Route => validRoute(`${alias}:\n  port: "${port}"\n`)
 

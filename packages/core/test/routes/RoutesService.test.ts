@@ -5,12 +5,13 @@ import { Context, Effect, Fiber, Layer, Stream } from "effect"
 import { ValidationFailed } from "../../src/domain/CommonErrors.js"
 import { RouteNotFound } from "../../src/domain/RouteErrors.js"
 import * as EventBus from "../../src/events/EventBus.js"
+import { EventRepository } from "../../src/events/EventRepository.js"
 import { Events } from "../../src/events/Events.js"
 import * as FileRoutes from "../../src/routes/FileRoutes.js"
 import { Routes } from "../../src/routes/Routes.js"
 import * as RoutesLive from "../../src/routes/RoutesLive.js"
 import * as RouteValidatorLive from "../../src/routes/RouteValidatorLive.js"
-import * as SqliteStore from "../../src/store/SqliteStore.js"
+import * as StoreLive from "../../src/store/StoreLive.js"
 import { tempDir } from "../store/TempDir.js"
 
 const services = (files: Record<string, string>, options: { readonly strict?: boolean } = {}) =>
@@ -20,7 +21,9 @@ const services = (files: Record<string, string>, options: { readonly strict?: bo
     const layer = FileRoutes.layer({ routesDir: dir, strict: options.strict }).pipe(
       Layer.provideMerge(RoutesLive.layer),
       Layer.provide(RouteValidatorLive.layer),
-      Layer.provideMerge(EventBus.layer().pipe(Layer.provide(SqliteStore.layerMemory)))
+      Layer.provideMerge(
+        EventBus.layer().pipe(Layer.provide(EventRepository.layer), Layer.provide(StoreLive.layerMemory))
+      )
     )
     return { dir, layer }
   })

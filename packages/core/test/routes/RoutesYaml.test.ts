@@ -232,6 +232,41 @@ describe("validateRoutesYaml: fileserver and host", () => {
     assert.match(messagesAt("app:\n  host: http://backend\n  port: 80\n", "app.host")[0]!, /not a hostname or IP/)
     assert.deepStrictEqual(messagesAt("app:\n  host: ' '\n  port: 80\n", "app.host"), ["must not be empty"])
   })
+
+  it("accepts only IP literals and RFC 1123 hostnames, and says where and why", () => {
+    for (const good of [
+      "backend",
+      "app-1.internal.example",
+      "a",
+      "x".repeat(63),
+      "10.0.0.5",
+      "fe80::1",
+      "::ffff:10.0.0.1"
+    ]) {
+      assert.strictEqual(validRoute(`app:\n  host: '${good}'\n  port: 80\n`).host, good)
+    }
+    const bad: Record<string, RegExp> = {
+      "a(b": /labels take only letters, digits and `-`/,
+      "a;b": /labels take only letters, digits and `-`/,
+      my_app: /labels take only letters, digits and `-`/,
+      "-a": /must not start or end with `-`/,
+      "a-.b": /must not start or end with `-`/,
+      "a..b": /empty label/,
+      ".a": /empty label/,
+      "999.1.1.1": /not a valid IPv4 address/,
+      "1.2.3": /not a valid IPv4 address/,
+      "[::1]": /without brackets \(::1\)/,
+      [`${"y".repeat(64)}.example`]: /label `y{20}…` is over 63 characters/,
+      [Array.from({ length: 5 }, () => "z".repeat(60)).join(".")]: /over the limit of 253/,
+      "a\u0000b": /labels take only letters, digits and `-`/
+    }
+    for (const [host, expected] of Object.entries(bad)) {
+      const issues = issuesOf(`app:\n  port: 80\n  host: ${JSON.stringify(host)}\n`)
+      assert.strictEqual(issues.length, 1, host)
+      assert.deepInclude(issues[0], { path: ["app", "host"], line: 3, column: 9 }, host)
+      assert.match(issues[0]!.message, expected, host)
+    }
+  })
 })
 
 describe("validateRoutesYaml: bind and listener", () => {

@@ -1,7 +1,8 @@
-import * as fs from "node:fs"
+import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import { CliExit } from "../CliExit.js"
 import { renderOpenApi } from "../OpenApiDocuments.js"
 
 /** `gatehouse openapi`: prints the OpenAPI document (JSON, or YAML with `--yaml`), or writes both with `--out`. */
@@ -17,10 +18,18 @@ export const openApiCommand = Command.make(
   Effect.fn("gatehouse.openapi")(function* ({ yaml, out }) {
     const documents = renderOpenApi()
     if (Option.isSome(out)) {
-      fs.mkdirSync(out.value, { recursive: true })
-      fs.writeFileSync(path.join(out.value, "openapi.json"), documents.jsonText)
-      fs.writeFileSync(path.join(out.value, "openapi.yaml"), documents.yamlText)
-      return yield* Console.log(`wrote ${path.join(out.value, "openapi.json")} and openapi.yaml`)
+      const dir = out.value
+      yield* Effect.tryPromise(() => fs.mkdir(dir, { recursive: true })).pipe(
+        Effect.andThen(Effect.tryPromise(() => fs.writeFile(path.join(dir, "openapi.json"), documents.jsonText))),
+        Effect.andThen(Effect.tryPromise(() => fs.writeFile(path.join(dir, "openapi.yaml"), documents.yamlText))),
+        Effect.catch((error) =>
+          Effect.andThen(
+            Console.error(`gatehouse openapi: cannot write into ${dir}: ${String(error.cause ?? error)}`),
+            Effect.fail(new CliExit({ code: 1 }))
+          )
+        )
+      )
+      return yield* Console.log(`wrote ${path.join(dir, "openapi.json")} and openapi.yaml`)
     }
     yield* Console.log(yaml ? documents.yamlText.trimEnd() : documents.jsonText.trimEnd())
   })

@@ -1,11 +1,17 @@
-import { SecretUnreadable, StoreOpenFailed, StoreSchemaTooNew } from "@gatehouse-edge/core"
+import { SecretUnreadable, StoreNotGatehouse, StoreOpenFailed, StoreSchemaTooNew } from "@gatehouse-edge/core"
 import { formatIssue, ValidationFailed } from "@gatehouse-edge/core/domain"
-import type { Cause } from "effect"
+import { Cause } from "effect"
 import { HttpServerError } from "effect/http"
 
 const errorOf = (cause: Cause.Cause<unknown>): unknown => {
-  const reason = cause.reasons.find((r) => r._tag === "Fail" || r._tag === "Die")
-  return reason === undefined ? undefined : reason._tag === "Fail" ? reason.error : reason.defect
+  const reason = cause.reasons.find((r) => Cause.isFailReason(r) || Cause.isDieReason(r))
+  return reason === undefined
+    ? undefined
+    : Cause.isFailReason(reason)
+      ? reason.error
+      : Cause.isDieReason(reason)
+        ? reason.defect
+        : undefined
 }
 
 const codeOf = (error: unknown): string | undefined => {
@@ -19,8 +25,8 @@ const codeOf = (error: unknown): string | undefined => {
 
 /**
  * A one-paragraph explanation of why the server could not start, for the failures an operator can fix
- * (address in use, invalid route files, an unusable data directory, an unreadable secret file); `undefined` for
- * anything unexpected, which is then reported in full.
+ * (address in use, invalid route files with --strict, an unusable or foreign store, an unreadable secret file);
+ * `undefined` for anything unexpected, which is then reported in full.
  */
 export const describeStartupFailure = (cause: Cause.Cause<unknown>, httpAddress: string): string | undefined => {
   const error = errorOf(cause)
@@ -36,7 +42,12 @@ export const describeStartupFailure = (cause: Cause.Cause<unknown>, httpAddress:
       ...error.issues.map((issue) => `  ${formatIssue(issue)}`)
     ].join("\n")
   }
-  if (error instanceof StoreOpenFailed || error instanceof StoreSchemaTooNew || error instanceof SecretUnreadable) {
+  if (
+    error instanceof StoreOpenFailed ||
+    error instanceof StoreSchemaTooNew ||
+    error instanceof StoreNotGatehouse ||
+    error instanceof SecretUnreadable
+  ) {
     return error.message
   }
   return undefined

@@ -1,6 +1,9 @@
 import {
   FileList,
   FileNotFound,
+  FileNotRegular,
+  FileOperationTimedOut,
+  FileTooLarge,
   FileType,
   FileValidationResult,
   FileWritten,
@@ -22,7 +25,13 @@ export class FilesApi extends HttpApiGroup.make("files")
     HttpApiEndpoint.get("read", "/file/content", {
       query: FileQuery,
       success: YamlText,
-      error: [toWireError(FileNotFound), toWireError(UnsafePath)]
+      error: [
+        toWireError(FileNotFound),
+        toWireError(UnsafePath),
+        toWireError(FileNotRegular),
+        toWireError(FileTooLarge),
+        toWireError(FileOperationTimedOut)
+      ]
     }).annotateMerge(OpenApi.annotations({ summary: "Read a file", description: "Raw bytes as application/yaml." })),
     HttpApiEndpoint.put("write", "/file/content", {
       query: FileQuery,
@@ -31,6 +40,8 @@ export class FilesApi extends HttpApiGroup.make("files")
       error: [
         toWireError(FileNotFound),
         toWireError(UnsafePath),
+        toWireError(FileNotRegular),
+        toWireError(FileOperationTimedOut),
         toWireError(InvalidYaml),
         toWireError(ValidationFailed)
       ]

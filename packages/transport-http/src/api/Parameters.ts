@@ -1,11 +1,38 @@
 import { EventId, FileType } from "@gatehouse-edge/core/domain"
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
 import { HttpApiSchema } from "effect/http-api"
 
+/**
+ * A whole number written in decimal digits, as a query parameter: `1e3`, `+5`, `5.0` or ` 5` are refused rather
+ * than read loosely as numbers.
+ */
+const DecimalInteger = Schema.String.check(
+  Schema.isPattern(/^[0-9]{1,15}$/, { message: "expected a whole number written in decimal digits" })
+).pipe(
+  Schema.decodeTo(
+    Schema.Int,
+    SchemaTransformation.transform({ decode: (text) => Number(text), encode: (n: number) => String(n) })
+  )
+)
+
 /** `limit` of list endpoints: 1–1000. */
-export const Limit = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })).annotate({
+export const Limit = DecimalInteger.pipe(
+  Schema.decodeTo(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })))
+).annotate({
   description: "Number of items, 1–1000"
 })
+
+/** An event id in a query: a UUIDv7, accepted in either case (UUIDs are case-insensitive) and read lower-cased. */
+export const EventIdParam = Schema.String.check(
+  Schema.isPattern(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i, {
+    message: "expected an event id (a UUIDv7)"
+  })
+).pipe(
+  Schema.decodeTo(
+    EventId,
+    SchemaTransformation.transform({ decode: (id) => id.toLowerCase(), encode: (id: string) => id })
+  )
+)
 
 /** A route alias as it appears in a path. */
 export const AliasParam = Schema.String.check(
@@ -19,7 +46,7 @@ export const CategoryParam = Schema.String.check(Schema.isPattern(/^[a-z0-9_]{1,
 
 /** Query of `GET /events`. */
 export const EventsQuery = {
-  since: Schema.optionalKey(EventId),
+  since: Schema.optionalKey(EventIdParam),
   limit: Schema.optionalKey(Limit),
   category: Schema.optionalKey(CategoryParam)
 }

@@ -2,12 +2,21 @@ import { randomUUID } from "node:crypto"
 import { type ErrorBody, type ErrorCode, ErrorCodes } from "@gatehouse-edge/core/domain"
 import { ByteSize, Cause, Clock, Context, Effect, Exit } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { clientAddressOf } from "../websocket/ClientAddress.js"
 
 /** Request limits of the HTTP API. */
 export interface HttpLimits {
   /** Largest accepted request body; larger bodies get 413 before they are read. */
   readonly maxBodyBytes: number
+  /**
+   * Requests one client address may have in flight at once (WebSocket streams are counted separately, see
+   * `WebSocketPolicy`); more get 429 with `Retry-After`. Default 256.
+   */
+  readonly maxConcurrentRequestsPerClient?: number | undefined
 }
+
+/** Seconds a client over a cap is told to wait (`Retry-After`). */
+const RETRY_AFTER_S = 1
 
 // The generic code for an HTTP status, for error responses produced below the API layer.
 const codeForStatus = new Map<number, ErrorCode>(
@@ -81,22 +90,29 @@ const withErrorBody = (
 }
 
 const findBodyTooLarge = (cause: Cause.Cause<unknown>) =>
-  cause.reasons.some((reason) => {
-    const error = reason._tag === "Fail" ? reason.error : reason._tag === "Die" ? reason.defect : undefined
-    return (
-      HttpServerError.isHttpServerError(error) &&
-      error.reason._tag === "RequestParseError" &&
-      error.reason.reason === "BodyTooLarge"
+  cause.reasons
+    .map((reason) =>
+      Cause.isFailReason(reason) ? reason.error : Cause.isDieReason(reason) ? reason.defect : undefined
     )
-  })
+    .some(
+      (error) =>
+        HttpServerError.isHttpServerError(error) &&
+        error.reason instanceof HttpServerError.RequestParseError &&
+        error.reason.reason === "BodyTooLarge"
+    )
 
 const findRouteNotFound = (cause: Cause.Cause<unknown>) =>
   cause.reasons.some(
     (reason) =>
-      reason._tag === "Fail" &&
+      Cause.isFailReason(reason) &&
       HttpServerError.isHttpServerError(reason.error) &&
-      reason.error.reason._tag === "RouteNotFound"
+      reason.error.reason instanceof HttpServerError.RouteNotFound
   )
+
+// A message echoes the path it is about, but a client can send kilobytes of it: keep messages (and logs) short.
+const MAX_ECHOED_PATH = 120
+const shortened = (path: string) =>
+  path.length <= MAX_ECHOED_PATH ? path : `${path.slice(0, MAX_ECHOED_PATH)}… (${path.length} characters)`
 
 const incomingRequestId = (header: string | undefined) =>
   header !== undefined && /^[A-Za-z0-9._-]{1,64}$/.test(header) ? header : undefined
@@ -107,8 +123,33 @@ const incomingRequestId = (header: string | undefined) =>
  * chunked bodies), the shared error body for every error response, a generic 500 for defects (the cause goes to
  * the log with the request id, never to the client), and one structured access-log line per request.
  */
-export const layerApiResponses = (limits: HttpLimits) =>
-  HttpRouter.middleware(
+export const layerApiResponses = (limits: HttpLimits) => {
+  const maxInFlight = limits.maxConcurrentRequestsPerClient ?? 256
+  const inFlight = new Map<string, number>()
+  // A WebSocket session is one long request: it counts against the stream caps instead.
+  const counted = (
+    request: HttpServerRequest.HttpServerRequest,
+    client: string,
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
+  ) => {
+    if (request.headers.upgrade !== undefined) return app
+    const current = inFlight.get(client) ?? 0
+    if (current >= maxInFlight) {
+      return Effect.succeed(
+        errorResponse(429, `too many concurrent requests from ${client} (limit ${maxInFlight}): retry shortly`)
+      )
+    }
+    inFlight.set(client, current + 1)
+    return Effect.ensuring(
+      app,
+      Effect.sync(() => {
+        const left = (inFlight.get(client) ?? 1) - 1
+        if (left === 0) inFlight.delete(client)
+        else inFlight.set(client, left)
+      })
+    )
+  }
+  return HttpRouter.middleware(
     (app) =>
       Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
@@ -117,7 +158,11 @@ export const layerApiResponses = (limits: HttpLimits) =>
         const handled =
           declaredLength > limits.maxBodyBytes
             ? Effect.succeed(errorResponse(413, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`))
-            : app.pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limits.maxBodyBytes)))
+            : counted(
+                request,
+                clientAddressOf(request),
+                app.pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limits.maxBodyBytes)))
+              )
         return Effect.gen(function* () {
           const started = yield* Clock.currentTimeMillis
           const exit = yield* Effect.exit(handled)
@@ -129,7 +174,10 @@ export const layerApiResponses = (limits: HttpLimits) =>
           } else if (findBodyTooLarge(exit.cause)) {
             response = errorResponse(413, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`)
           } else if (findRouteNotFound(exit.cause)) {
-            response = errorResponse(404, `no such endpoint: ${request.method} ${request.url.split("?")[0]}`)
+            response = errorResponse(
+              404,
+              `no such endpoint: ${request.method} ${shortened(request.url.split("?")[0]!)}`
+            )
           } else {
             const [derived] = yield* HttpServerError.causeResponse(exit.cause)
             if (derived.status >= 500) {
@@ -143,13 +191,18 @@ export const layerApiResponses = (limits: HttpLimits) =>
           yield* Effect.logInfo("http").pipe(
             Effect.annotateLogs({
               method: request.method,
-              path: request.url.split("?")[0],
+              path: shortened(request.url.split("?")[0]!),
               status: response.status,
               duration_ms: elapsed
             })
           )
-          return HttpServerResponse.setHeader(response, "x-request-id", requestId)
+          const withRetry =
+            response.status === 429 && response.headers["retry-after"] === undefined
+              ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_S))
+              : response
+          return HttpServerResponse.setHeader(withRetry, "x-request-id", requestId)
         }).pipe(Effect.annotateLogs({ request_id: requestId }))
       }),
     { global: true }
   )
+}

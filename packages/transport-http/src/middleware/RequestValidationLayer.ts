@@ -1,8 +1,9 @@
-import { InvalidArgument, type ValidationIssue } from "@gatehouse-edge/core/domain"
+import { InvalidArgument, UnsupportedMediaType, type ValidationIssue } from "@gatehouse-edge/core/domain"
 import { Cause, Effect, ErrorReporter, Layer, SchemaIssue } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { RequestValidation } from "../api/RequestValidation.js"
+import { invalidUtf8Offset } from "./Utf8.js"
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
@@ -32,6 +33,21 @@ const unexpectedParameters = (url: string): Array<ValidationIssue> => {
   }))
 }
 
+// Text and JSON bodies must be UTF-8: a decoder would otherwise replace bad bytes with U+FFFD, and a file written
+// from such a body would differ from what was sent. The body is read once; HttpApi decodes the same cached bytes.
+const checkTextBody = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(request.headers["content-type"] ?? "")?.[1]
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+    return yield* new UnsupportedMediaType({ message: `unsupported charset ${charset}: send the body as UTF-8` })
+  }
+  const bytes = new Uint8Array(yield* Effect.orDie(request.arrayBuffer))
+  const offset = invalidUtf8Offset(bytes)
+  if (offset !== undefined) {
+    const message = `request body is not valid UTF-8: invalid byte 0x${bytes[offset]!.toString(16).padStart(2, "0")} at offset ${offset}`
+    return yield* new InvalidArgument({ message, issues: [{ path: ["body"], message }] })
+  }
+})
+
 /**
  * Every request's parameters are checked before anything else runs (and so before any WebSocket upgrade):
  * decoding failures of path, query, headers or body become `400 invalid_argument` with one issue per problem,
@@ -40,10 +56,13 @@ const unexpectedParameters = (url: string): Array<ValidationIssue> => {
  */
 export const layerRequestValidation = Layer.succeed(RequestValidation)((httpEffect, { endpoint }) =>
   Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
     if (endpoint.query === undefined) {
-      const request = yield* HttpServerRequest.HttpServerRequest
       const issues = unexpectedParameters(request.url)
       if (issues.length > 0) return yield* invalid(issues)
+    }
+    if (endpoint.payload.size > 0 && request.method !== "GET" && request.method !== "HEAD") {
+      yield* checkTextBody(request)
     }
     return yield* httpEffect
   }).pipe(

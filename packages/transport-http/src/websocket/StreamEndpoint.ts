@@ -1,8 +1,9 @@
-import { InvalidArgument, type PermissionDenied } from "@gatehouse-edge/core/domain"
+import { InvalidArgument, type PermissionDenied, type RateLimited } from "@gatehouse-edge/core/domain"
 import { Deferred, Effect, Schema, Stream } from "effect"
 import { HttpServerRequest, type HttpServerResponse } from "effect/http"
 import type { StreamEndpoint } from "../api/StreamEndpoints.js"
-import { checkSameOrigin } from "./OriginCheck.js"
+import { checkUpgradeOrigin } from "./OriginCheck.js"
+import type { WebSocketConnections } from "./WebSocketConnections.js"
 import { serveWebSocket } from "./WebSocketSession.js"
 
 /** Whether this request asks for a WebSocket upgrade. */
@@ -39,11 +40,15 @@ const decoder = <S extends StreamEndpoint>(endpoint: S) => {
 export const serveStream = <S extends StreamEndpoint, E, R>(
   endpoint: S,
   frames: Stream.Stream<Frame<S>, E, R>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, PermissionDenied, R | HttpServerRequest.HttpServerRequest> =>
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  PermissionDenied | RateLimited,
+  R | HttpServerRequest.HttpServerRequest | WebSocketConnections
+> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const encode = encoder(endpoint)
     return Effect.andThen(
-      checkSameOrigin(request),
+      checkUpgradeOrigin(request),
       serveWebSocket((incoming) =>
         Stream.map(frames, encode).pipe(Stream.merge(Stream.drain(incoming), { haltStrategy: "left" }))
       )
@@ -57,12 +62,16 @@ export const serveStream = <S extends StreamEndpoint, E, R>(
 export const serveDuplexStream = <S extends StreamEndpoint, E, R>(
   endpoint: S,
   session: (inputs: Stream.Stream<Input<S>>) => Stream.Stream<Frame<S>, E, R>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, PermissionDenied, R | HttpServerRequest.HttpServerRequest> =>
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  PermissionDenied | RateLimited,
+  R | HttpServerRequest.HttpServerRequest | WebSocketConnections
+> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const encode = encoder(endpoint)
     const decode = decoder(endpoint)
     return Effect.andThen(
-      checkSameOrigin(request),
+      checkUpgradeOrigin(request),
       serveWebSocket((incoming) =>
         // A message that does not decode ends the stream (1008) after what was already answered.
         Effect.gen(function* () {

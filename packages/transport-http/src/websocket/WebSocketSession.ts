@@ -1,34 +1,20 @@
 import type { IncomingMessage } from "node:http"
-import { ClientTooSlow, closeCodeOf, errorCodeOf, ServerShuttingDown } from "@gatehouse-edge/core/domain"
+import {
+  ClientTooSlow,
+  closeCodeOf,
+  errorCodeOf,
+  type RateLimited,
+  ServerShuttingDown,
+  UnsupportedMediaType
+} from "@gatehouse-edge/core/domain"
 import { Context, Data, Deferred, Effect, Exit, Layer, Option, Schedule, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Socket from "effect/socket/Socket"
 import type { WebSocket } from "ws"
+import { clientAddressOf } from "./ClientAddress.js"
 import { webSocketOf } from "./TrackedWebSocket.js"
-
-/** Limits that keep one WebSocket client from costing the server or the other clients anything. */
-export interface WebSocketPolicyShape {
-  /** Bytes queued for a client above which the server waits for it to drain. */
-  readonly drainAboveBytes: number
-  /** Bytes queued for a client above which, or after waiting `drainTimeoutMs` for it, the client is dropped (1008). */
-  readonly maxBufferedBytes: number
-  readonly drainTimeoutMs: number
-  /** The server pings this often; a client that has not answered the previous ping is dropped. */
-  readonly pingIntervalMs: number
-}
-
-/** WebSocket limits, with defaults suited to a LAN management API. */
-export class WebSocketPolicy extends Context.Reference<WebSocketPolicyShape>(
-  "@gatehouse-edge/transport-http/WebSocketPolicy",
-  {
-    defaultValue: () => ({
-      drainAboveBytes: 256 * 1024,
-      maxBufferedBytes: 1024 * 1024,
-      drainTimeoutMs: 10_000,
-      pingIntervalMs: 30_000
-    })
-  }
-) {}
+import { WebSocketConnections } from "./WebSocketConnections.js"
+import { WebSocketPolicy, type WebSocketPolicyShape } from "./WebSocketPolicy.js"
 
 /**
  * Completed when the server begins to shut down, so WebSocket streams (which never end by themselves) close with
@@ -87,11 +73,17 @@ const awaitDrain = (ws: WebSocket, connection: IncomingMessage["socket"], policy
  */
 export const serveWebSocket = <E, R>(
   session: (incoming: Stream.Stream<string>) => Stream.Stream<string, E, R>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | HttpServerRequest.HttpServerRequest> =>
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  RateLimited,
+  R | HttpServerRequest.HttpServerRequest | WebSocketConnections
+> =>
   Effect.scoped(
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const policy = yield* WebSocketPolicy
+      // The stream's place is taken before the upgrade, so a client over a cap gets a 429 it can read.
+      yield* (yield* WebSocketConnections).acquire(clientAddressOf(request))
       const connection = (request.source as IncomingMessage).socket
       const socket = yield* Effect.orDie(request.upgrade)
       const pull = yield* Effect.orDie(Socket.readerString(socket))
@@ -101,6 +93,15 @@ export const serveWebSocket = <E, R>(
 
       const peerGone = yield* Deferred.make<void>()
       ws.once("close", () => Deferred.doneUnsafe(peerGone, Exit.void))
+
+      // Every stream of this API speaks text; a binary frame is a client speaking another protocol.
+      const binary = yield* Deferred.make<never, UnsupportedMediaType>()
+      ws.on("message", (_data, isBinary) => {
+        if (isBinary) {
+          const error = new UnsupportedMediaType({ message: "this stream takes text frames only" })
+          Deferred.doneUnsafe(binary, Exit.fail(error))
+        }
+      })
 
       let answeredPing = true
       ws.on("pong", () => {
@@ -135,11 +136,23 @@ export const serveWebSocket = <E, R>(
       const run = Stream.runForEach(session(incoming), send).pipe(
         Effect.raceFirst(heartbeat),
         Effect.raceFirst(shutdown),
+        Effect.raceFirst(Deferred.await(binary)),
         Effect.raceFirst(Deferred.await(peerGone))
       )
+      // A close frame is queued behind what the client has not read yet (bytes already written cannot be taken
+      // back): a client that reads late still learns why if it does within the grace; one that never completes
+      // the close handshake does not keep its connection and buffers longer than that.
+      const cutAfterGrace = Effect.sync(() => {
+        if (ws.readyState === ws.CLOSED) return
+        // A plain unref'd timer, not a fiber: it must neither outlive the connection nor hold up the process.
+        const timer = setTimeout(() => ws.terminate(), policy.closeGraceMs)
+        timer.unref()
+        ws.once("close", () => clearTimeout(timer))
+      })
       const exit = yield* Effect.exit(run)
       if (Exit.isSuccess(exit)) {
         yield* Effect.ignore(writer.write(new Socket.CloseEvent(1000)))
+        yield* cutAfterGrace
       } else {
         const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
         if (failure !== undefined && failure._tag === "Fail" && failure.error instanceof PeerGone) {
@@ -150,15 +163,10 @@ export const serveWebSocket = <E, R>(
           const code = closeCodeOf(errorCodeOf(error))
           const reason = error instanceof Error ? error.message : "stream failed"
           yield* Effect.ignore(writer.write(new Socket.CloseEvent(code, closeReason(reason))))
-          // A client that does not read will never complete the close handshake: do not keep its buffers around.
-          if (error instanceof ClientTooSlow) {
-            yield* Effect.forkDetach(
-              Effect.delay(
-                Effect.sync(() => ws.terminate()),
-                2000
-              )
-            )
-          }
+          yield* cutAfterGrace
+          yield* Effect.logInfo(`WebSocket stream closed with ${code}: ${reason}`).pipe(
+            Effect.annotateLogs({ client: clientAddressOf(request), path: request.url.split("?")[0] })
+          )
         } else {
           // Interrupted (server shutdown: the release closes with 1001) or a defect (1011).
           return yield* Effect.orDie(Effect.failCause(exit.cause))

@@ -1,10 +1,11 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import {
-  ApiKeys,
+  ApiKeyRepository,
   AuthenticationLive,
   ConfigSourceLive,
   EventBus,
+  EventRepository,
   Events,
   FileRoutes,
   FilesLive,
@@ -15,15 +16,15 @@ import {
   RouteListLive,
   RoutesLive,
   RouteValidatorLive,
-  SqliteStore
+  StoreLive
 } from "@gatehouse-edge/core"
 import { type HealthInfo, type HealthMap, sameStatuses } from "@gatehouse-edge/core/domain"
 import { type RouteRecord, Routes } from "@gatehouse-edge/core/services"
 import { Context, Effect, Layer, Logger, type Scope, Stream, SubscriptionRef } from "effect"
 import { HttpServer } from "effect/http"
 import { tempDir } from "../../../../test/support/TempDir.js"
-import { layerHttpApp, layerNodeHttpServer, ServerDescription } from "../../src/index.js"
-import { WebSocketPolicy, type WebSocketPolicyShape } from "../../src/websocket/WebSocketSession.js"
+import { layerHttpApp, layerNodeHttpServer, ServerDescription, WebSocketConnections } from "../../src/index.js"
+import { WebSocketPolicy, type WebSocketPolicyShape } from "../../src/websocket/WebSocketPolicy.js"
 
 /** A running HTTP transport over real core services, with health and WebSocket limits under the test's control. */
 export interface Harness {
@@ -35,6 +36,8 @@ export interface Harness {
   readonly configFile: string
   readonly events: Events["Service"]
   readonly health: HealthMemory["Service"]
+  /** How many WebSocket streams the server has open. */
+  readonly openStreams: Effect.Effect<number>
 }
 
 const unknown: HealthInfo = { status: "unknown", latency_ms: 0, uptime_s: 0, last_check: null }
@@ -70,6 +73,7 @@ export interface HarnessOptions {
   readonly health?: HealthMap
   readonly policy?: Partial<WebSocketPolicyShape>
   readonly maxBodyBytes?: number
+  readonly maxConcurrentRequestsPerClient?: number
   readonly configYaml?: string
 }
 
@@ -90,9 +94,27 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
     const sources = { env: { GATEHOUSE_ROUTES_DIR: routesDir }, flags: { http: "127.0.0.1:0" }, cwd: dir }
     const loaded = loadConfig({ ...sources, file: { path: configFile, text: configYaml } })
     if (loaded._tag === "Invalid") return yield* Effect.die(new Error(JSON.stringify(loaded.issues)))
-    const { key, record } = generateApiKey("test")
+    const { key, prefix, sha256 } = generateApiKey()
 
-    const events = EventBus.layer({ historyCap: 1000 }).pipe(Layer.provide(SqliteStore.layerMemory))
+    const repositories = Layer.mergeAll(EventRepository.layer, ApiKeyRepository.layer).pipe(
+      Layer.provideMerge(StoreLive.layerMemory)
+    )
+    const testKey = Layer.effectDiscard(
+      Effect.flatMap(ApiKeyRepository, (keys) =>
+        keys.insert({
+          id: "test-key",
+          name: "test",
+          prefix,
+          sha256,
+          roles: ["admin"],
+          created_at: "2026-01-01T00:00:00.000Z",
+          expires_at: null,
+          last_used_at: null,
+          revoked_at: null
+        })
+      ).pipe(Effect.orDie)
+    )
+    const events = EventBus.layer({ historyCap: 1000 })
     const routes = FileRoutes.layer({ routesDir }).pipe(
       Layer.provideMerge(RoutesLive.layer),
       Layer.provideMerge(RouteValidatorLive.layer)
@@ -105,7 +127,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
       Layer.provideMerge(Layer.merge(routes, configSource)),
       Layer.provideMerge(events)
     )
-    const authentication = AuthenticationLive.layer.pipe(Layer.provide(ApiKeys.layer([record])))
+    const authentication = Layer.merge(AuthenticationLive.layer, testKey)
     const description = Layer.succeed(ServerDescription)(
       ServerDescription.of({
         version: { version: "1.2.3", commit: "abc" },
@@ -114,9 +136,13 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
       })
     )
     const policy = Layer.succeed(WebSocketPolicy)({ ...WebSocketPolicy.defaultValue(), ...options.policy })
-    const app = layerHttpApp({ maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024 }).pipe(
+    const app = layerHttpApp({
+      maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+      maxConcurrentRequestsPerClient: options.maxConcurrentRequestsPerClient
+    }).pipe(
       Layer.provideMerge(layerNodeHttpServer({ host: "127.0.0.1", port: 0 })),
       Layer.provideMerge(Layer.mergeAll(core, authentication, description, policy)),
+      Layer.provideMerge(repositories),
       Layer.provide(Logger.layer([]))
     )
     const context = yield* Layer.build(app)
@@ -129,6 +155,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
       routesDir,
       configFile,
       events: Context.get(context, Events),
-      health: Context.get(context, HealthMemory)
+      health: Context.get(context, HealthMemory),
+      openStreams: Context.get(context, WebSocketConnections).open
     }
   })

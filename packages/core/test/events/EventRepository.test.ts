@@ -3,9 +3,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit } from "effect"
 import { v7 } from "uuid"
 import type { Event } from "../../src/domain/Event.js"
-import * as SqliteStore from "../../src/store/SqliteStore.js"
-import { input } from "../events/TestBus.js"
-import { tempDir } from "./TempDir.js"
+import { tempDir } from "../store/TempDir.js"
+import { input, repositoryAt } from "./TestBus.js"
 
 const event = (n: number, category: "config" | "health"): Event =>
   ({
@@ -21,12 +20,12 @@ const byN = (...ns: ReadonlyArray<number>) => ns.map((n) => all[n - 1]!)
 
 /** A store in a temp file holding `all`. */
 const seeded = Effect.gen(function* () {
-  const store = yield* SqliteStore.make({ filename: path.join(yield* tempDir, "gatehouse.db") })
-  yield* Effect.forEach(all, (e) => store.events.append(e, 1_000))
-  return store.events
+  const events = yield* repositoryAt(path.join(yield* tempDir, "gatehouse.db"))
+  yield* Effect.forEach(all, (e) => events.append(e, 1_000))
+  return events
 })
 
-describe("SqliteEventRepository", () => {
+describe("EventRepository (on the SQLite store)", () => {
   it.effect("lists everything oldest first", () =>
     Effect.gen(function* () {
       const events = yield* seeded
@@ -36,7 +35,7 @@ describe("SqliteEventRepository", () => {
 
   it.effect("append trims to the newest `cap` events", () =>
     Effect.gen(function* () {
-      const store = yield* SqliteStore.make({ filename: path.join(yield* tempDir, "gatehouse.db") })
+      const store = { events: yield* repositoryAt(path.join(yield* tempDir, "gatehouse.db")) }
       for (const e of all.slice(0, 5)) yield* store.events.append(e, 3)
       assert.deepStrictEqual(yield* store.events.list({}), byN(3, 4, 5))
       // A smaller cap later trims further; a larger one keeps what is there.

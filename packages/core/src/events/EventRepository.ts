@@ -1,0 +1,78 @@
+import { Context, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { Event } from "../domain/Event.js"
+import type { EventQuery } from "../domain/EventQuery.js"
+
+/** An `events` row: the event with `data` as JSON text. */
+interface EventRow {
+  readonly id: string
+  readonly timestamp: string
+  readonly level: string
+  readonly category: string
+  readonly action: string
+  readonly data: string
+}
+
+const decodeEvent = Schema.decodeUnknownSync(Event)
+const toEvent = (row: EventRow): Event => decodeEvent({ ...row, data: JSON.parse(row.data) })
+
+/**
+ * `limit` and `cap` are counts: negative or NaN means 0 and fractions round down; `undefined` or `Infinity` means
+ * no limit.
+ */
+const count = (n: number | undefined): number | undefined =>
+  n === undefined || n === Number.POSITIVE_INFINITY ? undefined : n > 0 ? Math.min(Math.floor(n), 2 ** 31 - 1) : 0
+
+/**
+ * The durable event history (the `events` table), in SQL that SQLite and PostgreSQL both accept. Storage failures
+ * are defects: the bus has nothing better to do with them than to let the request fail with a 500.
+ */
+export class EventRepository extends Context.Service<
+  EventRepository,
+  {
+    /** Appends one event and drops the oldest beyond `cap` (`Infinity`: none), in one transaction. */
+    readonly append: (event: Event, cap: number) => Effect.Effect<void>
+    /** Events matching the query, oldest first; `limit` keeps the newest. */
+    readonly list: (query: EventQuery) => Effect.Effect<ReadonlyArray<Event>>
+  }
+>()("@gatehouse-edge/core/EventRepository") {
+  /** The repository on the store's `SqlClient`. */
+  static readonly layer: Layer.Layer<EventRepository, never, SqlClient.SqlClient> = Layer.effect(
+    EventRepository,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+
+      const append = Effect.fn("EventRepository.append")(function* (event: Event, cap: number) {
+        const keep = count(cap)
+        yield* sql
+          .withTransaction(
+            Effect.gen(function* () {
+              yield* sql`INSERT INTO events ${sql.insert({ ...event, data: JSON.stringify(event.data) })}`
+              // Everything up to the newest `keep` goes: the subquery finds the (keep+1)-th newest id, none if short.
+              if (keep !== undefined) {
+                yield* sql`DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ${keep})`
+              }
+            })
+          )
+          .pipe(Effect.orDie)
+      })
+
+      const list = Effect.fn("EventRepository.list")(function* (query: EventQuery) {
+        const limit = count(query.limit)
+        if (limit === 0) return []
+        const conditions = [
+          ...(query.since === undefined ? [] : [sql`id > ${query.since}`]),
+          ...(query.category === undefined ? [] : [sql`category = ${query.category}`])
+        ]
+        const where = conditions.length === 0 ? sql`` : sql`WHERE ${sql.and(conditions)}`
+        const bound = limit === undefined ? sql`` : sql`LIMIT ${limit}`
+        // Newest first so LIMIT keeps the newest, then reversed: callers get time order.
+        const rows = yield* sql<EventRow>`SELECT id, timestamp, level, category, action, data FROM events ${where}
+          ORDER BY id DESC ${bound}`.pipe(Effect.orDie)
+        return rows.map(toEvent).reverse()
+      })
+
+      return EventRepository.of({ append, list })
+    })
+  )
+}

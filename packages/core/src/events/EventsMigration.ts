@@ -1,0 +1,32 @@
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+
+/**
+ * The event history. On SQLite the table is clustered on the UUIDv7 id (WITHOUT ROWID), i.e. in time order, which
+ * is every read's order, and `data` must be JSON; (category, id) serves `?category=` reads and their `since` bound.
+ * Written so SQLite databases created before the store moved to effect/sql already match it.
+ */
+export const eventsMigration = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.onDialectOrElse({
+    sqlite: () => sql`
+      CREATE TABLE IF NOT EXISTS events (
+        id        TEXT PRIMARY KEY NOT NULL,
+        timestamp TEXT NOT NULL,
+        level     TEXT NOT NULL CHECK (level IN ('debug', 'info', 'warn', 'error')),
+        category  TEXT NOT NULL,
+        action    TEXT NOT NULL,
+        data      TEXT NOT NULL CHECK (json_valid(data))
+      ) WITHOUT ROWID`,
+    orElse: () => sql`
+      CREATE TABLE IF NOT EXISTS events (
+        id        TEXT PRIMARY KEY NOT NULL,
+        timestamp TEXT NOT NULL,
+        level     TEXT NOT NULL CHECK (level IN ('debug', 'info', 'warn', 'error')),
+        category  TEXT NOT NULL,
+        action    TEXT NOT NULL,
+        data      TEXT NOT NULL
+      )`
+  })
+  yield* sql`CREATE INDEX IF NOT EXISTS events_category_id ON events (category, id)`
+})

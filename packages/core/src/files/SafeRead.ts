@@ -1,0 +1,40 @@
+import { constants } from "node:fs"
+import * as fs from "node:fs/promises"
+import { Effect } from "effect"
+import { describeKind } from "./FileKind.js"
+
+/** Why {@link readRegularFile} did not return the text. */
+export type ReadRefusal =
+  | { readonly _tag: "Missing" }
+  | { readonly _tag: "NotRegular"; readonly kind: string }
+  | { readonly _tag: "TooLarge"; readonly size: number }
+
+/**
+ * Reads a regular file as UTF-8 text without ever blocking: it is opened non-blocking (opening a FIFO for reading
+ * would otherwise wait for a writer forever, holding one of libuv's four threads) and checked on the open handle,
+ * so a file swapped for a FIFO between a check and the read is still refused. Files over `maxBytes` are refused
+ * before any byte is read.
+ */
+export const readRegularFile = (file: string, maxBytes: number): Effect.Effect<string, ReadRefusal> =>
+  Effect.acquireUseRelease(
+    Effect.tryPromise({
+      try: () => fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK),
+      catch: (error) => error as NodeJS.ErrnoException
+    }).pipe(
+      Effect.catch((error) =>
+        error.code === "ENOENT" || error.code === "ENOTDIR"
+          ? Effect.fail<ReadRefusal>({ _tag: "Missing" })
+          : error.code === "EISDIR"
+            ? Effect.fail<ReadRefusal>({ _tag: "NotRegular", kind: "a directory" })
+            : Effect.die(error)
+      )
+    ),
+    (handle) =>
+      Effect.gen(function* () {
+        const stats = yield* Effect.promise(() => handle.stat())
+        if (!stats.isFile()) return yield* Effect.fail<ReadRefusal>({ _tag: "NotRegular", kind: describeKind(stats) })
+        if (stats.size > maxBytes) return yield* Effect.fail<ReadRefusal>({ _tag: "TooLarge", size: stats.size })
+        return yield* Effect.promise(() => handle.readFile("utf8"))
+      }),
+    (handle) => Effect.promise(() => handle.close())
+  )

@@ -1,0 +1,177 @@
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import Database from "better-sqlite3"
+import { Effect, Layer, type Scope, Semaphore, Stream } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
+
+/** Where and how to open a SQLite database. */
+export interface SqliteClientOptions {
+  /** The database file; its directory is created if missing. `:memory:` works. */
+  readonly filename: string
+  /** How long a statement waits for another process's lock before failing; default 5000 ms. */
+  readonly busyTimeoutMs?: number | undefined
+  /** Prepared statements kept per connection; default 200. */
+  readonly statementCacheSize?: number | undefined
+  /** Opens an existing file read-only and changes nothing in it (no WAL switch, no mode change): to inspect it. */
+  readonly readonly?: boolean | undefined
+}
+
+const classify = (cause: unknown, message: string, operation: string) =>
+  new SqlError.SqlError({ reason: SqlError.classifySqliteError(cause, { message, operation }) })
+
+// better-sqlite3 binds numbers, strings, bigints, buffers and null only.
+const bindable = (value: unknown): unknown => {
+  if (value === undefined) return null
+  if (typeof value === "boolean") return value ? 1 : 0
+  if (value instanceof Date) return value.toISOString()
+  return value
+}
+
+const isMemory = (filename: string) => filename === ":memory:" || filename === ""
+
+/**
+ * Opens the database file: owner-only (it holds API key hashes and, later, node keys; SQLite gives the -wal and
+ * -shm files the main file's mode), WAL so readers never wait for the writer, `synchronous = NORMAL` (crash-safe
+ * in WAL mode: a power loss may lose the newest commits but never corrupts the file), a busy timeout so a second
+ * process waits for a lock instead of failing at once, and foreign keys enforced.
+ */
+const open = (options: SqliteClientOptions) =>
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      const { filename } = options
+      if (options.readonly === true) {
+        return yield* Effect.try({
+          try: () => new Database(filename, { readonly: true, fileMustExist: true }),
+          catch: (cause) => classify(cause, `cannot open ${filename}`, "open")
+        })
+      }
+      if (!isMemory(filename)) {
+        yield* Effect.tryPromise({
+          try: () => fs.mkdir(path.dirname(filename), { recursive: true }),
+          catch: (cause) => classify(cause, `cannot create the directory of ${filename}`, "open")
+        })
+      }
+      const db = yield* Effect.try({
+        try: () => new Database(filename),
+        catch: (cause) => classify(cause, `cannot open ${filename}`, "open")
+      })
+      yield* Effect.try({
+        try: () => {
+          if (!isMemory(filename)) db.pragma("journal_mode = WAL")
+          db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`)
+          db.pragma("synchronous = NORMAL")
+          db.pragma("foreign_keys = ON")
+        },
+        // SQLite reads a file lazily: "file is not a database" surfaces here, at the first statement.
+        catch: (cause) => classify(cause, `cannot use ${filename} as a SQLite database`, "open")
+      }).pipe(Effect.tapError(() => Effect.sync(() => db.close())))
+      if (!isMemory(filename)) {
+        yield* Effect.tryPromise({
+          try: () => fs.chmod(filename, 0o600),
+          catch: (cause) => classify(cause, `cannot restrict the mode of ${filename}`, "open")
+        })
+      }
+      return db
+    }),
+    (db) => Effect.sync(() => db.close())
+  )
+
+type Row = SqlConnection.Row
+
+/** The one connection, as effect/sql sees it: every statement prepared once and kept in a small cache. */
+const makeConnection = (db: Database.Database, cacheSize: number): SqlConnection.Connection => {
+  const cache = new Map<string, Database.Statement>()
+  const prepare = (sql: string) =>
+    Effect.try({
+      try: () => {
+        const cached = cache.get(sql)
+        if (cached !== undefined) return cached
+        const statement = db.prepare(sql)
+        if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!)
+        cache.set(sql, statement)
+        return statement
+      },
+      catch: (cause) => classify(cause, "Failed to prepare statement", "prepare")
+    })
+
+  // Rows are plain objects (or arrays of values); a write reports nothing, or its changes when `raw`.
+  const run = (statement: Database.Statement, params: ReadonlyArray<unknown>, raw: boolean, arrays = false) =>
+    Effect.try({
+      try: (): ReadonlyArray<Row> => {
+        const values = params.map(bindable)
+        if (statement.reader) {
+          return (arrays ? statement.raw(true).all(...values) : statement.raw(false).all(...values)) as Array<Row>
+        }
+        const result = statement.run(...values)
+        return raw ? (result as unknown as ReadonlyArray<Row>) : []
+      },
+      catch: (cause) => classify(cause, "Failed to execute statement", "execute")
+    })
+
+  const values = (statement: Database.Statement, params: ReadonlyArray<unknown>) =>
+    run(statement, params, false, true) as unknown as Effect.Effect<
+      ReadonlyArray<ReadonlyArray<unknown>>,
+      SqlError.SqlError
+    >
+
+  const execute = (
+    sql: string,
+    params: ReadonlyArray<unknown>,
+    transformRows?: <A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>
+  ) =>
+    Effect.flatMap(prepare(sql), (statement) => {
+      const rows = run(statement, params, false)
+      return transformRows === undefined ? rows : Effect.map(rows, transformRows)
+    })
+
+  const unprepared = (sql: string) =>
+    Effect.try({
+      try: () => db.prepare(sql),
+      catch: (cause) => classify(cause, "Failed to prepare statement", "prepare")
+    })
+
+  return {
+    execute: (sql, params, transformRows) => execute(sql, params, transformRows),
+    executeRaw: (sql, params) => Effect.flatMap(prepare(sql), (statement) => run(statement, params, true)),
+    // Rows are read at once: SQLite is in-process and the connection is held while a stream is open anyway.
+    executeStream: (sql, params, transformRows) =>
+      Stream.unwrap(Effect.map(execute(sql, params, transformRows), (rows) => Stream.fromIterable(rows))),
+    executeValues: (sql, params) => Effect.flatMap(prepare(sql), (statement) => values(statement, params)),
+    executeValuesUnprepared: (sql, params) => Effect.flatMap(unprepared(sql), (statement) => values(statement, params)),
+    executeUnprepared: (sql, params, transformRows) =>
+      Effect.flatMap(unprepared(sql), (statement) => {
+        const rows = run(statement, params ?? [], false)
+        return transformRows === undefined ? rows : Effect.map(rows, transformRows)
+      })
+  }
+}
+
+/**
+ * An effect/sql `SqlClient` over better-sqlite3: one connection shared through a semaphore (SQLite has one writer;
+ * a transaction holds the connection until it ends, and nested transactions are savepoints), errors classified
+ * into `SqlError` reasons (unique and constraint violations, a lock held too long, ...). The database closes with
+ * the scope.
+ */
+export const make = (
+  options: SqliteClientOptions
+): Effect.Effect<SqlClient.SqlClient, SqlError.SqlError, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.gen(function* () {
+    const db = yield* open(options)
+    const connection = makeConnection(db, options.statementCacheSize ?? 200)
+    const acquirers = SqlClient.makeSqliteAcquirers({
+      connection: Effect.succeed(connection),
+      semaphore: yield* Semaphore.make(1),
+      isTransaction: () => db.inTransaction
+    })
+    return yield* SqlClient.make({
+      ...acquirers,
+      compiler: Statement.makeCompilerSqlite(),
+      driver: "sqlite-better",
+      spanAttributes: [["db.system.name", "sqlite"]]
+    })
+  })
+
+/** The client as a layer: `SqliteClient.layer({ filename: "data/gatehouse.db" })`. */
+export const layer = (options: SqliteClientOptions): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>
+  Layer.effect(SqlClient.SqlClient, make(options)).pipe(Layer.provide(Reactivity.layer))

@@ -1,0 +1,51 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Ref } from "effect"
+import { TestClock } from "effect/testing"
+import { makeVerifiedKeyCache } from "../../src/auth/VerifiedKeyCache.js"
+import type { Principal } from "../../src/domain/Principal.js"
+
+const admin: Principal = { method: "api_key", subject: "api-key:admin", roles: ["admin"] }
+
+describe("VerifiedKeyCache", () => {
+  it.effect("verifies a key once per TTL, never remembers a key that failed, and forgets on demand", () =>
+    Effect.gen(function* () {
+      const calls = yield* Ref.make(0)
+      const verify = (ok: boolean) =>
+        Effect.andThen(
+          Ref.update(calls, (n) => n + 1),
+          Effect.succeed(ok ? admin : undefined)
+        )
+      const cache = makeVerifiedKeyCache({ ttlMs: 60_000, maxEntries: 2 })
+      for (let i = 0; i < 5; i++) assert.deepStrictEqual(yield* cache.lookup("good", verify(true)), admin)
+      assert.strictEqual(yield* Ref.get(calls), 1)
+      for (let i = 0; i < 3; i++) assert.isUndefined(yield* cache.lookup("bad", verify(false)))
+      assert.strictEqual(yield* Ref.get(calls), 4, "failures are checked every time")
+      yield* TestClock.adjust("59 seconds")
+      yield* cache.lookup("good", verify(true))
+      assert.strictEqual(yield* Ref.get(calls), 4)
+      yield* TestClock.adjust("2 seconds")
+      yield* cache.lookup("good", verify(true))
+      assert.strictEqual(yield* Ref.get(calls), 5, "verified again after the TTL")
+      yield* cache.forget
+      yield* cache.lookup("good", verify(true))
+      assert.strictEqual(yield* Ref.get(calls), 6)
+    })
+  )
+
+  it.effect("holds at most maxEntries keys, forgetting the oldest", () =>
+    Effect.gen(function* () {
+      const cache = makeVerifiedKeyCache({ ttlMs: 60_000, maxEntries: 2 })
+      for (const key of ["a", "b", "c"]) yield* cache.lookup(key, Effect.succeed(admin))
+      assert.strictEqual(yield* cache.size, 2)
+      const calls = yield* Ref.make(0)
+      yield* cache.lookup(
+        "a",
+        Effect.andThen(
+          Ref.update(calls, (n) => n + 1),
+          Effect.succeed(admin)
+        )
+      )
+      assert.strictEqual(yield* Ref.get(calls), 1, "a was forgotten")
+    })
+  )
+})

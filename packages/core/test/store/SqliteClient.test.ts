@@ -1,0 +1,123 @@
+import * as path from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Deferred, Effect, Fiber, Layer } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
+import * as SqliteClient from "../../src/store/SqliteClient.js"
+import { tempDir } from "./TempDir.js"
+
+const clientAt = (filename: string, busyTimeoutMs?: number) =>
+  Effect.map(Layer.build(SqliteClient.layer({ filename, busyTimeoutMs })), (context) =>
+    Context.get(context, SqlClient.SqlClient)
+  )
+
+const withTable = (sql: SqlClient.SqlClient) =>
+  Effect.andThen(
+    sql`CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, flag INTEGER)`,
+    Effect.succeed(sql)
+  )
+
+const names = (sql: SqlClient.SqlClient) =>
+  Effect.map(sql<{ name: string }>`SELECT name FROM items ORDER BY id`, (rows) => rows.map((r) => r.name))
+
+describe("SqliteClient: an effect/sql driver over better-sqlite3", () => {
+  it.effect("runs statements with parameters, booleans and nulls, and reads rows back", () =>
+    Effect.gen(function* () {
+      const sql = yield* withTable(yield* clientAt(":memory:"))
+      yield* sql`INSERT INTO items ${sql.insert([
+        { id: 1, name: "a", flag: true },
+        { id: 2, name: "b", flag: null }
+      ])}`
+      const rows = yield* sql<{
+        id: number
+        name: string
+        flag: number | null
+      }>`SELECT * FROM items WHERE id IN ${sql.in([1, 2])} ORDER BY id`
+      assert.deepStrictEqual(rows, [
+        { id: 1, name: "a", flag: 1 },
+        { id: 2, name: "b", flag: null }
+      ])
+      const values = yield* sql`SELECT id, name FROM items ORDER BY id`.values
+      assert.deepStrictEqual(values, [
+        [1, "a"],
+        [2, "b"]
+      ])
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("a transaction commits on success and rolls back on failure; a nested one is a savepoint", () =>
+    Effect.gen(function* () {
+      const sql = yield* withTable(yield* clientAt(":memory:"))
+      yield* sql.withTransaction(sql`INSERT INTO items (name) VALUES ('kept')`)
+      yield* sql
+        .withTransaction(Effect.andThen(sql`INSERT INTO items (name) VALUES ('lost')`, Effect.fail("boom")))
+        .pipe(Effect.ignore)
+      yield* sql.withTransaction(
+        Effect.gen(function* () {
+          yield* sql`INSERT INTO items (name) VALUES ('outer')`
+          yield* sql
+            .withTransaction(Effect.andThen(sql`INSERT INTO items (name) VALUES ('inner')`, Effect.fail("boom")))
+            .pipe(Effect.ignore)
+        })
+      )
+      assert.deepStrictEqual(yield* names(sql), ["kept", "outer"])
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("classifies errors: a unique violation, a syntax error, a lock held by another connection", () =>
+    Effect.gen(function* () {
+      const filename = path.join(yield* tempDir, "lock.db")
+      const sql = yield* withTable(yield* clientAt(filename))
+      yield* sql`INSERT INTO items (name) VALUES ('a')`
+      const unique = yield* Effect.flip(sql`INSERT INTO items (name) VALUES ('a')`)
+      assert.instanceOf(unique, SqlError.SqlError)
+      assert.instanceOf(unique.reason, SqlError.UniqueViolation)
+      const syntax = yield* Effect.flip(sql`SELEC nothing`)
+      assert.instanceOf(syntax, SqlError.SqlError)
+
+      // Another connection to the same file holds the write lock: a write here waits the busy timeout, then fails.
+      const other = yield* clientAt(filename, 50)
+      const holding = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const holder = yield* Effect.forkChild(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql`INSERT INTO items (name) VALUES ('held')`
+            yield* Deferred.succeed(holding, undefined)
+            yield* Deferred.await(release)
+          })
+        )
+      )
+      yield* Deferred.await(holding)
+      const locked = yield* Effect.flip(other`INSERT INTO items (name) VALUES ('blocked')`)
+      assert.instanceOf(locked.reason, SqlError.LockTimeoutError)
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(holder)
+      yield* other`INSERT INTO items (name) VALUES ('after')`
+      assert.deepStrictEqual(yield* names(sql), ["a", "held", "after"])
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("concurrent transactions on one client run one at a time (one writer)", () =>
+    Effect.gen(function* () {
+      const sql = yield* withTable(yield* clientAt(":memory:"))
+      yield* Effect.forEach(
+        Array.from({ length: 20 }, (_, i) => i),
+        (i) =>
+          sql.withTransaction(
+            Effect.gen(function* () {
+              const [row] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM items`
+              yield* Effect.yieldNow
+              yield* sql`INSERT INTO items (name) VALUES (${`item-${row!.n}-${i}`})`
+            })
+          ),
+        { concurrency: "unbounded" }
+      )
+      const counts = (yield* names(sql)).map((name) => Number(name.split("-")[1]))
+      assert.deepStrictEqual(
+        counts,
+        Array.from({ length: 20 }, (_, i) => i),
+        "each saw every commit before it"
+      )
+    }).pipe(Effect.scoped)
+  )
+})

@@ -1,0 +1,62 @@
+import * as fs from "node:fs/promises"
+import { StoreLive, StoreNotGatehouse } from "@gatehouse-edge/core"
+import { Cause, Clock, Console, DateTime, Effect, Layer } from "effect"
+import { Command, Flag } from "effect/cli"
+import { databasePath } from "../CoreLayer.js"
+import { failWith, readServerConfig } from "./ServerConfig.js"
+import { describeStartupFailure } from "./StartupFailure.js"
+
+const openStore = (filename: string) => Effect.scoped(Layer.build(StoreLive.layer({ filename })))
+
+// The file and what SQLite keeps next to it, moved together so nothing of the old database is lost.
+const moveAside = Effect.fnUntraced(function* (filename: string) {
+  const stamp = DateTime.formatIso(DateTime.makeUnsafe(yield* Clock.currentTimeMillis)).replace(/[:.]/g, "-")
+  const backup = `${filename}.bak-${stamp}`
+  for (const suffix of ["", "-wal", "-shm"]) {
+    yield* Effect.tryPromise(() => fs.rename(`${filename}${suffix}`, `${backup}${suffix}`)).pipe(
+      Effect.catch((error) =>
+        (error.cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT" ? Effect.void : Effect.fail(error)
+      )
+    )
+  }
+  return backup
+})
+
+/** `gatehouse store init`: creates the store, or migrates it; with `--force`, replaces a file that is not a store. */
+const initCommand = Command.make(
+  "init",
+  {
+    config: Flag.String("config").pipe(Flag.withDescription("Config file (as for serve)"), Flag.optional),
+    data: Flag.String("data").pipe(Flag.withDescription("Data directory (default ./data)"), Flag.optional),
+    force: Flag.Boolean("force").pipe(
+      Flag.withDescription(
+        "When the file where the store belongs is not a Gatehouse store (empty, or another database), move it " +
+          "aside to <file>.bak-<time> and create a new store"
+      ),
+      Flag.withDefault(false)
+    )
+  },
+  Effect.fn("gatehouse.store.init")(function* (flags) {
+    const { config } = yield* readServerConfig(flags)
+    const filename = databasePath(config)
+    const report = (cause: Parameters<typeof describeStartupFailure>[0]) =>
+      failWith([`gatehouse: ${describeStartupFailure(cause, "") ?? "cannot open the store"}`])
+    const opened = yield* Effect.exit(openStore(filename))
+    if (opened._tag === "Success") return yield* Console.log(`the store ${filename} is ready`)
+    const notAStore = opened.cause.reasons.some(
+      (reason) => Cause.isFailReason(reason) && reason.error instanceof StoreNotGatehouse
+    )
+    if (!notAStore || !flags.force) return yield* report(opened.cause)
+    const backup = yield* moveAside(filename).pipe(
+      Effect.catch((error) => failWith([`gatehouse: cannot move ${filename} aside: ${String(error.cause ?? error)}`]))
+    )
+    yield* openStore(filename).pipe(Effect.catchCause(report))
+    yield* Console.log(`moved ${filename} to ${backup} and created a new store`)
+  })
+).pipe(Command.withDescription("Create the store, or migrate it to this version's schema"))
+
+/** `gatehouse store ...`: maintenance of the server's store. */
+export const storeCommand = Command.make("store").pipe(
+  Command.withDescription("Maintain the server's store (SQLite database)"),
+  Command.withSubcommands([initCommand])
+)

@@ -1,0 +1,90 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import Database from "better-sqlite3"
+import { Effect } from "effect"
+import { runCli, spawnServer } from "../../../test/support/Cli.js"
+import { tempDir } from "../../../test/support/TempDir.js"
+import { request } from "../../transport-http/test/support/Http.js"
+
+const storeDir = tempDir("gatehouse-storecli-")
+
+describe("the store at start, and gatehouse store init", () => {
+  it.live("serve refuses a 0-byte store file with a message naming it; store init --force moves it aside", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* storeDir
+        fs.mkdirSync(path.join(dir, "data"))
+        const db = path.join(dir, "data", "gatehouse.db")
+        fs.writeFileSync(db, "")
+        const refused = yield* runCli(["serve", "--http", "127.0.0.1:0"], { cwd: dir })
+        assert.strictEqual(refused.code, 1)
+        assert.include(refused.stderr, `the store ${db} is empty (0 bytes), not a Gatehouse store`)
+        assert.strictEqual(fs.statSync(db).size, 0, "nothing was reset")
+
+        const withoutForce = yield* runCli(["store", "init"], { cwd: dir })
+        assert.strictEqual(withoutForce.code, 1)
+        assert.include(withoutForce.stderr, "not a Gatehouse store")
+
+        const forced = yield* runCli(["store", "init", "--force"], { cwd: dir })
+        assert.strictEqual(forced.code, 0, forced.stderr)
+        assert.match(forced.stdout, /moved .*gatehouse\.db to .*gatehouse\.db\.bak-\S+ and created a new store/)
+        const backups = fs.readdirSync(path.join(dir, "data")).filter((name) => name.includes(".bak-"))
+        assert.strictEqual(backups.length, 1)
+        assert.strictEqual(fs.statSync(path.join(dir, "data", backups[0]!)).size, 0, "the old file is kept")
+
+        const again = yield* runCli(["store", "init"], { cwd: dir })
+        assert.strictEqual(again.code, 0)
+        assert.include(again.stdout, "is ready")
+        const server = yield* spawnServer(["--http", "127.0.0.1:0"], { cwd: dir })
+        yield* server.stop()
+      })
+    )
+  )
+
+  it.live("a data directory of the foundation keeps its events and its admin key (adopted into the store)", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* storeDir
+        fs.mkdirSync(path.join(dir, "data"))
+        const key = `gh_abcd1234_${"K".repeat(43)}`
+        fs.writeFileSync(path.join(dir, "data", "admin.key"), `${key}\n`, { mode: 0o600 })
+        const db = new Database(path.join(dir, "data", "gatehouse.db"))
+        db.exec(`
+          CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);
+          CREATE TABLE events (id TEXT PRIMARY KEY NOT NULL, timestamp TEXT NOT NULL, level TEXT NOT NULL,
+            category TEXT NOT NULL, action TEXT NOT NULL, data TEXT NOT NULL) WITHOUT ROWID;
+          INSERT INTO schema_migrations VALUES (1, 'events', '2026-11-01T10:00:00.000Z');
+          INSERT INTO events VALUES ('01900000-0000-7000-8000-000000000001', '2026-11-01T10:00:01.000Z', 'info',
+            'config', 'reload', '{"source":"routes","added":["old"],"removed":[],"changed":[]}');
+        `)
+        db.close()
+        const server = yield* spawnServer(["--http", "127.0.0.1:0"], { cwd: dir })
+        const events = yield* request(`${server.baseUrl}/events?category=config`, { key })
+        assert.strictEqual(events.status, 200, "the foundation's admin key still works")
+        assert.deepStrictEqual(events.json[0].data.added, ["old"])
+        assert.notInclude(server.output.stdout, "Generated the admin API key")
+        yield* server.stop()
+        const stored = new Database(path.join(dir, "data", "gatehouse.db"), { readonly: true })
+        const rows = stored.prepare("SELECT name, prefix, roles FROM api_keys").all()
+        stored.close()
+        assert.deepStrictEqual(rows, [{ name: "admin", prefix: "abcd1234", roles: '["admin"]' }])
+      })
+    )
+  )
+
+  it.live('says "no such file" or "is a directory" for a --config that is not a file', () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* storeDir
+        const missing = yield* runCli(["serve", "--config", "nope.yml"], { cwd: dir })
+        assert.strictEqual(missing.code, 1)
+        assert.include(missing.stderr, `cannot read the config file ${path.join(dir, "nope.yml")}: no such file`)
+        assert.notInclude(missing.stderr, "UnknownError")
+        const directory = yield* runCli(["serve", "--config", dir], { cwd: dir })
+        assert.strictEqual(directory.code, 1)
+        assert.include(directory.stderr, `cannot read the config file ${dir}: is a directory, not a file`)
+      })
+    )
+  )
+})

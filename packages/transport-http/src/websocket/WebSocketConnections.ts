@@ -1,0 +1,52 @@
+import { RateLimited } from "@gatehouse-edge/core/domain"
+import { Context, Effect, Layer, type Scope } from "effect"
+import { WebSocketPolicy } from "./WebSocketPolicy.js"
+
+/**
+ * The open WebSocket streams, counted per client address and in total, so one client (or many) cannot hold an
+ * unbounded number of subscriptions, sockets and buffers. A stream holds its place for as long as it is open.
+ */
+export class WebSocketConnections extends Context.Service<
+  WebSocketConnections,
+  {
+    /** Takes a place for `client` until the scope closes, or fails with `RateLimited` (429) when a cap is reached. */
+    readonly acquire: (client: string) => Effect.Effect<void, RateLimited, Scope.Scope>
+    /** How many streams are open. */
+    readonly open: Effect.Effect<number>
+  }
+>()("@gatehouse-edge/transport-http/WebSocketConnections") {
+  /** Counts in memory, with the caps of the current {@link WebSocketPolicy}. */
+  static readonly layer: Layer.Layer<WebSocketConnections> = Layer.sync(WebSocketConnections, () => {
+    const perClient = new Map<string, number>()
+    let total = 0
+    const release = (client: string) =>
+      Effect.sync(() => {
+        total--
+        const left = (perClient.get(client) ?? 1) - 1
+        if (left === 0) perClient.delete(client)
+        else perClient.set(client, left)
+      })
+    return WebSocketConnections.of({
+      acquire: Effect.fn("WebSocketConnections.acquire")(function* (client: string) {
+        const policy = yield* WebSocketPolicy
+        const mine = perClient.get(client) ?? 0
+        if (mine >= policy.maxConnectionsPerClient) {
+          return yield* new RateLimited({
+            message: `too many WebSocket streams from ${client} (limit ${policy.maxConnectionsPerClient})`,
+            retry_after_s: 1
+          })
+        }
+        if (total >= policy.maxConnections) {
+          return yield* new RateLimited({
+            message: `too many WebSocket streams on this server (limit ${policy.maxConnections})`,
+            retry_after_s: 1
+          })
+        }
+        total++
+        perClient.set(client, mine + 1)
+        yield* Effect.addFinalizer(() => release(client))
+      }),
+      open: Effect.sync(() => total)
+    })
+  })
+}

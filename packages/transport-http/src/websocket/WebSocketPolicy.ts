@@ -1,0 +1,43 @@
+import { Context } from "effect"
+
+/** Limits that keep one WebSocket client from costing the server or the other clients anything. */
+export interface WebSocketPolicyShape {
+  /** Bytes queued for a client above which the server waits for it to drain. */
+  readonly drainAboveBytes: number
+  /** Bytes queued for a client above which, or after waiting `drainTimeoutMs` for it, the client is dropped (1008). */
+  readonly maxBufferedBytes: number
+  readonly drainTimeoutMs: number
+  /** The server pings this often; a client that has not answered the previous ping is dropped. */
+  readonly pingIntervalMs: number
+  /**
+   * After closing a stream whose client did not keep up, how long the client gets to read what was queued ahead
+   * of the close frame and answer it, before the connection is cut.
+   */
+  readonly closeGraceMs: number
+  /** Open streams one client address may hold at once (429 beyond). */
+  readonly maxConnectionsPerClient: number
+  /** Open streams of the whole server (429 beyond). */
+  readonly maxConnections: number
+  /**
+   * Host names the server answers WebSocket upgrades for (`Host`, and the host of `Origin`): a page from another
+   * name that resolves to this server (DNS rebinding) is refused.
+   */
+  readonly allowedHosts: ReadonlyArray<string>
+}
+
+/** WebSocket limits, with defaults suited to a LAN management API. */
+export class WebSocketPolicy extends Context.Reference<WebSocketPolicyShape>(
+  "@gatehouse-edge/transport-http/WebSocketPolicy",
+  {
+    defaultValue: () => ({
+      drainAboveBytes: 256 * 1024,
+      maxBufferedBytes: 1024 * 1024,
+      drainTimeoutMs: 10_000,
+      pingIntervalMs: 30_000,
+      closeGraceMs: 10_000,
+      maxConnectionsPerClient: 1000,
+      maxConnections: 4000,
+      allowedHosts: ["localhost", "127.0.0.1", "::1"]
+    })
+  }
+) {}
