@@ -198,7 +198,7 @@ describe("gatehouse validate / openapi", () => {
         assert.include(bad.stderr, "b.yml:4:11: web.scheme:")
         const missing = yield* runCli(["validate", "nope.yml"], { cwd: dir })
         assert.strictEqual(missing.code, 1)
-        assert.include(missing.stderr, "nope.yml: cannot read: ENOENT")
+        assert.include(missing.stderr, "nope.yml: cannot read: no such file")
       })
     )
   )

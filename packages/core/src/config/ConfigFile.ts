@@ -1,10 +1,12 @@
 import { Schema } from "effect"
 import { GoDuration } from "../yaml/GoDuration.js"
-import { ByteSizeValue, ListenAddressValue, PathValue } from "./ConfigValues.js"
+import { ByteSizeValue, ListenAddressValue, PathValue, PrefixValue, SecretValue } from "./ConfigValues.js"
 
 const opt = Schema.optionalKey
 const NonEmpty = Schema.String.check(Schema.isMinLength(1))
 const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
+const Port = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 65535 }))
+const Secret = SecretValue(NonEmpty)
 
 const HttpSection = Schema.Struct({ addr: opt(ListenAddressValue), max_body: opt(ByteSizeValue) })
 
@@ -19,17 +21,20 @@ const GrpcSection = Schema.Struct({
 
 const LocalUser = Schema.Struct({
   name: NonEmpty,
-  password_hash: NonEmpty.check(
-    Schema.isPattern(/^\$(argon2id|2[aby])\$/, {
-      message: "expected an argon2id or bcrypt hash ($argon2id$... or $2b$...)"
-    })
+  // A hash is a secret too: it can be attacked offline.
+  password_hash: SecretValue(
+    NonEmpty.check(
+      Schema.isPattern(/^\$(argon2id|2[aby])\$/, {
+        message: "expected an argon2id or bcrypt hash ($argon2id$... or $2b$...)"
+      })
+    )
   )
 })
 
 const Oidc = Schema.Struct({
   issuer: NonEmpty,
   client_id: NonEmpty,
-  client_secret: opt(NonEmpty),
+  client_secret: opt(Secret),
   client_secret_file: opt(PathValue),
   scopes: opt(Schema.Array(NonEmpty)),
   allowed_users: opt(Schema.Array(NonEmpty)),
@@ -44,11 +49,11 @@ const AuthSection = Schema.Struct({
 
 const ProxmoxTls = Schema.Struct({ fingerprint: opt(NonEmpty), ca_file: opt(PathValue), insecure: opt(Schema.Boolean) })
 
-const SshNode = Schema.Struct({ host: NonEmpty, port: opt(Schema.Int), host_key: opt(NonEmpty) })
+const SshNode = Schema.Struct({ host: NonEmpty, port: opt(Port), host_key: opt(NonEmpty) })
 
 const ProxmoxSsh = Schema.Struct({
   user: opt(NonEmpty),
-  port: opt(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 65535 }))),
+  port: opt(Port),
   private_key: opt(PathValue),
   nodes: opt(Schema.Record(Schema.String, SshNode))
 })
@@ -59,10 +64,19 @@ const ProxmoxCluster = Schema.Struct({
   token_id: opt(
     NonEmpty.check(Schema.isPattern(/^[^@!\s]+@[^@!\s]+![^@!\s]+$/, { message: "expected user@realm!name" }))
   ),
-  secret: opt(NonEmpty),
+  // Proxmox shows an API token's secret once, as a UUID; anything else is a paste of the wrong value.
+  secret: opt(
+    SecretValue(
+      NonEmpty.check(
+        Schema.isPattern(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, {
+          message: "expected the API token's secret, a UUID such as 00000000-0000-0000-0000-000000000000"
+        })
+      )
+    )
+  ),
   secret_file: opt(PathValue),
   username: opt(NonEmpty),
-  password: opt(NonEmpty),
+  password: opt(Secret),
   password_file: opt(PathValue),
   realm: opt(NonEmpty),
   tls: opt(ProxmoxTls),
@@ -84,14 +98,14 @@ const Certificate = Schema.Struct({ name: NonEmpty, cert: PathValue, key: PathVa
 const AuthRequests = Schema.Struct({
   ttl: opt(GoDuration({ minimum: 1000 })),
   max_pending: opt(PositiveInt),
-  ipv4_prefix: opt(NonEmpty),
-  ipv6_prefix: opt(NonEmpty)
+  ipv4_prefix: opt(PrefixValue(4)),
+  ipv6_prefix: opt(PrefixValue(6))
 })
 
 /**
  * The shape of `gatehouse.yml`. Every key is optional; unknown keys are errors with a "did you mean" hint.
- * Sections beyond `http`, `data_dir`, `routes_dir`, `events` and `log` are validated now and used by the
- * features that arrive later (authentication, Proxmox, Docker, certificates, auth requests).
+ * Secrets decode to `Redacted`. Features do not read this shape: they read the typed, resolved sections of
+ * `GatehouseConfig` (paths absolute, defaults applied).
  */
 export const ConfigFile = Schema.Struct({
   http: opt(HttpSection),

@@ -14,8 +14,10 @@ export type ConfigReloadOutcome =
 
 /**
  * The server's configuration as read from its file, with the environment and flags it was started with.
- * `validate` checks a candidate text exactly as a restart would see it; `reload` re-reads the file and, on any
- * problem, keeps the running configuration and emits `config/error`. Settings are applied at start, so a valid
+ * `validate` checks a candidate text as a file first (its own values, `${NAME}` from the server's environment, no
+ * variable or flag hiding a problem, every issue at file:line:column), then as a restart would see it (with the
+ * variables and flags); `reload` re-reads the file and, on any problem, keeps the running configuration and emits
+ * `config/error`. Settings are applied at start, so a valid
  * change is reported in `config/reload` as needing a restart (route files reload live, see `Routes`).
  * The real one is `ConfigSourceLive.layer`.
  */

@@ -1,20 +1,26 @@
-import * as fs from "node:fs/promises"
-import { Effect, Layer, Ref, Semaphore } from "effect"
+import * as path from "node:path"
+import { Effect, Equal, Layer, Redacted, Ref, Result, Semaphore } from "effect"
 import { ConfigEvents } from "../domain/ConfigEvents.js"
+import { formatIssue, type ValidationIssue } from "../domain/ValidationIssue.js"
 import { Events } from "../events/Events.js"
 import { type ConfigReloadOutcome, ConfigSource } from "./ConfigSource.js"
 import type { GatehouseConfig } from "./GatehouseConfig.js"
-import { type ConfigResult, type ConfigSources, loadConfig } from "./LoadConfig.js"
+import { type ConfigResult, type ConfigSources, loadConfig, validateConfigFile } from "./LoadConfig.js"
+import { readTextFile } from "./ReadTextFile.js"
 
-// Flattens the validated file to `key.path → JSON` so a reload can say which settings changed.
-const flatten = (value: unknown, prefix = ""): Map<string, string> => {
-  const out = new Map<string, string>()
-  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+const isSection = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && !Redacted.isRedacted(value)
+
+// Flattens the validated file to `key.path → value` so a reload can say which settings changed. Values are only
+// compared (a `Redacted` secret by its content), never shown: events and logs name the keys.
+const flatten = (value: unknown, prefix = ""): Map<string, unknown> => {
+  const out = new Map<string, unknown>()
+  if (isSection(value)) {
     for (const [key, inner] of Object.entries(value)) {
       for (const [k, v] of flatten(inner, prefix === "" ? key : `${prefix}.${key}`)) out.set(k, v)
     }
   } else {
-    out.set(prefix, JSON.stringify(value))
+    out.set(prefix, value)
   }
   return out
 }
@@ -22,11 +28,8 @@ const flatten = (value: unknown, prefix = ""): Map<string, string> => {
 const changedKeys = (before: GatehouseConfig, after: GatehouseConfig): ReadonlyArray<string> => {
   const a = flatten(before.file)
   const b = flatten(after.file)
-  return [...new Set([...a.keys(), ...b.keys()])].filter((key) => a.get(key) !== b.get(key)).sort()
+  return [...new Set([...a.keys(), ...b.keys()])].filter((key) => !Equal.equals(a.get(key), b.get(key))).sort()
 }
-
-const describeReadError = (error: unknown): string =>
-  error instanceof Error && "code" in error ? String((error as NodeJS.ErrnoException).code) : String(error)
 
 /** The config of a running server: `initial` as loaded at start, re-read from `initial.configFile`. */
 export const layer = (
@@ -41,42 +44,54 @@ export const layer = (
       const lastSeen = yield* Ref.make(initial)
       const lock = yield* Semaphore.make(1)
       const file = initial.configFile
-      const check = (text: string) => loadConfig({ ...sources, file: { path: file ?? "gatehouse.yml", text } })
+      const candidate = (text: string) => ({ path: file ?? "gatehouse.yml", text })
 
-      const reload: Effect.Effect<ConfigReloadOutcome> = lock
-        .withPermits(1)(
-          Effect.gen(function* () {
-            if (file === undefined) return { _tag: "Reloaded", changed: [], restartRequired: [] } as const
-            const text = yield* Effect.tryPromise({ try: () => fs.readFile(file, "utf8"), catch: describeReadError })
-            const result: ConfigResult = check(text)
-            if (result._tag === "Invalid") {
-              yield* events.publish(ConfigEvents.rejected({ source: "config", file, issues: result.issues }))
-              return { _tag: "Rejected", issues: result.issues } as const
-            }
-            const changed = changedKeys(yield* Ref.get(lastSeen), result.config)
-            if (changed.length === 0) return { _tag: "Reloaded", changed, restartRequired: [] } as const
-            yield* Ref.set(lastSeen, result.config)
-            const restartRequired = changedKeys(yield* Ref.get(running), result.config)
-            yield* events.publish(
-              ConfigEvents.reloaded({ source: "config", file, changed, restart_required: restartRequired })
-            )
-            return { _tag: "Reloaded", changed, restartRequired } as const
-          }).pipe(
-            Effect.catch((reason: string) => {
-              const issues = [{ path: [], message: `cannot read the config file: ${reason}`, file: file! }]
-              return Effect.as(events.publish(ConfigEvents.rejected({ source: "config", file: file!, issues })), {
-                _tag: "Rejected" as const,
-                issues
-              })
-            })
-          )
+      const reject = Effect.fnUntraced(function* (configFile: string, issues: ReadonlyArray<ValidationIssue>) {
+        yield* Effect.logWarning(
+          `config file ${configFile} rejected; the running configuration stays`,
+          ...issues.map(formatIssue)
         )
+        yield* events.publish(ConfigEvents.rejected({ source: "config", file: configFile, issues }))
+        return { _tag: "Rejected", issues } as const
+      })
+
+      const reloadFrom = Effect.fnUntraced(function* (configFile: string) {
+        const read = yield* Effect.result(readTextFile(configFile))
+        if (Result.isFailure(read)) {
+          const message = `cannot read the config file: ${read.failure.reason}`
+          return yield* reject(configFile, [{ path: [], message, file: configFile }])
+        }
+        const result: ConfigResult = loadConfig({ ...sources, file: candidate(read.success) })
+        if (result._tag === "Invalid") return yield* reject(configFile, result.issues)
+        const changed = changedKeys(yield* Ref.get(lastSeen), result.config)
+        if (changed.length === 0) return { _tag: "Reloaded", changed, restartRequired: [] } as const
+        yield* Ref.set(lastSeen, result.config)
+        const restartRequired = changedKeys(yield* Ref.get(running), result.config)
+        yield* Effect.logInfo(`config file ${configFile} changed`).pipe(
+          Effect.annotateLogs({ changed: changed.join(", "), restart_required: restartRequired.join(", ") })
+        )
+        yield* events.publish(
+          ConfigEvents.reloaded({ source: "config", file: configFile, changed, restart_required: restartRequired })
+        )
+        return { _tag: "Reloaded", changed, restartRequired } as const
+      })
+
+      const unchanged: ConfigReloadOutcome = { _tag: "Reloaded", changed: [], restartRequired: [] }
+      const reload: Effect.Effect<ConfigReloadOutcome> = lock
+        .withPermits(1)(file === undefined ? Effect.succeed(unchanged) : reloadFrom(file))
         .pipe(Effect.withSpan("ConfigSource.reload"))
 
-      return ConfigSource.of({
-        current: Ref.get(running),
-        validate: Effect.fn("ConfigSource.validate")((text: string) => Effect.sync(() => check(text))),
-        reload
+      // The file's own problems first, located in the file; then what only the running server's variables and
+      // flags add (a restart sees them too). Issues name the file as the API does, by its name.
+      const validate = Effect.fn("ConfigSource.validate")(function* (text: string) {
+        const asFile = validateConfigFile({ file: candidate(text), env: sources.env, cwd: sources.cwd })
+        const result = asFile._tag === "Invalid" ? asFile : loadConfig({ ...sources, file: candidate(text) })
+        if (result._tag === "Valid") return result
+        const name = path.basename(candidate(text).path)
+        const issues = result.issues.map((issue) => (issue.file === undefined ? issue : { ...issue, file: name }))
+        return { ...result, issues }
       })
+
+      return ConfigSource.of({ current: Ref.get(running), validate, reload })
     })
   )

@@ -81,5 +81,28 @@ export const ByteSizeValue = Schema.Union([Schema.String, Schema.Int]).pipe(
   )
 )
 
+const isPrefix = (text: string, family: 4 | 6): boolean => {
+  const match = /^([^/]+)\/(\d{1,3})$/.exec(text)
+  return match !== null && isIP(match[1]!) === family && Number(match[2]) <= (family === 4 ? 32 : 128)
+}
+
+/** An IP prefix in CIDR notation of one family (`100.64.0.0/10`, `fd7a:115c:a1e0::/48`). */
+export const PrefixValue = (family: 4 | 6) =>
+  Schema.String.check(
+    Schema.makeFilter((text: string) =>
+      isPrefix(text, family)
+        ? undefined
+        : `expected an IPv${family} prefix such as ${family === 4 ? "100.64.0.0/10" : "fd7a:115c:a1e0::/48"}, got ${JSON.stringify(text)}`
+    )
+  )
+
 /** A non-empty path; relative paths are relative to the config file's directory. */
 export const PathValue = Schema.String.check(Schema.isMinLength(1))
+
+/**
+ * A secret written in the config file (`secret`, `password`, `client_secret`, ...), decoded to `Redacted` so it
+ * prints as `<redacted>` wherever the config goes. Checks on it must not put the value in their message: the
+ * issue reporter already shows a secret's value as `<redacted>`, a custom message would bypass that.
+ */
+export const SecretValue = <S extends Schema.Codec<string, string>>(value: S) =>
+  Schema.RedactedFromValue(value, { disallowEncode: true })

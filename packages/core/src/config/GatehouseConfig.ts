@@ -1,24 +1,36 @@
 import type { ConfigFile } from "./ConfigFile.js"
+import type {
+  AuthConfig,
+  AuthRequestsConfig,
+  CertificateConfig,
+  DockerConfig,
+  GrpcConfig,
+  HttpConfig,
+  HypervisorConfig
+} from "./ConfigSections.js"
 
-/** The server configuration after defaults, overrides and path resolution: what the server actually runs with. */
+/**
+ * The server configuration after defaults, overrides and path resolution: what the server actually runs with.
+ * Each feature reads its own typed section. Secrets are `Redacted` (or a file still to be read), so printing or
+ * serializing the whole config shows `<redacted>`, never a secret.
+ */
 export interface GatehouseConfig {
   /** The config file it was read from (absolute), or `undefined` when running on the embedded defaults. */
   readonly configFile: string | undefined
-  readonly http: { readonly host: string; readonly port: number; readonly maxBodyBytes: number }
-  readonly grpc: {
-    readonly host: string
-    readonly port: number
-    readonly unixSocket: string | undefined
-    readonly insecure: boolean
-    readonly tls: { readonly cert: string; readonly key: string } | undefined
-  }
+  readonly http: HttpConfig
+  readonly grpc: GrpcConfig
   readonly dataDir: string
   readonly routesDir: string
+  readonly auth: AuthConfig
   /** Whether users or OIDC are configured. Without them the server only binds loopback. */
   readonly authConfigured: boolean
+  readonly hypervisor: HypervisorConfig
+  readonly docker: DockerConfig
+  readonly certificates: ReadonlyArray<CertificateConfig>
+  readonly authRequests: AuthRequestsConfig
   readonly events: { readonly history: number }
   readonly log: { readonly level: "debug" | "info" | "warn" | "error"; readonly format: "json" | "pretty" | "auto" }
-  /** The validated file, for the sections later features read (auth, hypervisor, docker, certificates, ...). */
+  /** The validated file with overrides applied, as written (relative paths, no defaults): for the reload diff. */
   readonly file: ConfigFile
 }
 
@@ -29,5 +41,15 @@ export const ConfigDefaults = {
   maxBodyBytes: 1024 * 1024,
   dataDir: "./data",
   routesDir: "./routes",
-  eventsHistory: 1000
+  eventsHistory: 1000,
+  sessionTtlMs: 24 * 3_600_000,
+  oidcScopes: ["openid", "profile", "email"],
+  proxmoxRefreshIntervalMs: 3_000,
+  proxmoxLookupConcurrency: 3,
+  sshUser: "root",
+  sshPort: 22,
+  authRequestTtlMs: 15 * 60_000,
+  authRequestsMaxPending: 1024,
+  authRequestsIpv4Prefix: "100.64.0.0/10",
+  authRequestsIpv6Prefix: "fd7a:115c:a1e0::/48"
 } as const

@@ -1,4 +1,3 @@
-import { isIP } from "node:net"
 import * as path from "node:path"
 import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import { decodeReporting } from "../yaml/DecodeReporting.js"
@@ -6,9 +5,10 @@ import { IssueCollector, type IssuePath, type Locator } from "../yaml/IssueColle
 import { reportDuplicateKeys } from "../yaml/ValidateYaml.js"
 import { parseYaml, yamlLocator } from "../yaml/YamlDocument.js"
 import { ConfigFile } from "./ConfigFile.js"
-import { formatListenAddress, parseListenAddress } from "./ConfigValues.js"
-import { envOverrides, type Override, scalar } from "./EnvOverrides.js"
-import { ConfigDefaults, type GatehouseConfig } from "./GatehouseConfig.js"
+import { checkConfigRules } from "./ConfigRules.js"
+import { envOverrides, type Override } from "./EnvOverrides.js"
+import type { GatehouseConfig } from "./GatehouseConfig.js"
+import { resolveConfig } from "./ResolveConfig.js"
 
 /** Where configuration comes from; later sources win: file < environment < flags. */
 export interface ConfigSources {
@@ -72,15 +72,17 @@ const overrideLocator =
     return override === undefined ? base(at, anchor) : { label: override.source }
   }
 
-const isLoopback = (host: string) =>
-  host === "localhost" || host === "::1" || (isIP(host) === 4 && host.startsWith("127."))
+const overridesOf = (sources: ConfigSources) => {
+  const { overrides, warnings } = envOverrides(sources.env)
+  const flags = sources.flags ?? {}
+  const fromFlags: Array<Override> = []
+  if (flags.http !== undefined) fromFlags.push({ path: ["http", "addr"], value: flags.http, source: "--http" })
+  if (flags.grpc !== undefined) fromFlags.push({ path: ["grpc", "addr"], value: flags.grpc, source: "--grpc" })
+  if (flags.data !== undefined) fromFlags.push({ path: ["data_dir"], value: flags.data, source: "--data" })
+  return { overrides: [...overrides, ...fromFlags], warnings }
+}
 
-/**
- * Reads the configuration: the YAML file (or the embedded defaults), `${NAME}` references, `GATEHOUSE_*`
- * environment overrides and command-line flags, validated as a whole. Every problem is reported with the key it
- * concerns and where that value came from (file:line:column, the variable, or the flag).
- */
-export const loadConfig = (sources: ConfigSources): ConfigResult => {
+const load = (sources: ConfigSources, withOverrides: boolean): ConfigResult => {
   const fileName = sources.file?.path
   let raw: unknown = {}
   let locate: Locator = () => (fileName === undefined ? {} : { file: fileName })
@@ -102,75 +104,47 @@ export const loadConfig = (sources: ConfigSources): ConfigResult => {
     }
   }
 
-  const { overrides: envList, warnings } = envOverrides(sources.env)
-  const flagList: Array<Override> = []
-  const flags = sources.flags ?? {}
-  if (flags.http !== undefined) flagList.push({ path: ["http", "addr"], value: flags.http, source: "--http" })
-  if (flags.grpc !== undefined) flagList.push({ path: ["grpc", "addr"], value: flags.grpc, source: "--grpc" })
-  if (flags.data !== undefined) flagList.push({ path: ["data_dir"], value: scalar(flags.data), source: "--data" })
-  const overrides = [...envList, ...flagList]
-
-  const issues = new IssueCollector(overrideLocator(locate, overrides), preIssues)
-  const value = interpolate(raw, sources.env, issues, []) as Record<string, unknown>
+  const { overrides, warnings } = withOverrides ? overridesOf(sources) : { overrides: [], warnings: [] }
+  // A `${NAME}` is written in the file, so a problem with it points at its line and column even when a variable
+  // or flag replaces the value.
+  const referenced = new IssueCollector(locate)
+  const value = interpolate(raw, sources.env, referenced, []) as Record<string, unknown>
   for (const override of overrides) applyOverride(value, override)
-  const file = decodeReporting(ConfigFile, value, issues)
-  if (file === undefined || issues.issues.length > 0) return { _tag: "Invalid", issues: issues.issues, syntax: false }
+  const decoded = new IssueCollector(overrideLocator(locate, overrides))
+  // An unset variable is the problem; the empty string it left behind is not a second one.
+  const unset = new Set(referenced.issues.map((issue) => issue.path.join("\u0000")))
+  const problems = () => [
+    ...preIssues,
+    ...referenced.issues,
+    ...decoded.issues.filter((issue) => !unset.has(issue.path.join("\u0000")))
+  ]
+  const file = decodeReporting(ConfigFile, value, decoded)
+  if (file === undefined || problems().length > 0) return { _tag: "Invalid", issues: problems(), syntax: false }
+  checkConfigRules(file, decoded)
+  if (problems().length > 0) return { _tag: "Invalid", issues: problems(), syntax: false }
 
-  const baseDir = fileName === undefined ? sources.cwd : path.dirname(path.resolve(sources.cwd, fileName))
-  const resolvePath = (p: string) => path.resolve(baseDir, p)
+  const configFile = fileName === undefined ? undefined : path.resolve(sources.cwd, fileName)
+  const baseDir = configFile === undefined ? sources.cwd : path.dirname(configFile)
   // Paths from a variable or flag are relative to where the command runs, like any command-line path.
-  const resolveSetting = (key: string, p: string) =>
-    overrides.some((o) => o.path.join(".") === key) ? path.resolve(sources.cwd, p) : resolvePath(p)
-  const http = file.http?.addr ?? parseListenAddress(ConfigDefaults.httpAddr)!
-  const grpc = file.grpc?.addr ?? parseListenAddress(ConfigDefaults.grpcAddr)!
-  const authConfigured = (file.auth?.users?.length ?? 0) > 0 || file.auth?.oidc !== undefined
-
-  for (const [section, address] of [
-    ["http", http],
-    ["grpc", grpc]
-  ] as const) {
-    if (!authConfigured && !isLoopback(address.host)) {
-      issues.add(
-        [section, "addr"],
-        `${formatListenAddress(address)} is not a loopback address, but no authentication is configured ` +
-          "(auth.users or auth.oidc): bind to 127.0.0.1 or configure authentication first"
-      )
-    }
-  }
-  for (const [key, cluster] of (file.hypervisor?.clusters ?? []).entries()) {
-    const token = cluster.token_id !== undefined
-    const secret = cluster.secret !== undefined || cluster.secret_file !== undefined
-    const password = cluster.username !== undefined
-    if (!token && !password) {
-      issues.add(["hypervisor", "clusters", key], "set token_id + secret, or username + password")
-    }
-    if (token && !secret)
-      issues.add(["hypervisor", "clusters", key, "token_id"], "token_id needs secret or secret_file")
-  }
-  if (issues.issues.length > 0) return { _tag: "Invalid", issues: issues.issues, syntax: false }
-
-  return {
-    _tag: "Valid",
-    warnings,
-    config: {
-      configFile: fileName === undefined ? undefined : path.resolve(sources.cwd, fileName),
-      http: { host: http.host, port: http.port, maxBodyBytes: file.http?.max_body ?? ConfigDefaults.maxBodyBytes },
-      grpc: {
-        host: grpc.host,
-        port: grpc.port,
-        unixSocket: file.grpc?.unix_socket === undefined ? undefined : resolvePath(file.grpc.unix_socket),
-        insecure: file.grpc?.insecure ?? false,
-        tls:
-          file.grpc?.tls === undefined
-            ? undefined
-            : { cert: resolvePath(file.grpc.tls.cert), key: resolvePath(file.grpc.tls.key) }
-      },
-      dataDir: resolveSetting("data_dir", file.data_dir ?? ConfigDefaults.dataDir),
-      routesDir: resolveSetting("routes_dir", file.routes_dir ?? ConfigDefaults.routesDir),
-      authConfigured,
-      events: { history: file.events?.history ?? ConfigDefaults.eventsHistory },
-      log: { level: file.log?.level ?? "info", format: file.log?.format ?? "auto" },
-      file
-    }
-  }
+  const resolvePath = (key: ReadonlyArray<string | number>, p: string) =>
+    path.resolve(overrides.some((o) => o.path.join(".") === key.join(".")) ? sources.cwd : baseDir, p)
+  return { _tag: "Valid", warnings, config: resolveConfig(file, resolvePath, configFile) }
 }
+
+/**
+ * Reads the configuration: the YAML file (or the embedded defaults), `${NAME}` references, `GATEHOUSE_*`
+ * environment overrides and command-line flags, validated as a whole. Every problem is reported with the key it
+ * concerns and where that value came from (file:line:column, the variable, or the flag).
+ */
+export const loadConfig = (sources: ConfigSources): ConfigResult => load(sources, true)
+
+/**
+ * Checks a config file as a file: its own values, with `${NAME}` read from `env` (the environment it is meant to
+ * run in) but no `GATEHOUSE_*` variable or flag applied, so none can hide a problem in the file and every issue
+ * points at file:line:column. What editing and `gatehouse validate --config` check.
+ */
+export const validateConfigFile = (sources: {
+  readonly file: { readonly path: string; readonly text: string }
+  readonly env: ConfigSources["env"]
+  readonly cwd: string
+}): ConfigResult => load(sources, false)

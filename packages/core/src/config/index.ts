@@ -1,6 +1,10 @@
-/** Server configuration: the `gatehouse.yml` schema, environment overrides and the loader. */
+/** Server configuration: the `gatehouse.yml` schema, environment overrides, the loader and its typed sections. */
 export * from "./ConfigFile.js"
+export * from "./ConfigSections.js"
 export * from "./ConfigValues.js"
 export { envOverrides, envVariables } from "./EnvOverrides.js"
 export * from "./GatehouseConfig.js"
 export * from "./LoadConfig.js"
+export * from "./ReadSecret.js"
+export * from "./ReadTextFile.js"
+export * from "./SecretSource.js"

@@ -1,6 +1,7 @@
-import { SchemaAST, SchemaIssue } from "effect"
+import { Redacted, SchemaAST, SchemaIssue } from "effect"
 import { didYouMean } from "./DidYouMean.js"
 import type { IssueAnchor, IssuePath } from "./IssueCollector.js"
+import { containsSecretKey, isSecretPath } from "./SecretKeys.js"
 
 /** One problem found by a schema, relative to the decoded value, ready to be located and reported. */
 export interface SchemaProblem {
@@ -13,7 +14,48 @@ const standardFormatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 const segment = (key: PropertyKey): string | number => (typeof key === "symbol" ? String(key) : key)
 
-const show = (value: unknown): string => (typeof value === "string" ? `\`${value}\`` : (JSON.stringify(value) ?? "?"))
+// Stands in for a secret input: Effect's formatter and `show` print it as `<redacted>`.
+const hidden = Redacted.make("")
+
+const show = (value: unknown): string =>
+  Redacted.isRedacted(value)
+    ? String(value)
+    : typeof value === "string"
+      ? `\`${value}\``
+      : (JSON.stringify(value) ?? "?")
+
+/**
+ * The issue tree with every input under a secret key (or holding one) replaced by {@link hidden}, so no message
+ * built from it can quote a secret: `secret: 12345678-SECRET` that fails a check reads `got <redacted>`. The input
+ * is the only place Effect's messages take values from; our own schemas for secrets use no custom message that
+ * embeds it.
+ */
+const withoutSecrets = (issue: SchemaIssue.Issue, path: IssuePath): SchemaIssue.Issue => {
+  const changes: Record<string, unknown> = {}
+  if (SchemaIssue.hasInput(issue) && (isSecretPath(path) || containsSecretKey(issue.input))) changes.input = hidden
+  switch (issue._tag) {
+    case "Pointer": {
+      const inner = withoutSecrets(issue.issue, [...path, ...issue.path.map(segment)])
+      if (inner !== issue.issue) changes.issue = inner
+      break
+    }
+    case "Filter":
+    case "Encoding": {
+      const inner = withoutSecrets(issue.issue, path)
+      if (inner !== issue.issue) changes.issue = inner
+      break
+    }
+    case "Composite":
+    case "AnyOf": {
+      const inner = issue.issues.map((i) => withoutSecrets(i, path))
+      if (inner.some((i, n) => i !== issue.issues[n])) changes.issues = inner
+      break
+    }
+  }
+  return Object.keys(changes).length === 0
+    ? issue
+    : (Object.assign(Object.create(Object.getPrototypeOf(issue)), issue, changes) as SchemaIssue.Issue)
+}
 
 // Effect writes "Expected string, got 1"; our own messages, like compiler diagnostics, start in lower case.
 const lowerFirst = (message: string): string =>
@@ -38,22 +80,26 @@ const unknownKey = (key: string, ast: SchemaAST.AST): string => {
  * Flattens a schema issue tree into one problem per failure, with its path. On top of Effect's default
  * messages it names unknown keys with a "did you mean" hint taken from the struct's own keys, names missing
  * keys, and lists the allowed values of a literal union (again with a hint: `htp` → `http`).
- * Decode with `reportInput: true` so messages can quote the offending value.
+ * Decode with `reportInput: true` so messages can quote the offending value; a value under a secret key
+ * (`secret`, `password`, `client_secret`, `*_token`, ...) is shown as `<redacted>` instead.
  */
-export const schemaProblems = (issue: SchemaIssue.Issue, path: IssuePath = []): Array<SchemaProblem> => {
+export const schemaProblems = (issue: SchemaIssue.Issue, path: IssuePath = []): Array<SchemaProblem> =>
+  problemsOf(withoutSecrets(issue, path), path)
+
+const problemsOf = (issue: SchemaIssue.Issue, path: IssuePath): Array<SchemaProblem> => {
   switch (issue._tag) {
     case "Pointer":
-      return schemaProblems(issue.issue, [...path, ...issue.path.map(segment)])
+      return problemsOf(issue.issue, [...path, ...issue.path.map(segment)])
     case "Composite":
-      return issue.issues.flatMap((inner) => schemaProblems(inner, path))
+      return issue.issues.flatMap((inner) => problemsOf(inner, path))
     case "Encoding":
-      return schemaProblems(issue.issue, path)
+      return problemsOf(issue.issue, path)
     case "UnexpectedKey":
       return [{ path, message: unknownKey(String(path.at(-1) ?? ""), issue.ast), anchor: "key" }]
     case "MissingKey":
       return [{ path, message: `missing required key \`${String(path.at(-1) ?? "")}\``, anchor: "key" }]
     case "AnyOf": {
-      if (issue.issues.length > 0) return issue.issues.flatMap((inner) => schemaProblems(inner, path))
+      if (issue.issues.length > 0) return issue.issues.flatMap((inner) => problemsOf(inner, path))
       const choices = literalChoices(issue.ast)
       if (choices !== undefined && "input" in issue) {
         const input = issue.input

@@ -1,6 +1,11 @@
-import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { type ConfigSources, type GatehouseConfig, loadConfig } from "@gatehouse-edge/core"
+import {
+  type ConfigSources,
+  FileUnreadable,
+  type GatehouseConfig,
+  loadConfig,
+  readTextFile
+} from "@gatehouse-edge/core"
 import { formatIssue } from "@gatehouse-edge/core/domain"
 import { Console, Effect, Option } from "effect"
 import { CliExit } from "../CliExit.js"
@@ -23,35 +28,25 @@ export interface ServerConfig {
 export const failWith = (lines: ReadonlyArray<string>) =>
   Effect.andThen(Console.error(lines.join("\n")), Effect.fail(new CliExit({ code: 1 })))
 
-const describeReadError = (error: NodeJS.ErrnoException): string => {
-  switch (error.code) {
-    case "ENOENT":
-      return "no such file"
-    case "EISDIR":
-      return "is a directory, not a file"
-    case "EACCES":
-      return "permission denied"
-    default:
-      return error.code ?? error.message
-  }
-}
-
-const exists = (file: string) =>
-  Effect.tryPromise(() => fs.stat(file)).pipe(
-    Effect.as(true),
-    Effect.catch(() => Effect.succeed(false))
-  )
-
-/** The config file to read: `--config`, else `GATEHOUSE_CONFIG`, else `./gatehouse.yml` if present, else none. */
-export const configFileToRead = Effect.fnUntraced(function* (
+/**
+ * The config file to run with and its text: `--config`, else `GATEHOUSE_CONFIG`, else `./gatehouse.yml` if it
+ * exists, else none (the embedded defaults). A named file that cannot be read is an error, never the defaults.
+ */
+export const readConfigFile = Effect.fnUntraced(function* (
   flag: Option.Option<string>,
   env: NodeJS.ProcessEnv,
   cwd: string
 ) {
-  if (Option.isSome(flag)) return flag.value
-  if (env.GATEHOUSE_CONFIG !== undefined && env.GATEHOUSE_CONFIG !== "") return env.GATEHOUSE_CONFIG
+  const named = Option.getOrUndefined(flag) ?? (env.GATEHOUSE_CONFIG === "" ? undefined : env.GATEHOUSE_CONFIG)
+  if (named !== undefined) return { path: named, text: yield* readTextFile(named) }
   const local = path.join(cwd, "gatehouse.yml")
-  return (yield* exists(local)) ? local : undefined
+  return yield* readTextFile(local).pipe(
+    Effect.map((text) => ({ path: local, text })),
+    Effect.catchIf(
+      (error) => error.code === "ENOENT",
+      () => Effect.succeed(undefined)
+    )
+  )
 })
 
 /**
@@ -62,18 +57,12 @@ export const configFileToRead = Effect.fnUntraced(function* (
 export const readServerConfig = Effect.fnUntraced(function* (flags: ConfigFlags) {
   const env = process.env
   const cwd = process.cwd()
-  const file = yield* configFileToRead(flags.config, env, cwd)
-  let text: string | undefined
-  if (file !== undefined) {
-    text = yield* Effect.tryPromise({
-      try: () => fs.readFile(file, "utf8"),
-      catch: (error) => error as NodeJS.ErrnoException
-    }).pipe(
-      Effect.catch((error) =>
-        failWith([`gatehouse: cannot read the config file ${path.resolve(cwd, file)}: ${describeReadError(error)}`])
-      )
+  const file = yield* readConfigFile(flags.config, env, cwd).pipe(
+    Effect.catchIf(
+      (error) => error instanceof FileUnreadable,
+      (error) => failWith([`gatehouse: cannot read the config file ${path.resolve(cwd, error.path)}: ${error.reason}`])
     )
-  }
+  )
   const sources = {
     env,
     flags: {
@@ -83,10 +72,10 @@ export const readServerConfig = Effect.fnUntraced(function* (flags: ConfigFlags)
     },
     cwd
   }
-  const result = loadConfig({ ...sources, file: file === undefined ? undefined : { path: file, text: text! } })
+  const result = loadConfig({ ...sources, file })
   if (result._tag === "Invalid") {
     return yield* failWith([
-      `gatehouse: invalid configuration${file === undefined ? "" : ` (${file})`}:`,
+      `gatehouse: invalid configuration${file === undefined ? "" : ` (${file.path})`}:`,
       ...result.issues.map((issue) => `  ${formatIssue(issue)}`)
     ])
   }

@@ -1,4 +1,4 @@
-import { StoreNotGatehouse, StoreOpenFailed, StoreSchemaTooNew } from "@gatehouse-edge/core"
+import { SecretUnreadable, StoreNotGatehouse, StoreOpenFailed, StoreSchemaTooNew } from "@gatehouse-edge/core"
 import { formatIssue, ValidationFailed } from "@gatehouse-edge/core/domain"
 import { Cause } from "effect"
 import { HttpServerError } from "effect/http"
@@ -25,8 +25,8 @@ const codeOf = (error: unknown): string | undefined => {
 
 /**
  * A one-paragraph explanation of why the server could not start, for the failures an operator can fix
- * (address in use, invalid route files with --strict, an unusable or foreign store); `undefined` for anything
- * unexpected, which is then reported in full.
+ * (address in use, invalid route files with --strict, an unusable or foreign store, an unreadable secret file);
+ * `undefined` for anything unexpected, which is then reported in full.
  */
 export const describeStartupFailure = (cause: Cause.Cause<unknown>, httpAddress: string): string | undefined => {
   const error = errorOf(cause)
@@ -42,7 +42,12 @@ export const describeStartupFailure = (cause: Cause.Cause<unknown>, httpAddress:
       ...error.issues.map((issue) => `  ${formatIssue(issue)}`)
     ].join("\n")
   }
-  if (error instanceof StoreOpenFailed || error instanceof StoreSchemaTooNew || error instanceof StoreNotGatehouse) {
+  if (
+    error instanceof StoreOpenFailed ||
+    error instanceof StoreSchemaTooNew ||
+    error instanceof StoreNotGatehouse ||
+    error instanceof SecretUnreadable
+  ) {
     return error.message
   }
   return undefined

@@ -1,46 +1,55 @@
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { loadConfig, validateRouteSources } from "@gatehouse-edge/core"
+import { type FileUnreadable, readTextFile, validateConfigFile, validateRouteSources } from "@gatehouse-edge/core"
 import { formatIssue, type ValidationIssue } from "@gatehouse-edge/core/domain"
-import { Console, Effect, Option } from "effect"
+import { Console, Effect, Option, Result } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { CliExit } from "../CliExit.js"
 
-/** `gatehouse validate <files...>`: validates route files offline, together (as the server would load them). */
+const cannotRead = (error: FileUnreadable): ValidationIssue => ({
+  path: [],
+  message: `cannot read: ${error.reason}`,
+  file: error.path
+})
+
+/**
+ * `gatehouse validate <files...>`: validates route files offline, together (as the server would load them), and
+ * with `--config` a gatehouse.yml as a file: its own values, `${NAME}` read from this environment (the one the
+ * server is meant to start in), no `GATEHOUSE_*` variable applied.
+ */
 export const validateCommand = Command.make(
   "validate",
   {
     files: Argument.String("files").pipe(Argument.withDescription("Route files (YAML)"), Argument.variadic({ min: 0 })),
-    config: Flag.String("config").pipe(Flag.withDescription("Also validate this gatehouse.yml"), Flag.optional)
+    config: Flag.String("config").pipe(
+      Flag.withDescription("Also validate this gatehouse.yml as a file (it reads environment variables it references)"),
+      Flag.optional
+    )
   },
   Effect.fn("gatehouse.validate")(function* ({ files, config }) {
+    if (files.length === 0 && Option.isNone(config)) {
+      yield* Console.error("gatehouse validate: give route files to check (and/or --config gatehouse.yml)")
+      return yield* new CliExit({ code: 2 })
+    }
     const issues: Array<ValidationIssue> = []
     const sources: Array<{ file: string; text: string }> = []
     for (const file of files) {
-      try {
-        sources.push({ file, text: fs.readFileSync(file, "utf8") })
-      } catch (error) {
-        issues.push({
-          path: [],
-          message: `cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-          file
-        })
-      }
+      const read = yield* Effect.result(readTextFile(file))
+      if (Result.isSuccess(read)) sources.push({ file, text: read.success })
+      else issues.push(cannotRead(read.failure))
     }
     const report = validateRouteSources(sources)
     issues.push(...report.issues)
     if (Option.isSome(config)) {
       const file = config.value
-      const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : undefined
-      if (text === undefined) issues.push({ path: [], message: "cannot read: ENOENT", file })
+      const read = yield* Effect.result(readTextFile(file))
+      if (Result.isFailure(read)) issues.push(cannotRead(read.failure))
       else {
-        const result = loadConfig({ file: { path: file, text }, env: {}, cwd: path.dirname(path.resolve(file)) })
+        const result = validateConfigFile({
+          file: { path: file, text: read.success },
+          env: process.env,
+          cwd: process.cwd()
+        })
         if (result._tag === "Invalid") issues.push(...result.issues)
       }
-    }
-    if (files.length === 0 && Option.isNone(config)) {
-      yield* Console.error("gatehouse validate: give route files to check (and/or --config gatehouse.yml)")
-      return yield* new CliExit({ code: 2 })
     }
     if (issues.length > 0) {
       yield* Console.error(issues.map(formatIssue).join("\n"))

@@ -1,0 +1,63 @@
+import { isIP } from "node:net"
+import type { IssueCollector } from "../yaml/IssueCollector.js"
+import type { ConfigFile } from "./ConfigFile.js"
+import { formatListenAddress, type ListenAddress, parseListenAddress } from "./ConfigValues.js"
+import { ConfigDefaults } from "./GatehouseConfig.js"
+
+/** Whether users or OIDC are configured: without them the server only binds loopback addresses. */
+export const isAuthConfigured = (file: ConfigFile): boolean =>
+  (file.auth?.users?.length ?? 0) > 0 || file.auth?.oidc !== undefined
+
+/** The HTTP and gRPC listen addresses of a validated file, defaults applied. */
+export const listenAddresses = (file: ConfigFile): { readonly http: ListenAddress; readonly grpc: ListenAddress } => ({
+  http: file.http?.addr ?? parseListenAddress(ConfigDefaults.httpAddr)!,
+  grpc: file.grpc?.addr ?? parseListenAddress(ConfigDefaults.grpcAddr)!
+})
+
+const isLoopback = (host: string) =>
+  host === "localhost" || host === "::1" || (isIP(host) === 4 && host.startsWith("127."))
+
+type Path = ReadonlyArray<string | number>
+
+// A secret is written inline or named as a file, never both: which one wins would be a guess.
+const oneSecret = (issues: IssueCollector, at: Path, key: string, inline: unknown, file: unknown) => {
+  if (inline !== undefined && file !== undefined)
+    issues.add([...at, `${key}_file`], `set ${key} or ${key}_file, not both`)
+}
+
+/**
+ * The rules across keys that the schema cannot express: no non-loopback listener without authentication, and
+ * Proxmox credentials that are complete and unambiguous (a token with its secret, or a user with a password).
+ */
+export const checkConfigRules = (file: ConfigFile, issues: IssueCollector): void => {
+  const addresses = listenAddresses(file)
+  if (!isAuthConfigured(file)) {
+    for (const section of ["http", "grpc"] as const) {
+      const address = addresses[section]
+      if (isLoopback(address.host)) continue
+      issues.add(
+        [section, "addr"],
+        `${formatListenAddress(address)} is not a loopback address, but no authentication is configured ` +
+          "(auth.users or auth.oidc): bind to 127.0.0.1 or configure authentication first"
+      )
+    }
+  }
+  const oidc = file.auth?.oidc
+  if (oidc !== undefined)
+    oneSecret(issues, ["auth", "oidc"], "client_secret", oidc.client_secret, oidc.client_secret_file)
+  for (const [index, cluster] of (file.hypervisor?.clusters ?? []).entries()) {
+    const at = ["hypervisor", "clusters", index]
+    const token = cluster.token_id !== undefined
+    const user = cluster.username !== undefined
+    if (!token && !user) issues.add(at, "set token_id + secret, or username + password")
+    if (token && user) issues.add([...at, "username"], "set token_id + secret or username + password, not both")
+    if (token && cluster.secret === undefined && cluster.secret_file === undefined) {
+      issues.add([...at, "token_id"], "token_id needs secret or secret_file")
+    }
+    if (user && cluster.password === undefined && cluster.password_file === undefined) {
+      issues.add([...at, "username"], "username needs password or password_file")
+    }
+    oneSecret(issues, at, "secret", cluster.secret, cluster.secret_file)
+    oneSecret(issues, at, "password", cluster.password, cluster.password_file)
+  }
+}

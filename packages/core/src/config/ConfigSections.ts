@@ -1,0 +1,128 @@
+import type { Redacted } from "effect"
+import type { SecretSource } from "./SecretSource.js"
+
+// The typed sections features read. Paths are absolute, durations in milliseconds, defaults applied, secrets
+// `Redacted` or a SecretSource: a feature never parses, resolves or defaults a config value itself.
+
+/** `http`: the HTTP API listener. */
+export interface HttpConfig {
+  readonly host: string
+  readonly port: number
+  readonly maxBodyBytes: number
+}
+
+/** `grpc`: the gRPC listener, and an optional unix socket without authentication. */
+export interface GrpcConfig {
+  readonly host: string
+  readonly port: number
+  readonly unixSocket: string | undefined
+  readonly insecure: boolean
+  readonly tls: TlsFilesConfig | undefined
+}
+
+/** A certificate and its private key, as absolute paths. */
+export interface TlsFilesConfig {
+  readonly cert: string
+  readonly key: string
+}
+
+/** `auth`: who may sign in to the API and the UI. */
+export interface AuthConfig {
+  readonly users: ReadonlyArray<LocalUserConfig>
+  readonly oidc: OidcConfig | undefined
+  readonly sessionTtlMs: number
+}
+
+/** `auth.users[]`: a local user; the hash is a secret too (it can be attacked offline). */
+export interface LocalUserConfig {
+  readonly name: string
+  readonly passwordHash: Redacted.Redacted<string>
+}
+
+/** `auth.oidc`: sign-in through an OpenID provider. */
+export interface OidcConfig {
+  readonly issuer: string
+  readonly clientId: string
+  /** `undefined` for a public client. */
+  readonly clientSecret: SecretSource | undefined
+  readonly scopes: ReadonlyArray<string>
+  readonly allowedUsers: ReadonlyArray<string>
+  readonly allowedGroups: ReadonlyArray<string>
+}
+
+/** `hypervisor`: the Proxmox VE clusters. */
+export interface HypervisorConfig {
+  readonly clusters: ReadonlyArray<ProxmoxClusterConfig>
+}
+
+/** How Gatehouse signs in to a Proxmox VE cluster: an API token, or a user's password (ticket). */
+export type ProxmoxCredentials =
+  | { readonly _tag: "Token"; readonly tokenId: string; readonly secret: SecretSource }
+  | {
+      readonly _tag: "Password"
+      readonly username: string
+      readonly password: SecretSource
+      /** `undefined` when the username carries it (`root@pam`). */
+      readonly realm: string | undefined
+    }
+
+/** `hypervisor.clusters[]`: one Proxmox VE cluster (or single node). */
+export interface ProxmoxClusterConfig {
+  readonly name: string
+  readonly url: string
+  readonly credentials: ProxmoxCredentials
+  readonly tls: {
+    readonly fingerprint: string | undefined
+    readonly caFile: string | undefined
+    readonly insecure: boolean
+  }
+  readonly refreshIntervalMs: number
+  readonly lookupConcurrency: number
+  /** Command access to the nodes (journal, tail, `pct exec`); `undefined` when not configured. */
+  readonly ssh: ProxmoxSshConfig | undefined
+}
+
+/** `hypervisor.clusters[].ssh`. */
+export interface ProxmoxSshConfig {
+  readonly user: string
+  readonly port: number
+  readonly privateKey: string | undefined
+  /** By node name; a node's port defaults to the cluster's SSH port. */
+  readonly nodes: Readonly<Record<string, SshNodeConfig>>
+}
+
+/** `hypervisor.clusters[].ssh.nodes.<name>`. */
+export interface SshNodeConfig {
+  readonly host: string
+  readonly port: number
+  readonly hostKey: string | undefined
+}
+
+/** `docker`: the Docker engines. */
+export interface DockerConfig {
+  readonly hosts: ReadonlyArray<DockerHostConfig>
+}
+
+/** `docker.hosts[]`: one Docker engine; TLS paths absolute. */
+export interface DockerHostConfig {
+  readonly name: string
+  readonly url: string
+  readonly tls:
+    | { readonly ca: string | undefined; readonly cert: string | undefined; readonly key: string | undefined }
+    | undefined
+}
+
+/** `certificates[]`: a certificate served by name; paths absolute. */
+export interface CertificateConfig {
+  readonly name: string
+  readonly cert: string
+  readonly key: string
+}
+
+/** `auth_requests`: pending registrations and SSH checks. */
+export interface AuthRequestsConfig {
+  readonly ttlMs: number
+  readonly maxPending: number
+  readonly ipv4Prefix: string
+  readonly ipv6Prefix: string
+}

@@ -1,0 +1,162 @@
+import type { Redacted } from "effect"
+import type { ConfigFile } from "./ConfigFile.js"
+import { isAuthConfigured, listenAddresses } from "./ConfigRules.js"
+import type { ProxmoxClusterConfig, ProxmoxCredentials } from "./ConfigSections.js"
+import { ConfigDefaults, type GatehouseConfig } from "./GatehouseConfig.js"
+import type { SecretSource } from "./SecretSource.js"
+
+type Path = ReadonlyArray<string | number>
+
+/** Makes the path written at a config key absolute (against the config file's directory, or for a flag or variable the working directory). */
+export type PathResolver = (key: Path, value: string) => string
+
+type Cluster = NonNullable<NonNullable<ConfigFile["hypervisor"]>["clusters"]>[number]
+
+const optionalPath = (resolve: PathResolver, key: Path, value: string | undefined) =>
+  value === undefined ? undefined : resolve(key, value)
+
+const secretSource = (
+  resolve: PathResolver,
+  at: Path,
+  key: string,
+  inline: Redacted.Redacted<string> | undefined,
+  file: string | undefined
+): SecretSource | undefined => {
+  if (inline !== undefined) return inline
+  if (file === undefined) return undefined
+  const fileKey = [...at, `${key}_file`]
+  return { _tag: "File", path: resolve(fileKey, file), key: fileKey.join(".") }
+}
+
+// `checkConfigRules` has made sure a token comes with its secret and a user with a password.
+const credentials = (resolve: PathResolver, at: Path, cluster: Cluster): ProxmoxCredentials =>
+  cluster.token_id !== undefined
+    ? {
+        _tag: "Token",
+        tokenId: cluster.token_id,
+        secret: secretSource(resolve, at, "secret", cluster.secret, cluster.secret_file)!
+      }
+    : {
+        _tag: "Password",
+        username: cluster.username!,
+        password: secretSource(resolve, at, "password", cluster.password, cluster.password_file)!,
+        realm: cluster.realm
+      }
+
+const proxmoxCluster = (resolve: PathResolver, cluster: Cluster, index: number): ProxmoxClusterConfig => {
+  const at = ["hypervisor", "clusters", index]
+  const ssh = cluster.ssh
+  const sshPort = ssh?.port ?? ConfigDefaults.sshPort
+  return {
+    name: cluster.name,
+    url: cluster.url,
+    credentials: credentials(resolve, at, cluster),
+    tls: {
+      fingerprint: cluster.tls?.fingerprint,
+      caFile: optionalPath(resolve, [...at, "tls", "ca_file"], cluster.tls?.ca_file),
+      insecure: cluster.tls?.insecure ?? false
+    },
+    refreshIntervalMs: cluster.refresh_interval ?? ConfigDefaults.proxmoxRefreshIntervalMs,
+    lookupConcurrency: cluster.lookup_concurrency ?? ConfigDefaults.proxmoxLookupConcurrency,
+    ssh:
+      ssh === undefined
+        ? undefined
+        : {
+            user: ssh.user ?? ConfigDefaults.sshUser,
+            port: sshPort,
+            privateKey: optionalPath(resolve, [...at, "ssh", "private_key"], ssh.private_key),
+            nodes: Object.fromEntries(
+              Object.entries(ssh.nodes ?? {}).map(([name, node]) => [
+                name,
+                { host: node.host, port: node.port ?? sshPort, hostKey: node.host_key }
+              ])
+            )
+          }
+  }
+}
+
+/**
+ * Turns a validated file (overrides applied, cross-key rules passed) into the configuration the server runs
+ * with: defaults applied, every path absolute, every secret `Redacted` or a {@link SecretSource} to read later.
+ */
+export const resolveConfig = (
+  file: ConfigFile,
+  resolve: PathResolver,
+  configFile: string | undefined
+): GatehouseConfig => {
+  const { http, grpc } = listenAddresses(file)
+  const oidc = file.auth?.oidc
+  return {
+    configFile,
+    http: { host: http.host, port: http.port, maxBodyBytes: file.http?.max_body ?? ConfigDefaults.maxBodyBytes },
+    grpc: {
+      host: grpc.host,
+      port: grpc.port,
+      unixSocket: optionalPath(resolve, ["grpc", "unix_socket"], file.grpc?.unix_socket),
+      insecure: file.grpc?.insecure ?? false,
+      tls:
+        file.grpc?.tls === undefined
+          ? undefined
+          : {
+              cert: resolve(["grpc", "tls", "cert"], file.grpc.tls.cert),
+              key: resolve(["grpc", "tls", "key"], file.grpc.tls.key)
+            }
+    },
+    dataDir: resolve(["data_dir"], file.data_dir ?? ConfigDefaults.dataDir),
+    routesDir: resolve(["routes_dir"], file.routes_dir ?? ConfigDefaults.routesDir),
+    auth: {
+      users: (file.auth?.users ?? []).map((user) => ({ name: user.name, passwordHash: user.password_hash })),
+      oidc:
+        oidc === undefined
+          ? undefined
+          : {
+              issuer: oidc.issuer,
+              clientId: oidc.client_id,
+              clientSecret: secretSource(
+                resolve,
+                ["auth", "oidc"],
+                "client_secret",
+                oidc.client_secret,
+                oidc.client_secret_file
+              ),
+              scopes: oidc.scopes ?? ConfigDefaults.oidcScopes,
+              allowedUsers: oidc.allowed_users ?? [],
+              allowedGroups: oidc.allowed_groups ?? []
+            },
+      sessionTtlMs: file.auth?.session_ttl ?? ConfigDefaults.sessionTtlMs
+    },
+    authConfigured: isAuthConfigured(file),
+    hypervisor: { clusters: (file.hypervisor?.clusters ?? []).map((c, i) => proxmoxCluster(resolve, c, i)) },
+    docker: {
+      hosts: (file.docker?.hosts ?? []).map((host, index) => {
+        const at = ["docker", "hosts", index, "tls"]
+        return {
+          name: host.name,
+          url: host.url,
+          tls:
+            host.tls === undefined
+              ? undefined
+              : {
+                  ca: optionalPath(resolve, [...at, "ca"], host.tls.ca),
+                  cert: optionalPath(resolve, [...at, "cert"], host.tls.cert),
+                  key: optionalPath(resolve, [...at, "key"], host.tls.key)
+                }
+        }
+      })
+    },
+    certificates: (file.certificates ?? []).map((certificate, index) => ({
+      name: certificate.name,
+      cert: resolve(["certificates", index, "cert"], certificate.cert),
+      key: resolve(["certificates", index, "key"], certificate.key)
+    })),
+    authRequests: {
+      ttlMs: file.auth_requests?.ttl ?? ConfigDefaults.authRequestTtlMs,
+      maxPending: file.auth_requests?.max_pending ?? ConfigDefaults.authRequestsMaxPending,
+      ipv4Prefix: file.auth_requests?.ipv4_prefix ?? ConfigDefaults.authRequestsIpv4Prefix,
+      ipv6Prefix: file.auth_requests?.ipv6_prefix ?? ConfigDefaults.authRequestsIpv6Prefix
+    },
+    events: { history: file.events?.history ?? ConfigDefaults.eventsHistory },
+    log: { level: file.log?.level ?? "info", format: file.log?.format ?? "auto" },
+    file
+  }
+}
