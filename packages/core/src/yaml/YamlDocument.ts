@@ -3,6 +3,7 @@ import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import { parseDocumentGuarded } from "./GuardedParse.js"
 import type { IssuePath, Locator } from "./IssueCollector.js"
 import { scanNesting } from "./NestingScan.js"
+import { AliasCountExceeded, plainValue } from "./PlainValue.js"
 import { type AuditLimits, auditYaml } from "./YamlAudit.js"
 import { makePositionFinder, type PositionFinder, type YamlPosition } from "./YamlPositions.js"
 
@@ -138,12 +139,10 @@ export const parseYaml = (text: string, options: ParseYamlOptions = {}): YamlPar
 
   let value: unknown
   try {
-    value = document.toJS({ maxAliasCount: limits.maxAliasCount })
+    value = plainValue(document.contents, audit.aliasTargets, limits.maxAliasCount)
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error)
-    const message = reason.startsWith("Excessive alias count")
-      ? `document uses aliases more than ${limits.maxAliasCount} times (counting nested aliases); refusing it (possible "billion laughs" attack)`
-      : `cannot expand the document: ${reason}`
+    if (!(error instanceof AliasCountExceeded)) throw error
+    const message = `document uses aliases more than ${limits.maxAliasCount} times (counting nested aliases); refusing it (possible "billion laughs" attack)`
     return invalid([{ path: [], message, ...file }])
   }
 
