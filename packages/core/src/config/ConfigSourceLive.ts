@@ -2,6 +2,8 @@ import * as fs from "node:fs/promises"
 import { Effect, Layer, Ref, Semaphore } from "effect"
 import { ConfigEvents } from "../domain/ConfigEvents.js"
 import { Events } from "../events/Events.js"
+import { ValidationWorkers } from "../validation/ValidationWorkers.js"
+import * as ValidationWorkersLive from "../validation/ValidationWorkersLive.js"
 import { type ConfigReloadOutcome, ConfigSource } from "./ConfigSource.js"
 import type { GatehouseConfig } from "./GatehouseConfig.js"
 import { type ConfigResult, type ConfigSources, loadConfig } from "./LoadConfig.js"
@@ -28,15 +30,21 @@ const changedKeys = (before: GatehouseConfig, after: GatehouseConfig): ReadonlyA
 const describeReadError = (error: unknown): string =>
   error instanceof Error && "code" in error ? String((error as NodeJS.ErrnoException).code) : String(error)
 
-/** The config of a running server: `initial` as loaded at start, re-read from `initial.configFile`. */
-export const layer = (
+/**
+ * The config of a running server: `initial` as loaded at start, re-read from `initial.configFile`. Reloading reads
+ * the server's own file (trusted, at start and on change) in this thread: the nesting pre-scan bounds it. A
+ * candidate text from the API (`validate`) goes through {@link ValidationWorkers}: a large one is checked on a
+ * worker thread.
+ */
+export const layerOnWorkers = (
   initial: GatehouseConfig,
   sources: Omit<ConfigSources, "file">
-): Layer.Layer<ConfigSource, never, Events> =>
+): Layer.Layer<ConfigSource, never, Events | ValidationWorkers> =>
   Layer.effect(
     ConfigSource,
     Effect.gen(function* () {
       const events = yield* Events
+      const workers = yield* ValidationWorkers
       const running = yield* Ref.make(initial)
       const lastSeen = yield* Ref.make(initial)
       const lock = yield* Semaphore.make(1)
@@ -75,8 +83,17 @@ export const layer = (
 
       return ConfigSource.of({
         current: Ref.get(running),
-        validate: Effect.fn("ConfigSource.validate")((text: string) => Effect.sync(() => check(text))),
+        validate: Effect.fn("ConfigSource.validate")((text: string) =>
+          workers.run({ kind: "config", text, path: file ?? "gatehouse.yml", sources })
+        ),
         reload
       })
     })
   )
+
+/** {@link layerOnWorkers} with the server's shared validation workers (`ValidationWorkersLive.layer`). */
+export const layer = (
+  initial: GatehouseConfig,
+  sources: Omit<ConfigSources, "file">
+): Layer.Layer<ConfigSource, never, Events> =>
+  layerOnWorkers(initial, sources).pipe(Layer.provide(ValidationWorkersLive.layer))

@@ -35,6 +35,11 @@ export type ConfigResult =
       readonly syntax: boolean
     }
 
+/** The verdict of {@link checkConfig}: {@link ConfigResult} without the configuration itself. */
+export type ConfigCheck =
+  | { readonly _tag: "Valid"; readonly warnings: ReadonlyArray<string> }
+  | Extract<ConfigResult, { readonly _tag: "Invalid" }>
+
 const ENV_REFERENCE = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g
 
 // `${NAME}` in any string value reads the environment; `$$` writes a literal `$`.
@@ -173,4 +178,13 @@ export const loadConfig = (sources: ConfigSources): ConfigResult => {
       file
     }
   }
+}
+
+/**
+ * Checks a configuration as {@link loadConfig} reads it, keeping only the verdict: what validating an edit needs,
+ * and a value that can cross a thread (the configuration holds `Redacted` secrets, which cannot).
+ */
+export const checkConfig = (sources: ConfigSources): ConfigCheck => {
+  const result = loadConfig(sources)
+  return result._tag === "Valid" ? { _tag: "Valid", warnings: result.warnings } : result
 }

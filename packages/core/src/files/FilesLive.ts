@@ -1,10 +1,11 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { ConfigSource } from "../config/ConfigSource.js"
 import { InvalidYaml, ValidationFailed } from "../domain/CommonErrors.js"
 import { FileNotFound, type UnsafePath } from "../domain/FileErrors.js"
-import type { FileType, FileValidationResult, FileWritten } from "../domain/Files.js"
+import { type FileType, FileValidationResult, type FileWritten } from "../domain/Files.js"
+import type { ValidationUnavailable } from "../domain/ValidationErrors.js"
 import { isRouteFileName, readRouteSources } from "../routes/RouteFiles.js"
 import { Routes } from "../routes/Routes.js"
 import { RouteValidator } from "../routes/RouteValidator.js"
@@ -21,6 +22,8 @@ export interface FilesOptions {
 
 const isMissing = (error: unknown) =>
   typeof error === "object" && error !== null && "code" in error && (error as { code: unknown }).code === "ENOENT"
+
+const encodeFileResult = Schema.encodeSync(FileValidationResult)
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
 
@@ -103,7 +106,7 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
   const validate = Effect.fn("Files.validate")(function* (
     type: FileType,
     content: string
-  ): Effect.fn.Return<FileValidationResult, InvalidYaml | ValidationFailed> {
+  ): Effect.fn.Return<FileValidationResult, InvalidYaml | ValidationFailed | ValidationUnavailable> {
     if (type === "config") {
       yield* checkConfigText(content)
       return { valid: true as const, type }
@@ -111,7 +114,16 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
     return { valid: true as const, type, routes: yield* validator.validate(content) }
   })
 
-  return Files.of({ list, read, write, validate })
+  const validateJson = Effect.fn("Files.validateJson")(function* (
+    type: FileType,
+    content: string
+  ): Effect.fn.Return<string, InvalidYaml | ValidationFailed | ValidationUnavailable> {
+    if (type === "routes") return yield* validator.validateJson(content, "file")
+    yield* checkConfigText(content)
+    return JSON.stringify(encodeFileResult({ valid: true, type }))
+  })
+
+  return Files.of({ list, read, write, validate, validateJson })
 })
 
 /** The files of a running server: its config file and its routes directory. */

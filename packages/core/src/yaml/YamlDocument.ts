@@ -74,6 +74,35 @@ const positionIn = (text: string, offset: number) => {
 // above the open collections: measured on generated documents, never more than depth + 2.
 const parserStackMargin = 2
 
+const nestingIssue = (
+  limits: YamlLimits,
+  position: { readonly line: number; readonly column: number },
+  file: { readonly file?: string }
+): ValidationIssue => ({
+  path: [],
+  message:
+    `document nests deeper than ${limits.maxDepth} levels ` +
+    `(the limit is passed at line ${position.line}, column ${position.column})`,
+  ...position,
+  ...file
+})
+
+/**
+ * The issue {@link parseYaml} refuses a text with before parsing it — over the size limit, or nesting deeper than
+ * the depth limit — or `undefined`. Cheap: at most one pass over the text, less for a refused one (the nesting
+ * scan stops where the limit is passed); callers use it to refuse such input without queueing it anywhere.
+ */
+export const refusedBeforeParsing = (text: string, options: ParseYamlOptions = {}): ValidationIssue | undefined => {
+  const limits: YamlLimits = { ...defaultYamlLimits, ...options.limits }
+  const file = options.file === undefined ? {} : { file: options.file }
+  const bytes = byteLengthOver(text, limits.maxBytes)
+  if (bytes !== undefined) {
+    return { path: [], message: `YAML input is ${bytes} bytes, over the limit of ${limits.maxBytes}`, ...file }
+  }
+  const scan = scanNesting(text, limits.maxDepth)
+  return scan.exceededAt === undefined ? undefined : nestingIssue(limits, positionIn(text, scan.exceededAt), file)
+}
+
 const syntaxMessage = (error: YAMLError): string =>
   error.code === "MULTIPLE_DOCS"
     ? "expected a single YAML document but found several (separated by `---`)"
@@ -93,23 +122,9 @@ export const parseYaml = (text: string, options: ParseYamlOptions = {}): YamlPar
   const file = options.file === undefined ? {} : { file: options.file }
   const invalid = (issues: ReadonlyArray<ValidationIssue>): YamlParseResult => ({ _tag: "Invalid", issues })
 
-  const bytes = byteLengthOver(text, limits.maxBytes)
-  if (bytes !== undefined) {
-    return invalid([
-      { path: [], message: `YAML input is ${bytes} bytes, over the limit of ${limits.maxBytes}`, ...file }
-    ])
-  }
-
-  const tooDeep = (position: { readonly line: number; readonly column: number }): ValidationIssue => ({
-    path: [],
-    message:
-      `document nests deeper than ${limits.maxDepth} levels ` +
-      `(the limit is passed at line ${position.line}, column ${position.column})`,
-    ...position,
-    ...file
-  })
-  const scan = scanNesting(text, limits.maxDepth)
-  if (scan.exceededAt !== undefined) return invalid([tooDeep(positionIn(text, scan.exceededAt))])
+  const refused = refusedBeforeParsing(text, options)
+  if (refused !== undefined) return invalid([refused])
+  const tooDeep = (position: { readonly line: number; readonly column: number }) => nestingIssue(limits, position, file)
 
   const lineCounter = new LineCounter()
   const at = (offset: number) => {

@@ -15,10 +15,11 @@ import {
   RouteListLive,
   RoutesLive,
   RouteValidatorLive,
-  SqliteStore
+  SqliteStore,
+  ValidationWorkersLive
 } from "@gatehouse-edge/core"
 import { type HealthInfo, type HealthMap, sameStatuses } from "@gatehouse-edge/core/domain"
-import { type RouteRecord, Routes } from "@gatehouse-edge/core/services"
+import { type RouteRecord, Routes, ValidationWorkers } from "@gatehouse-edge/core/services"
 import { Context, Effect, Layer, Logger, type Scope, Stream, SubscriptionRef } from "effect"
 import { HttpServer } from "effect/http"
 import { tempDir } from "../../../../test/support/TempDir.js"
@@ -35,6 +36,8 @@ export interface Harness {
   readonly configFile: string
   readonly events: Events["Service"]
   readonly health: HealthMemory["Service"]
+  /** Where large documents are validated (worker threads). */
+  readonly validationWorkers: ValidationWorkers["Service"]
 }
 
 const unknown: HealthInfo = { status: "unknown", latency_ms: 0, uptime_s: 0, last_check: null }
@@ -71,6 +74,8 @@ export interface HarnessOptions {
   readonly policy?: Partial<WebSocketPolicyShape>
   readonly maxBodyBytes?: number
   readonly configYaml?: string
+  /** The validation worker pool (size, queue); the server's defaults otherwise. */
+  readonly validation?: ValidationWorkersLive.ValidationWorkersOptions
 }
 
 /**
@@ -95,15 +100,15 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
     const events = EventBus.layer({ historyCap: 1000 }).pipe(Layer.provide(SqliteStore.layerMemory))
     const routes = FileRoutes.layer({ routesDir }).pipe(
       Layer.provideMerge(RoutesLive.layer),
-      Layer.provideMerge(RouteValidatorLive.layer)
+      Layer.provideMerge(RouteValidatorLive.layerOnWorkers)
     )
-    const configSource = ConfigSourceLive.layer(loaded.config, sources)
+    const configSource = ConfigSourceLive.layerOnWorkers(loaded.config, sources)
     const core = RouteListLive.layer.pipe(
       Layer.provideMerge(
         Layer.merge(healthOverRoutes(options.health ?? {}), FilesLive.layer({ configFile, routesDir }))
       ),
       Layer.provideMerge(Layer.merge(routes, configSource)),
-      Layer.provideMerge(events)
+      Layer.provideMerge(Layer.merge(events, ValidationWorkersLive.layerWith(options.validation ?? {})))
     )
     const authentication = AuthenticationLive.layer.pipe(Layer.provide(ApiKeys.layer([record])))
     const description = Layer.succeed(ServerDescription)(
@@ -129,6 +134,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
       routesDir,
       configFile,
       events: Context.get(context, Events),
-      health: Context.get(context, HealthMemory)
+      health: Context.get(context, HealthMemory),
+      validationWorkers: Context.get(context, ValidationWorkers)
     }
   })
