@@ -84,6 +84,9 @@ const isLoopback = (host: string) =>
  * Reads the configuration: the YAML file (or the embedded defaults), `${NAME}` references, `GATEHOUSE_*`
  * environment overrides and command-line flags, validated as a whole. Every problem is reported with the key it
  * concerns and where that value came from (file:line:column, the variable, or the flag).
+ * Synchronous, on purpose: it reads the server's own local file at start and on reload, where `parseYaml`'s nesting
+ * pre-scan is what bounds a broken file; a candidate text from the API is checked on a validation worker instead
+ * (`ConfigSource.validate`).
  */
 export const loadConfig = (sources: ConfigSources): ConfigResult => {
   const fileName = sources.file?.path

@@ -88,13 +88,17 @@ export const make = Effect.fnUntraced(function* (options: ValidationWorkersOptio
   const run = Effect.fn("ValidationWorkers.run")(function* <J extends ValidationJob>(job: J) {
     const size = jobSize(job)
     if (size < inlineBelow || parsedSize(job) < inlineBelow) return runValidationJob(job)
-    const result = yield* pool.run(job, timeoutMs(size)).pipe(
-      Effect.catchTags({
-        PoolFull: (e) => Effect.fail(new ValidationQueueFull({ queued: e.queued })),
-        JobTimedOut: (e) => Effect.fail(new ValidationTimedOut({ timeout_ms: e.timeoutMs })),
-        WorkerFailed: (e) => Effect.fail(new ValidationWorkerFailed({ detail: e.detail }))
-      })
-    )
+    const result = yield* pool
+      .run(job, timeoutMs(size))
+      .pipe(
+        Effect.mapError((error) =>
+          error instanceof WorkerPool.PoolFull
+            ? new ValidationQueueFull({ queued: error.queued })
+            : error instanceof WorkerPool.JobTimedOut
+              ? new ValidationTimedOut({ timeout_ms: error.timeoutMs })
+              : new ValidationWorkerFailed({ detail: error.detail })
+        )
+      )
     return result as ValidationResult<J>
   })
 
