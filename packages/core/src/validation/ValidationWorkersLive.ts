@@ -1,6 +1,7 @@
 import { createRequire } from "node:module"
 import { availableParallelism } from "node:os"
 import { pathToFileURL } from "node:url"
+import { getHeapStatistics } from "node:v8"
 import { Worker, type WorkerOptions } from "node:worker_threads"
 import { Effect, Layer } from "effect"
 import { ValidationQueueFull, ValidationTimedOut, ValidationWorkerFailed } from "../domain/ValidationErrors.js"
@@ -33,9 +34,10 @@ export const defaultInlineBelow = 8 * 1024
 
 const MiB = 1024 * 1024
 
-// A worker's heap is capped so a runaway job ends that worker (and fails its request), not the whole process.
-// Measured: an 8 MiB route file (the largest accepted) validates with a 1 GiB heap, not with 512 MiB.
-const workerHeapMb = 1536
+// A worker's heap limit is the main thread's own (what inline validation had; an 8 MiB route file, the largest
+// accepted, needs ~1 GiB, several together more), set explicitly so that reaching it ends that worker and fails
+// its request instead of taking the process down.
+const workerHeapMb = Math.round(getHeapStatistics().heap_size_limit / MiB)
 
 /**
  * Starts a validation worker thread. Built (`dist/`): `ValidationWorker.js`, which tsup emits next to the bundle
