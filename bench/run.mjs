@@ -1,9 +1,9 @@
 /**
- * `npm run bench`: builds the packages (the HTTP and memory benchmarks measure the built server, as production
- * runs it), then runs every benchmark one after the other, each in its own process. Each one's output is also
- * saved to bench/results/<name>.txt; the HTTP and memory benchmarks write bench/results/<name>.json too.
+ * `npm run bench`: builds the packages (the HTTP, memory and validation-latency benchmarks measure the built
+ * server, as production runs it), then runs every benchmark one after the other, each in its own process. Each
+ * one's output is also saved to bench/results/<name>.txt; the server benchmarks write bench/results/<name>.json too.
  *
- *   npm run bench [-- --only=route-validation,http-health,memory] [--no-build] [--quick]
+ *   npm run bench [-- --only=route-validation,http-health,memory,validation-latency] [--no-build] [--quick]
  *
  * --quick runs every benchmark briefly (a smoke test of the scripts; its numbers are not worth reporting).
  */
@@ -22,7 +22,11 @@ const benchmarks = {
     quick: ["2000", "3"]
   },
   "http-health": { args: ["bench/http-health.ts"], quick: ["--rounds=1", "--duration=3", "--warmup=1"] },
-  memory: { args: ["bench/memory.ts"], quick: ["--duration=3"] }
+  memory: { args: ["bench/memory.ts"], quick: ["--duration=3"] },
+  "validation-latency": {
+    args: ["bench/validation-latency.ts"],
+    quick: ["--rounds=1", "--duration=3", "--warmup=1"]
+  }
 }
 
 const flags = process.argv.slice(2)
@@ -65,7 +69,7 @@ const run = (command, args, logFile) =>
 const started = performance.now()
 const failed = []
 if (!flags.includes("--no-build") && only.some((name) => name !== "route-validation")) {
-  console.log("=== npm run build (the HTTP and memory benchmarks run the built server)")
+  console.log("=== npm run build (the server benchmarks run the built server)")
   const code = await run("npm", ["run", "build", "--silent"])
   if (code !== 0) {
     console.error("build failed: the benchmarks would run the sources through tsx instead; stopping")

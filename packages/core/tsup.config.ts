@@ -1,7 +1,14 @@
 import { defineConfig } from "tsup"
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/domain/index.ts", "src/services.ts"],
+  entry: {
+    index: "src/index.ts",
+    "domain/index": "src/domain/index.ts",
+    services: "src/services.ts",
+    // The validation worker thread's module: `spawnValidationWorker` (bundled into index.js or a chunk, all at the
+    // root of dist/) starts it as `new URL("./ValidationWorker.js", import.meta.url)`.
+    ValidationWorker: "src/validation/ValidationWorker.ts"
+  },
   format: ["esm"],
   target: "node20",
   platform: "node",

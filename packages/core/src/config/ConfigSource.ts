@@ -1,7 +1,8 @@
 import { Context, type Effect } from "effect"
+import type { ValidationUnavailable } from "../domain/ValidationErrors.js"
 import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import type { GatehouseConfig } from "./GatehouseConfig.js"
-import type { ConfigResult } from "./LoadConfig.js"
+import type { ConfigCheck } from "./LoadConfig.js"
 
 /** What reloading the config file did. */
 export type ConfigReloadOutcome =
@@ -16,8 +17,9 @@ export type ConfigReloadOutcome =
  * The server's configuration as read from its file, with the environment and flags it was started with.
  * `validate` checks a candidate text as a file first (its own values, `${NAME}` from the server's environment, no
  * variable or flag hiding a problem, every issue at file:line:column), then as a restart would see it (with the
- * variables and flags); `reload` re-reads the file and, on any problem, keeps the running configuration and emits
- * `config/error`. Settings are applied at start, so a valid
+ * variables and flags); a large text is checked on a validation worker thread, so `validate` may answer
+ * {@link ValidationUnavailable}. `reload` re-reads the file and, on any problem, keeps the running configuration and
+ * emits `config/error`. Settings are applied at start, so a valid
  * change is reported in `config/reload` as needing a restart (route files reload live, see `Routes`).
  * The real one is `ConfigSourceLive.layer`.
  */
@@ -25,7 +27,7 @@ export class ConfigSource extends Context.Service<
   ConfigSource,
   {
     readonly current: Effect.Effect<GatehouseConfig>
-    readonly validate: (text: string) => Effect.Effect<ConfigResult>
+    readonly validate: (text: string) => Effect.Effect<ConfigCheck, ValidationUnavailable>
     readonly reload: Effect.Effect<ConfigReloadOutcome>
   }
 >()("@gatehouse-edge/core/ConfigSource") {}

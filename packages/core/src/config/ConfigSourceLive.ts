@@ -3,9 +3,11 @@ import { Effect, Equal, Layer, Redacted, Ref, Result, Semaphore } from "effect"
 import { ConfigEvents } from "../domain/ConfigEvents.js"
 import { formatIssue, type ValidationIssue } from "../domain/ValidationIssue.js"
 import { Events } from "../events/Events.js"
+import { ValidationWorkers } from "../validation/ValidationWorkers.js"
+import * as ValidationWorkersLive from "../validation/ValidationWorkersLive.js"
 import { type ConfigReloadOutcome, ConfigSource } from "./ConfigSource.js"
 import type { GatehouseConfig } from "./GatehouseConfig.js"
-import { type ConfigResult, type ConfigSources, loadConfig, validateConfigFile } from "./LoadConfig.js"
+import { type ConfigResult, type ConfigSources, loadConfig } from "./LoadConfig.js"
 import { readTextFile } from "./ReadTextFile.js"
 
 const isSection = (value: unknown): value is Record<string, unknown> =>
@@ -31,15 +33,21 @@ const changedKeys = (before: GatehouseConfig, after: GatehouseConfig): ReadonlyA
   return [...new Set([...a.keys(), ...b.keys()])].filter((key) => !Equal.equals(a.get(key), b.get(key))).sort()
 }
 
-/** The config of a running server: `initial` as loaded at start, re-read from `initial.configFile`. */
-export const layer = (
+/**
+ * The config of a running server: `initial` as loaded at start, re-read from `initial.configFile`. Reloading reads
+ * the server's own file (trusted, at start and on change) in this thread: the nesting pre-scan bounds it. A
+ * candidate text from the API (`validate`) goes through {@link ValidationWorkers}: a large one is checked on a
+ * worker thread.
+ */
+export const layerOnWorkers = (
   initial: GatehouseConfig,
   sources: Omit<ConfigSources, "file">
-): Layer.Layer<ConfigSource, never, Events> =>
+): Layer.Layer<ConfigSource, never, Events | ValidationWorkers> =>
   Layer.effect(
     ConfigSource,
     Effect.gen(function* () {
       const events = yield* Events
+      const workers = yield* ValidationWorkers
       const running = yield* Ref.make(initial)
       const lastSeen = yield* Ref.make(initial)
       const lock = yield* Semaphore.make(1)
@@ -84,8 +92,7 @@ export const layer = (
       // The file's own problems first, located in the file; then what only the running server's variables and
       // flags add (a restart sees them too). Issues name the file as the API does, by its name.
       const validate = Effect.fn("ConfigSource.validate")(function* (text: string) {
-        const asFile = validateConfigFile({ file: candidate(text), env: sources.env, cwd: sources.cwd })
-        const result = asFile._tag === "Invalid" ? asFile : loadConfig({ ...sources, file: candidate(text) })
+        const result = yield* workers.run({ kind: "config", text, path: candidate(text).path, sources })
         if (result._tag === "Valid") return result
         const name = path.basename(candidate(text).path)
         const issues = result.issues.map((issue) => (issue.file === undefined ? issue : { ...issue, file: name }))
@@ -95,3 +102,10 @@ export const layer = (
       return ConfigSource.of({ current: Ref.get(running), validate, reload })
     })
   )
+
+/** {@link layerOnWorkers} with the server's shared validation workers (`ValidationWorkersLive.layer`). */
+export const layer = (
+  initial: GatehouseConfig,
+  sources: Omit<ConfigSources, "file">
+): Layer.Layer<ConfigSource, never, Events> =>
+  layerOnWorkers(initial, sources).pipe(Layer.provide(ValidationWorkersLive.layer))

@@ -35,6 +35,11 @@ export type ConfigResult =
       readonly syntax: boolean
     }
 
+/** The verdict of {@link checkConfig}: {@link ConfigResult} without the configuration itself. */
+export type ConfigCheck =
+  | { readonly _tag: "Valid"; readonly warnings: ReadonlyArray<string> }
+  | Extract<ConfigResult, { readonly _tag: "Invalid" }>
+
 const ENV_REFERENCE = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g
 
 // `${NAME}` in any string value reads the environment; `$$` writes a literal `$`.
@@ -132,9 +137,13 @@ const load = (sources: ConfigSources, withOverrides: boolean): ConfigResult => {
 }
 
 /**
+/**
  * Reads the configuration: the YAML file (or the embedded defaults), `${NAME}` references, `GATEHOUSE_*`
  * environment overrides and command-line flags, validated as a whole. Every problem is reported with the key it
  * concerns and where that value came from (file:line:column, the variable, or the flag).
+ * Synchronous, on purpose: it reads the server's own local file at start and on reload, where `parseYaml`'s nesting
+ * pre-scan is what bounds a broken file; a candidate text from the API is checked on a validation worker instead
+ * (`ConfigSource.validate`, through {@link checkConfigEdit}).
  */
 export const loadConfig = (sources: ConfigSources): ConfigResult => load(sources, true)
 
@@ -148,3 +157,16 @@ export const validateConfigFile = (sources: {
   readonly env: ConfigSources["env"]
   readonly cwd: string
 }): ConfigResult => load(sources, false)
+
+/**
+ * Checks an edited config text: as a file first ({@link validateConfigFile}), then as a restart would read it, with
+ * the server's variables and flags (so a change that would stop the next start is refused too). Keeps only the
+ * verdict: a value that can cross a thread (the configuration holds `Redacted` secrets, which cannot).
+ */
+export const checkConfigEdit = (
+  sources: ConfigSources & { readonly file: { readonly path: string; readonly text: string } }
+): ConfigCheck => {
+  const asFile = validateConfigFile({ file: sources.file, env: sources.env, cwd: sources.cwd })
+  const result = asFile._tag === "Invalid" ? asFile : loadConfig(sources)
+  return result._tag === "Valid" ? { _tag: "Valid", warnings: result.warnings } : result
+}

@@ -8,6 +8,7 @@ import type {
   UnsafePath
 } from "../domain/FileErrors.js"
 import type { FileList, FileType, FileValidationResult, FileWritten } from "../domain/Files.js"
+import type { ValidationUnavailable } from "../domain/ValidationErrors.js"
 
 /**
  * The editable files: the server config file and the route files. Nothing outside the config file's directory and
@@ -30,11 +31,25 @@ export class Files extends Context.Service<
       content: string
     ) => Effect.Effect<
       FileWritten,
-      FileNotFound | UnsafePath | FileNotRegular | FileOperationTimedOut | InvalidYaml | ValidationFailed
+      | FileNotFound
+      | UnsafePath
+      | FileNotRegular
+      | FileOperationTimedOut
+      | InvalidYaml
+      | ValidationFailed
+      | ValidationUnavailable
     >
     readonly validate: (
       type: FileType,
       content: string
-    ) => Effect.Effect<FileValidationResult, InvalidYaml | ValidationFailed>
+    ) => Effect.Effect<FileValidationResult, InvalidYaml | ValidationFailed | ValidationUnavailable>
+    /**
+     * `validate` answered as the JSON body of its `FileValidationResult`, rendered for a large route file on the
+     * validation worker thread with the validation (see `RouteValidator.validateJson`).
+     */
+    readonly validateJson: (
+      type: FileType,
+      content: string
+    ) => Effect.Effect<string, InvalidYaml | ValidationFailed | ValidationUnavailable>
   }
 >()("@gatehouse-edge/core/Files") {}

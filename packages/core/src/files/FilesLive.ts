@@ -1,6 +1,6 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { ConfigSource } from "../config/ConfigSource.js"
 import { InvalidYaml, ValidationFailed } from "../domain/CommonErrors.js"
 import {
@@ -10,7 +10,8 @@ import {
   FileTooLarge,
   type UnsafePath
 } from "../domain/FileErrors.js"
-import type { FileType, FileValidationResult, FileWritten } from "../domain/Files.js"
+import { type FileType, FileValidationResult, type FileWritten } from "../domain/Files.js"
+import type { ValidationUnavailable } from "../domain/ValidationErrors.js"
 import { isRouteFileName, readRouteSources } from "../routes/RouteFiles.js"
 import { Routes } from "../routes/Routes.js"
 import { RouteValidator } from "../routes/RouteValidator.js"
@@ -31,6 +32,8 @@ export interface FilesOptions {
 const MAX_FILE_BYTES = 8 * 1024 * 1024
 /** How long one file operation may take before the request gives up on it. */
 const FILE_OPERATION_TIMEOUT_MS = 10_000
+
+const encodeFileResult = Schema.encodeSync(FileValidationResult)
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
 
@@ -156,7 +159,7 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
   const validate = Effect.fn("Files.validate")(function* (
     type: FileType,
     content: string
-  ): Effect.fn.Return<FileValidationResult, InvalidYaml | ValidationFailed> {
+  ): Effect.fn.Return<FileValidationResult, InvalidYaml | ValidationFailed | ValidationUnavailable> {
     if (type === "config") {
       yield* checkConfigText(content)
       return { valid: true as const, type }
@@ -164,8 +167,17 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
     return { valid: true as const, type, routes: yield* validator.validate(content) }
   })
 
+  const validateJson = Effect.fn("Files.validateJson")(function* (
+    type: FileType,
+    content: string
+  ): Effect.fn.Return<string, InvalidYaml | ValidationFailed | ValidationUnavailable> {
+    if (type === "routes") return yield* validator.validateJson(content, "file")
+    yield* checkConfigText(content)
+    return JSON.stringify(encodeFileResult({ valid: true, type }))
+  })
+
   yield* removeStaleTempFiles(options)
-  return Files.of({ list, read, write, validate })
+  return Files.of({ list, read, write, validate, validateJson })
 })
 
 // A crash between writing a temp file and renaming it leaves `.<name>.<hex>.tmp` behind: nothing else writes

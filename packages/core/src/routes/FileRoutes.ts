@@ -1,4 +1,4 @@
-import { Effect, Layer, Semaphore, Stream } from "effect"
+import { Effect, Layer, Result, Semaphore, Stream } from "effect"
 import { ValidationFailed } from "../domain/CommonErrors.js"
 import { readRouteDirectory } from "./RouteFiles.js"
 import type { ProvidedRoute, ProviderState } from "./RouteProviders.js"
@@ -27,7 +27,13 @@ export const make = Effect.fnUntraced(function* (options: FileRoutesOptions) {
     .withPermits(1)(
       Effect.gen(function* () {
         const directory = yield* readRouteDirectory(options.routesDir)
-        const report = yield* validator.validateSources(directory.sources)
+        const validated = yield* Effect.result(validator.validateSources(directory.sources))
+        if (Result.isFailure(validated)) {
+          // Not validated at all (the validation workers were busy or failed): every file keeps its routes.
+          const issue = { path: [], message: `the route files could not be validated: ${validated.failure.message}` }
+          return { routes: [...lastGood.keys()].sort().flatMap((file) => lastGood.get(file)!), issues: [issue] }
+        }
+        const report = validated.success
         const unreadable = new Set(directory.issues.flatMap((issue) => (issue.file === undefined ? [] : [issue.file])))
         const present = new Set(directory.sources.map((source) => source.file))
         for (const { file, report: fileReport } of report.files) {

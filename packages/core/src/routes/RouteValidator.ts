@@ -1,8 +1,10 @@
-import { Context, type Effect } from "effect"
+import { Context, Effect } from "effect"
 import { InvalidYaml, ValidationFailed } from "../domain/CommonErrors.js"
 import type { Route } from "../domain/Route.js"
 import type { RouteValidationMessage } from "../domain/RouteValidation.js"
+import type { ValidationUnavailable } from "../domain/ValidationErrors.js"
 import type { ValidationIssue } from "../domain/ValidationIssue.js"
+import type { RenderedRoutes, RoutesBody } from "../validation/ValidationWorkers.js"
 import type { RoutesYamlReport } from "./RouteReport.js"
 import type { RouteSource, RouteSourcesReport } from "./RouteSources.js"
 
@@ -13,20 +15,37 @@ const issuesOf = (report: RoutesYamlReport): ReadonlyArray<ValidationIssue> =>
 /**
  * The one entry point of route validation: the HTTP API, the file service, the route files provider and the CLI
  * all go through it, so they see the same rules, the same reports, and the same mapping from a report to an
- * error and to stream frames. The port runs the validation (the real one is `RouteValidatorLive.layer`); the
- * mappings are plain functions on the class.
+ * error and to stream frames. The port runs the validation (the real one is `RouteValidatorLive.layer`, which
+ * validates large documents on worker threads and so may answer {@link ValidationUnavailable} when they are all
+ * busy); the mappings are plain functions on the class.
  */
 export class RouteValidator extends Context.Service<
   RouteValidator,
   {
     /** The report on one YAML document of routes: one route with `alias`, or a mapping `alias → route`. */
-    readonly validateYaml: (text: string, options?: { readonly file?: string }) => Effect.Effect<RoutesYamlReport>
+    readonly validateYaml: (
+      text: string,
+      options?: { readonly file?: string }
+    ) => Effect.Effect<RoutesYamlReport, ValidationUnavailable>
     /** The report on several documents validated together as one route table (the route files of a directory). */
-    readonly validateSources: (sources: ReadonlyArray<RouteSource>) => Effect.Effect<RouteSourcesReport>
+    readonly validateSources: (
+      sources: ReadonlyArray<RouteSource>
+    ) => Effect.Effect<RouteSourcesReport, ValidationUnavailable>
     /** The routes of a document, normalized, or the error `errorOf` gives for it. */
-    readonly validate: (text: string) => Effect.Effect<ReadonlyArray<Route>, InvalidYaml | ValidationFailed>
+    readonly validate: (
+      text: string
+    ) => Effect.Effect<ReadonlyArray<Route>, InvalidYaml | ValidationFailed | ValidationUnavailable>
+    /**
+     * `validate` answered as the JSON body of a `RouteValidationResult` (`body: "route"`) or of a route file's
+     * `FileValidationResult` (`"file"`), exactly as the HTTP API would render the routes: for a large document the
+     * rendering is done on the worker thread too, so answering costs the event loop only the write.
+     */
+    readonly validateJson: (
+      text: string,
+      body: RoutesBody
+    ) => Effect.Effect<string, InvalidYaml | ValidationFailed | ValidationUnavailable>
     /** The answer to a document on the validation stream (see `framesOf`). */
-    readonly frames: (text: string) => Effect.Effect<ReadonlyArray<RouteValidationMessage>>
+    readonly frames: (text: string) => Effect.Effect<ReadonlyArray<RouteValidationMessage>, ValidationUnavailable>
   }
 >()("@gatehouse-edge/core/RouteValidator") {
   /** Every issue of a report — the document's, then each route's — in source order. */
@@ -43,6 +62,16 @@ export class RouteValidator extends Context.Service<
   static readonly errorOf = (report: RoutesYamlReport): InvalidYaml | ValidationFailed | undefined => {
     if (report._tag === "InvalidYaml") return new InvalidYaml({ issues: report.issues })
     return report.valid ? undefined : new ValidationFailed({ issues: issuesOf(report) })
+  }
+
+  /** The error a rendered document means for an API (see `errorOf`), or its JSON body when it is valid. */
+  static readonly jsonOf = (rendered: RenderedRoutes): Effect.Effect<string, InvalidYaml | ValidationFailed> => {
+    if (rendered._tag === "Valid") return Effect.succeed(rendered.json)
+    return Effect.fail(
+      rendered._tag === "InvalidYaml"
+        ? new InvalidYaml({ issues: rendered.issues })
+        : new ValidationFailed({ issues: rendered.issues })
+    )
   }
 
   /**

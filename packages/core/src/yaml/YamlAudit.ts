@@ -1,4 +1,4 @@
-import { isAlias, isMap, isScalar, isSeq, type Node, type Pair } from "yaml"
+import { type Alias, isAlias, isMap, isScalar, isSeq, type Node, type Pair, Scalar } from "yaml"
 import type { IssuePath } from "./IssueCollector.js"
 
 /** The budget {@link auditYaml} enforces on a document's shape. */
@@ -16,15 +16,24 @@ export interface DuplicateKeyOffsets {
   readonly firstOffset: number
 }
 
-/** What {@link auditYaml} found: the first fatal problem (if any) and every duplicate key. */
+/** What {@link auditYaml} found: the first fatal problem (if any), every duplicate key, and what each alias means. */
 export interface AuditResult {
-  readonly problem: { readonly offset: number; readonly message: string } | undefined
+  readonly problem:
+    | { readonly offset: number; readonly message: string; readonly tooDeep?: boolean | undefined }
+    | undefined
   readonly duplicateKeys: ReadonlyArray<DuplicateKeyOffsets>
+  /** The node each alias refers to: the last one with its anchor before it in the document, as yaml resolves it. */
+  readonly aliasTargets: ReadonlyMap<Alias, Node>
 }
 
-/** Whether a map key is YAML's merge key `<<` (yaml represents it as a symbol when merge keys are enabled). */
+/**
+ * Whether a map key is YAML's merge key: a plain `<<` (yaml represents it as a symbol when merge keys are
+ * enabled); a quoted `"<<"` is an ordinary key, as in yaml's own `toJS`.
+ */
 export const isMergeKey = (key: unknown): boolean =>
-  isScalar(key) && (key.value === "<<" || (typeof key.value === "symbol" && key.value.description === "<<"))
+  isScalar(key) &&
+  (key.type === undefined || key.type === Scalar.PLAIN) &&
+  (key.value === "<<" || (typeof key.value === "symbol" && key.value.description === "<<"))
 
 /** The string a scalar key becomes in the plain value, as yaml's `toJS` does it; `undefined` for other keys. */
 export const keyString = (key: unknown): string | undefined => {
@@ -38,7 +47,8 @@ const offsetOf = (node: unknown): number => (node as Node | null)?.range?.[0] ??
 class AuditStop {
   constructor(
     readonly offset: number,
-    readonly message: string
+    readonly message: string,
+    readonly tooDeep = false
   ) {}
 }
 
@@ -50,11 +60,12 @@ class AuditStop {
  * duplicate keys (yaml's own check is quadratic in the size of a mapping and reports no path, so it is off).
  */
 export const auditYaml = (root: Node | null, limits: AuditLimits): AuditResult => {
-  // Anchors are registered once their node is complete; `open` counts anchored collections still being read,
-  // because an alias to one of them would make the plain value cyclic.
+  // An anchor is registered where it starts (an alias means the last node with its name before it, in document
+  // order); its size is known once the node is complete, so an alias to a node still being read (its own
+  // ancestor) has none yet: it would make the plain value cyclic.
   const anchors = new Map<string, Node>()
-  const open = new Map<string, number>()
   const sizes = new Map<Node, number>()
+  const aliasTargets = new Map<Alias, Node>()
   const duplicateKeys: Array<DuplicateKeyOffsets> = []
   const path: Array<string | number> = []
 
@@ -70,13 +81,14 @@ export const auditYaml = (root: Node | null, limits: AuditLimits): AuditResult =
 
   const resolveAlias = (node: Node): Node => {
     if (!isAlias(node)) return node
-    if ((open.get(node.source) ?? 0) > 0) {
-      throw new AuditStop(offsetOf(node), `alias *${node.source} refers to a node that contains it (a cycle)`)
-    }
     const target = anchors.get(node.source)
     if (target === undefined) {
       throw new AuditStop(offsetOf(node), `alias *${node.source} refers to no anchor defined before it`)
     }
+    if (!sizes.has(target)) {
+      throw new AuditStop(offsetOf(node), `alias *${node.source} refers to a node that contains it (a cycle)`)
+    }
+    aliasTargets.set(node, target)
     return target
   }
 
@@ -110,14 +122,16 @@ export const auditYaml = (root: Node | null, limits: AuditLimits): AuditResult =
 
   const visit = (node: unknown, depth: number): number => {
     if (node === null || node === undefined) return 0
-    if (isScalar(node)) return register(node, 1)
-    if (isAlias(node)) return sizes.get(resolveAlias(node)) ?? 1
+    if (isScalar(node)) {
+      start(node)
+      return register(node, 1)
+    }
+    if (isAlias(node)) return sizes.get(resolveAlias(node))!
     if (depth >= limits.maxDepth) {
-      throw new AuditStop(offsetOf(node), `document nests deeper than ${limits.maxDepth} levels`)
+      throw new AuditStop(offsetOf(node), `document nests deeper than ${limits.maxDepth} levels`, true)
     }
     if (!isMap(node) && !isSeq(node)) return 1
-    const anchor = node.anchor ?? undefined
-    if (anchor !== undefined) open.set(anchor, (open.get(anchor) ?? 0) + 1)
+    start(node)
     let size = 1
     if (isMap(node)) size = visitPairs(node.items, depth + 1)
     else {
@@ -127,23 +141,26 @@ export const auditYaml = (root: Node | null, limits: AuditLimits): AuditResult =
         path.pop()
       }
     }
-    if (anchor !== undefined) open.set(anchor, open.get(anchor)! - 1)
     return register(node, size)
   }
 
+  const start = (node: Node): void => {
+    if (node.anchor !== undefined && node.anchor !== null) anchors.set(node.anchor, node)
+  }
+
   const register = (node: Node, size: number): number => {
-    if (node.anchor !== undefined && node.anchor !== null) {
-      anchors.set(node.anchor, node)
-      sizes.set(node, size)
-    }
+    if (node.anchor !== undefined && node.anchor !== null) sizes.set(node, size)
     return checkSize(size, node)
   }
 
   try {
     visit(root, 0)
-    return { problem: undefined, duplicateKeys }
+    return { problem: undefined, duplicateKeys, aliasTargets }
   } catch (error) {
-    if (error instanceof AuditStop) return { problem: { offset: error.offset, message: error.message }, duplicateKeys }
+    if (error instanceof AuditStop) {
+      const problem = { offset: error.offset, message: error.message, tooDeep: error.tooDeep }
+      return { problem, duplicateKeys, aliasTargets }
+    }
     throw error
   }
 }

@@ -5,7 +5,7 @@ import { validateRoutesYaml } from "../../src/routes/RoutesYaml.js"
 import { RouteValidator } from "../../src/routes/RouteValidator.js"
 import * as RouteValidatorLive from "../../src/routes/RouteValidatorLive.js"
 
-const validator = RouteValidatorLive.make
+const validator = RouteValidatorLive.inline
 
 describe("RouteValidator: validate", () => {
   it.effect("succeeds with the normalized routes", () =>

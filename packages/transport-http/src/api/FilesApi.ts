@@ -10,7 +10,10 @@ import {
   InvalidYaml,
   toWireError,
   UnsafePath,
-  ValidationFailed
+  ValidationFailed,
+  ValidationQueueFull,
+  ValidationTimedOut,
+  ValidationWorkerFailed
 } from "@gatehouse-edge/core/domain"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { FileQuery, YamlBody, YamlText } from "./Parameters.js"
@@ -43,7 +46,10 @@ export class FilesApi extends HttpApiGroup.make("files")
         toWireError(FileNotRegular),
         toWireError(FileOperationTimedOut),
         toWireError(InvalidYaml),
-        toWireError(ValidationFailed)
+        toWireError(ValidationFailed),
+        toWireError(ValidationQueueFull),
+        toWireError(ValidationTimedOut),
+        toWireError(ValidationWorkerFailed)
       ]
     }).annotateMerge(
       OpenApi.annotations({
@@ -55,7 +61,13 @@ export class FilesApi extends HttpApiGroup.make("files")
       query: { type: FileType },
       payload: YamlBody,
       success: FileValidationResult,
-      error: [toWireError(InvalidYaml), toWireError(ValidationFailed)]
+      error: [
+        toWireError(InvalidYaml),
+        toWireError(ValidationFailed),
+        toWireError(ValidationQueueFull),
+        toWireError(ValidationTimedOut),
+        toWireError(ValidationWorkerFailed)
+      ]
     }).annotateMerge(OpenApi.annotations({ summary: "Validate a file without writing it" }))
   )
   .middleware(Authorization) {}

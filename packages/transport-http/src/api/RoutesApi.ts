@@ -5,7 +5,10 @@ import {
   RouteValidationResult,
   toWireError,
   UpgradeRequired,
-  ValidationFailed
+  ValidationFailed,
+  ValidationQueueFull,
+  ValidationTimedOut,
+  ValidationWorkerFailed
 } from "@gatehouse-edge/core/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
@@ -18,13 +21,20 @@ export class RoutesApi extends HttpApiGroup.make("routes")
     HttpApiEndpoint.post("validate", "/route/validate", {
       payload: YamlBody,
       success: RouteValidationResult,
-      error: [toWireError(InvalidYaml), toWireError(ValidationFailed)]
+      error: [
+        toWireError(InvalidYaml),
+        toWireError(ValidationFailed),
+        toWireError(ValidationQueueFull),
+        toWireError(ValidationTimedOut),
+        toWireError(ValidationWorkerFailed)
+      ]
     }).annotateMerge(
       OpenApi.annotations({
         summary: "Validate routes",
         description:
           "Body: YAML, one route (with `alias`) or a map `alias → route`. 200 with every route normalized; " +
-          "422 with every problem (path, message, line, column); 400 for YAML syntax errors."
+          "422 with every problem (path, message, line, column); 400 for YAML syntax errors and for nesting " +
+          "deeper than 64 levels. Large documents are validated on worker threads: 429 when too many wait."
       })
     ),
     HttpApiEndpoint.get("validateStream", "/route/validate", {

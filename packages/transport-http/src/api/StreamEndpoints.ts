@@ -6,7 +6,10 @@ import {
   RouteEntry,
   RouteValidationMessage,
   ServerShuttingDown,
-  SubscriberTooSlow
+  SubscriberTooSlow,
+  ValidationQueueFull,
+  ValidationTimedOut,
+  ValidationWorkerFailed
 } from "@gatehouse-edge/core/domain"
 import { Schema } from "effect"
 import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
@@ -101,7 +104,9 @@ export const StreamEndpoints = {
     input: Schema.String.annotate({ description: "A YAML document: one route with `alias`, or a map alias → route" }),
     upgradeOnly: true,
     summary: "Each client text message is a YAML document; the server answers a frame per route, then a done frame",
-    ends: "when the client closes (every document sent before is answered first)"
+    ends: "when the client closes (every document sent before is answered first)",
+    // A large document is validated on a worker thread: all busy (1013), too slow or a worker failure (1011).
+    errors: [ValidationQueueFull, ValidationTimedOut, ValidationWorkerFailed]
   })
 } as const
 

@@ -16,10 +16,11 @@ import {
   RouteListLive,
   RoutesLive,
   RouteValidatorLive,
-  StoreLive
+  StoreLive,
+  ValidationWorkersLive
 } from "@gatehouse-edge/core"
 import { type HealthInfo, type HealthMap, sameStatuses } from "@gatehouse-edge/core/domain"
-import { type RouteRecord, Routes } from "@gatehouse-edge/core/services"
+import { type RouteRecord, Routes, ValidationWorkers } from "@gatehouse-edge/core/services"
 import { Context, Effect, Layer, Logger, type Scope, Stream, SubscriptionRef } from "effect"
 import { HttpServer } from "effect/http"
 import { tempDir } from "../../../../test/support/TempDir.js"
@@ -38,6 +39,8 @@ export interface Harness {
   readonly health: HealthMemory["Service"]
   /** How many WebSocket streams the server has open. */
   readonly openStreams: Effect.Effect<number>
+  /** Where large documents are validated (worker threads). */
+  readonly validationWorkers: ValidationWorkers["Service"]
 }
 
 const unknown: HealthInfo = { status: "unknown", latency_ms: 0, uptime_s: 0, last_check: null }
@@ -75,6 +78,8 @@ export interface HarnessOptions {
   readonly maxBodyBytes?: number
   readonly maxConcurrentRequestsPerClient?: number
   readonly configYaml?: string
+  /** The validation worker pool (size, queue); the server's defaults otherwise. */
+  readonly validation?: ValidationWorkersLive.ValidationWorkersOptions
 }
 
 /**
@@ -117,15 +122,15 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
     const events = EventBus.layer({ historyCap: 1000 })
     const routes = FileRoutes.layer({ routesDir }).pipe(
       Layer.provideMerge(RoutesLive.layer),
-      Layer.provideMerge(RouteValidatorLive.layer)
+      Layer.provideMerge(RouteValidatorLive.layerOnWorkers)
     )
-    const configSource = ConfigSourceLive.layer(loaded.config, sources)
+    const configSource = ConfigSourceLive.layerOnWorkers(loaded.config, sources)
     const core = RouteListLive.layer.pipe(
       Layer.provideMerge(
         Layer.merge(healthOverRoutes(options.health ?? {}), FilesLive.layer({ configFile, routesDir }))
       ),
       Layer.provideMerge(Layer.merge(routes, configSource)),
-      Layer.provideMerge(events)
+      Layer.provideMerge(Layer.merge(events, ValidationWorkersLive.layerWith(options.validation ?? {})))
     )
     const authentication = Layer.merge(AuthenticationLive.layer, testKey)
     const description = Layer.succeed(ServerDescription)(
@@ -156,6 +161,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
       configFile,
       events: Context.get(context, Events),
       health: Context.get(context, HealthMemory),
-      openStreams: Context.get(context, WebSocketConnections).open
+      openStreams: Context.get(context, WebSocketConnections).open,
+      validationWorkers: Context.get(context, ValidationWorkers)
     }
   })
