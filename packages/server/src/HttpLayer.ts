@@ -1,8 +1,9 @@
 import type { GatehouseConfig } from "@gatehouse-edge/core"
 import type { VersionInfo } from "@gatehouse-edge/core/domain"
-import { layerHttpApp, layerNodeHttpServer, ServerDescription } from "@gatehouse-edge/transport-http"
+import { layerHttpApp, layerNodeHttpServer, ServerDescription, WebSocketPolicy } from "@gatehouse-edge/transport-http"
 import { Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
+import { allowedHosts } from "./AllowedHosts.js"
 import { renderOpenApi } from "./OpenApiDocuments.js"
 
 /**
@@ -21,8 +22,18 @@ export const layerHttp = (config: GatehouseConfig, version: VersionInfo) => {
       )
     )
   )
-  return Layer.mergeAll(layerHttpApp({ maxBodyBytes: config.http.maxBodyBytes }), announce).pipe(
+  const policy = Layer.succeed(WebSocketPolicy)({
+    ...WebSocketPolicy.defaultValue(),
+    allowedHosts: allowedHosts(config.http.host, config.http.allowedHosts),
+    maxConnectionsPerClient: config.http.maxStreamsPerClient,
+    maxConnections: config.http.maxStreams
+  })
+  const limits = {
+    maxBodyBytes: config.http.maxBodyBytes,
+    maxConcurrentRequestsPerClient: config.http.maxRequestsPerClient
+  }
+  return Layer.mergeAll(layerHttpApp(limits), announce).pipe(
     Layer.provideMerge(layerNodeHttpServer({ host: config.http.host, port: config.http.port })),
-    Layer.provide(description)
+    Layer.provide([description, policy])
   )
 }

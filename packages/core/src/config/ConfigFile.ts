@@ -1,6 +1,13 @@
 import { Schema } from "effect"
 import { GoDuration } from "../yaml/GoDuration.js"
-import { ByteSizeValue, ListenAddressValue, PathValue, PrefixValue, SecretValue } from "./ConfigValues.js"
+import {
+  ByteSizeValue,
+  HostNameValue,
+  ListenAddressValue,
+  PathValue,
+  PrefixValue,
+  SecretValue
+} from "./ConfigValues.js"
 
 const opt = Schema.optionalKey
 const NonEmpty = Schema.String.check(Schema.isMinLength(1))
@@ -8,7 +15,18 @@ const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
 const Port = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 65535 }))
 const Secret = SecretValue(NonEmpty)
 
-const HttpSection = Schema.Struct({ addr: opt(ListenAddressValue), max_body: opt(ByteSizeValue) })
+const HttpLimits = Schema.Struct({
+  requests_per_client: opt(PositiveInt),
+  streams_per_client: opt(PositiveInt),
+  streams: opt(PositiveInt)
+})
+
+const HttpSection = Schema.Struct({
+  addr: opt(ListenAddressValue),
+  max_body: opt(ByteSizeValue),
+  allowed_hosts: opt(Schema.Array(HostNameValue)),
+  limits: opt(HttpLimits)
+})
 
 const TlsFiles = Schema.Struct({ cert: PathValue, key: PathValue })
 

@@ -9,6 +9,18 @@ export interface HttpConfig {
   readonly host: string
   readonly port: number
   readonly maxBodyBytes: number
+  /**
+   * Names clients may reach the server by (`Host`, and the host of a WebSocket `Origin`): `localhost`,
+   * `127.0.0.1`, `::1`, the listen host unless it is a wildcard, then `http.allowed_hosts`. Anything else is
+   * refused, which keeps DNS-rebinding pages out.
+   */
+  readonly allowedHosts: ReadonlyArray<string>
+  /** Requests one client address may have in flight (429 beyond). */
+  readonly maxRequestsPerClient: number
+  /** WebSocket streams one client address may hold open (429 beyond). */
+  readonly maxStreamsPerClient: number
+  /** WebSocket streams of the whole server (429 beyond). */
+  readonly maxStreams: number
 }
 
 /** `grpc`: the gRPC listener, and an optional unix socket without authentication. */

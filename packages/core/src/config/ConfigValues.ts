@@ -96,6 +96,18 @@ export const PrefixValue = (family: 4 | 6) =>
     )
   )
 
+/**
+ * A host name a client may use to reach the server (`Host` header, the host of `Origin`): a DNS name or an IP
+ * address, IPv6 without brackets. Core's `hostProblem` is the same check for route targets.
+ */
+export const HostNameValue = Schema.String.check(
+  Schema.makeFilter((text: string) =>
+    isIP(text) !== 0 || HOSTNAME.test(text)
+      ? undefined
+      : `expected a host name or IP address (IPv6 without brackets), got ${JSON.stringify(text)}`
+  )
+)
+
 /** A non-empty path; relative paths are relative to the config file's directory. */
 export const PathValue = Schema.String.check(Schema.isMinLength(1))
 

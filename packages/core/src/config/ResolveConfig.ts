@@ -75,6 +75,17 @@ const proxmoxCluster = (resolve: PathResolver, cluster: Cluster, index: number):
   }
 }
 
+// A wildcard listen host is not a name anyone reaches the server by; the server adds its interfaces itself.
+const isWildcard = (host: string) => host === "0.0.0.0" || host === "::"
+
+const allowedHosts = (listenHost: string, configured: ReadonlyArray<string>): ReadonlyArray<string> => [
+  ...new Set(
+    [...ConfigDefaults.allowedHosts, ...(isWildcard(listenHost) ? [] : [listenHost]), ...configured].map((host) =>
+      host.toLowerCase()
+    )
+  )
+]
+
 /**
  * Turns a validated file (overrides applied, cross-key rules passed) into the configuration the server runs
  * with: defaults applied, every path absolute, every secret `Redacted` or a {@link SecretSource} to read later.
@@ -88,7 +99,15 @@ export const resolveConfig = (
   const oidc = file.auth?.oidc
   return {
     configFile,
-    http: { host: http.host, port: http.port, maxBodyBytes: file.http?.max_body ?? ConfigDefaults.maxBodyBytes },
+    http: {
+      host: http.host,
+      port: http.port,
+      maxBodyBytes: file.http?.max_body ?? ConfigDefaults.maxBodyBytes,
+      allowedHosts: allowedHosts(http.host, file.http?.allowed_hosts ?? []),
+      maxRequestsPerClient: file.http?.limits?.requests_per_client ?? ConfigDefaults.maxRequestsPerClient,
+      maxStreamsPerClient: file.http?.limits?.streams_per_client ?? ConfigDefaults.maxStreamsPerClient,
+      maxStreams: file.http?.limits?.streams ?? ConfigDefaults.maxStreams
+    },
     grpc: {
       host: grpc.host,
       port: grpc.port,

@@ -18,7 +18,15 @@ const configOf = (result: ReturnType<typeof load>) => {
 describe("loadConfig", () => {
   it("runs on the embedded defaults without a file", () => {
     const config = configOf(load(undefined))
-    assert.deepStrictEqual(config.http, { host: "127.0.0.1", port: 8888, maxBodyBytes: 1024 * 1024 })
+    assert.deepStrictEqual(config.http, {
+      host: "127.0.0.1",
+      port: 8888,
+      maxBodyBytes: 1024 * 1024,
+      allowedHosts: ["localhost", "127.0.0.1", "::1"],
+      maxRequestsPerClient: 256,
+      maxStreamsPerClient: 1000,
+      maxStreams: 4000
+    })
     assert.strictEqual(config.grpc.port, 50443)
     assert.strictEqual(config.dataDir, "/srv/app/data")
     assert.strictEqual(config.routesDir, "/srv/app/routes")
