@@ -217,6 +217,8 @@ export const startGatehouse = async (options: {
   readonly mode: ServerMode
   readonly portBase: number
   readonly nodeArgs?: ReadonlyArray<string>
+  /** More environment for the server (e.g. `GATEHOUSE_LOG_LEVEL`). */
+  readonly env?: Readonly<Record<string, string>>
 }): Promise<GatehouseProcess> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gatehouse-bench-"))
   const routesDir = path.join(dir, "routes")
@@ -241,7 +243,7 @@ export const startGatehouse = async (options: {
     [...(options.nodeArgs ?? []), ...entry, "serve", "--http", `127.0.0.1:${port}`, "--data", path.join(dir, "data")],
     {
       cwd: dir,
-      env: { ...cleanEnv(), GATEHOUSE_ROUTES_DIR: routesDir, ...benchEnv() },
+      env: { ...cleanEnv(), GATEHOUSE_ROUTES_DIR: routesDir, ...benchEnv(), ...options.env },
       stdio: ["ignore", log, log]
     }
   )

@@ -1,4 +1,4 @@
-import { Logger, References } from "effect"
+import { type Fiber, Logger, References } from "effect"
 
 /**
  * A JSON line per entry, with the fields and shape of `Logger.formatJson` (`message`, `level`, `timestamp`,
@@ -11,8 +11,20 @@ export const leanJsonLogger: Logger.Logger<unknown, string> = Logger.make(
   (options) => leanJsonLine(options) ?? Logger.formatJson.log(options)
 )
 
+/** Annotations a line gets besides the fiber's own (e.g. the request id of the request the fiber serves). */
+export type ExtraAnnotations = (fiber: Fiber.Fiber<unknown, unknown>) => Record<string, unknown> | undefined
+
+/**
+ * {@link leanJsonLogger} with `extra` annotations on every line; lines the lean path cannot write go to `general`,
+ * which must add them itself.
+ */
+export const leanJsonLoggerWith = (
+  extra: ExtraAnnotations,
+  general: Logger.Logger<unknown, string>
+): Logger.Logger<unknown, string> => Logger.make((options) => leanJsonLine(options, extra) ?? general.log(options))
+
 /** The line of an entry the lean path can write, or `undefined` for one only `Logger.formatJson` can. */
-export const leanJsonLine = (options: Logger.Options<unknown>): string | undefined => {
+export const leanJsonLine = (options: Logger.Options<unknown>, extra?: ExtraAnnotations): string | undefined => {
   const { fiber, date, logLevel, cause } = options
   // `Effect.log("x")` passes its arguments as an array.
   const message = Array.isArray(options.message) && options.message.length === 1 ? options.message[0] : options.message
@@ -24,11 +36,14 @@ export const leanJsonLine = (options: Logger.Options<unknown>): string | undefin
     message,
     level: logLevel.toUpperCase(),
     timestamp: date.toISOString(),
-    annotations: fiber.getRef(References.CurrentLogAnnotations),
+    annotations: withExtra(fiber.getRef(References.CurrentLogAnnotations), extra?.(fiber)),
     spans,
     fiberId: `#${fiber.id}`
   })
 }
+
+const withExtra = (annotations: Record<string, unknown>, extra: Record<string, unknown> | undefined) =>
+  extra === undefined ? annotations : { ...annotations, ...extra }
 
 // Plain values only: a bigint or a cycle falls back to the general formatter.
 const safeStringify = (value: unknown): string | undefined => {

@@ -5,24 +5,34 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { layerApiResponses } from "../src/middleware/ApiResponses.js"
+import { withRequestIds } from "../src/middleware/RequestIds.js"
 import { request } from "./support/Http.js"
 import { startHarness } from "./support/TransportHarness.js"
 
 // A router with routes that misbehave, behind the same middleware as the API.
 const startFaultyApp = Effect.gen(function* () {
   const logged: Array<string> = []
+  // Each entry as the server's JSON lines show it (annotations included), then its cause.
+  const entries: Array<{ readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
+  const recorder = withRequestIds(
+    Logger.make((options) => {
+      entries.push(JSON.parse(Logger.formatJson.log(options)))
+      logged.push(String(options.cause))
+    })
+  )
   const routes = Layer.mergeAll(
+    HttpRouter.add("GET", "/noisy", Effect.as(Effect.logInfo("handler says hi"), HttpServerResponse.text("said"))),
     HttpRouter.add("GET", "/boom", Effect.die(new Error("database password is hunter2"))),
     HttpRouter.add("GET", "/ok", Effect.succeed(HttpServerResponse.text("fine"))),
     layerApiResponses({ maxBodyBytes: 1024 })
   )
   const app = HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(
     Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),
-    Layer.provide(Logger.layer([Logger.make((options) => logged.push(String(options.cause)))]))
+    Layer.provide(Logger.layer([recorder]))
   )
   const context = yield* Layer.build(app)
   const origin = yield* HttpServer.addressFormattedWith((a) => Effect.succeed(a)).pipe(Effect.provideContext(context))
-  return { origin, logged }
+  return { origin, logged, entries, recorder }
 })
 
 /** Sends raw bytes on a fresh connection and reads everything until the server closes it. */
@@ -41,10 +51,29 @@ const rawRequest = (origin: string, text: string) =>
   )
 
 describe("error bodies and request ids", () => {
+  it.live("every log line written while serving a request carries its request id, and only those", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { origin, entries, recorder } = yield* startFaultyApp
+        const first = yield* request(`${origin}/noisy`)
+        const second = yield* request(`${origin}/noisy`, { headers: { "x-request-id": "trace-42" } })
+        assert.strictEqual(second.headers.get("x-request-id"), "trace-42")
+        const ids = (message: string) =>
+          entries
+            .filter((entry) => JSON.stringify(entry.message).includes(message))
+            .map((entry) => entry.annotations.request_id)
+        assert.deepStrictEqual(ids("handler says hi"), [first.headers.get("x-request-id"), "trace-42"])
+        assert.deepStrictEqual(ids("http"), [first.headers.get("x-request-id"), "trace-42"])
+        yield* Effect.logInfo("outside any request").pipe(Effect.provide(Logger.layer([recorder])))
+        assert.deepStrictEqual(ids("outside any request"), [undefined])
+      })
+    )
+  )
+
   it.live("turns a defect into a generic 500 with a request id, and logs the cause under that id", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const { origin, logged } = yield* startFaultyApp
+        const { origin, logged, entries } = yield* startFaultyApp
         const reply = yield* request(`${origin}/boom`)
         assert.strictEqual(reply.status, 500)
         assert.strictEqual(reply.json.error.code, "internal")
@@ -53,6 +82,8 @@ describe("error bodies and request ids", () => {
         const requestId = reply.json.error.request_id as string
         assert.strictEqual(reply.headers.get("x-request-id"), requestId)
         assert.isTrue(logged.some((line) => line.includes("hunter2")))
+        const failure = entries.find((entry) => JSON.stringify(entry.message).includes("request failed"))
+        assert.strictEqual(failure?.annotations.request_id, requestId)
         const after = yield* request(`${origin}/ok`)
         assert.strictEqual(after.status, 200)
       })

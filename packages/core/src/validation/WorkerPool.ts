@@ -18,6 +18,12 @@ export interface WorkerPoolOptions {
   readonly size: number
   /** Jobs that may wait for a free worker; one more is refused with {@link PoolFull}. */
   readonly maxQueued: number
+  /**
+   * A worker with no job for this long is stopped, so a server that validated one large document does not keep
+   * a thread (tens of MiB: its own V8 heap and module graph) for good; the next large job starts one again
+   * (~100 ms). Default 15 s.
+   */
+  readonly idleTimeout?: Duration.Input
 }
 
 /** Runs jobs on worker threads: one job per worker at a time, a bounded queue, a time budget per job. */
@@ -35,6 +41,8 @@ export type WorkerReply<O> = { readonly ok: true; readonly value: O } | { readon
 interface Slot {
   worker: Worker | undefined
   exited: string | undefined
+  /** Counts the jobs the slot took: an idle timer started before the latest one has nothing to stop. */
+  jobs: number
 }
 
 /**
@@ -46,7 +54,8 @@ interface Slot {
  */
 export const make = Effect.fnUntraced(function* <I, O>(options: WorkerPoolOptions) {
   const idle = yield* Queue.bounded<Slot>(options.size)
-  for (let i = 0; i < options.size; i++) yield* Queue.offer(idle, { worker: undefined, exited: undefined })
+  for (let i = 0; i < options.size; i++) yield* Queue.offer(idle, { worker: undefined, exited: undefined, jobs: 0 })
+  const idleTimeout = options.idleTimeout ?? Duration.seconds(15)
   const slots = new Set<Slot>()
   let waiting = 0
   let running = 0
@@ -104,11 +113,19 @@ export const make = Effect.fnUntraced(function* <I, O>(options: WorkerPoolOption
 
   const scope = yield* Effect.scope
 
+  // Stops the slot's worker if it took no job since `jobs` (one synchronous check-and-clear: a job that takes
+  // the slot afterwards starts a new worker).
+  const retireIfIdle = (slot: Slot, jobs: number) =>
+    Effect.sleep(idleTimeout).pipe(
+      Effect.andThen(Effect.suspend(() => (slot.jobs === jobs && slot.worker !== undefined ? stop(slot) : Effect.void)))
+    )
+
   // The job runs in a fiber of the pool, so a caller that goes away does not cut it short: the worker is not free
   // before it finishes, and its slot goes back to the queue only then.
   const runOn = (slot: Slot, input: I, timeout: Duration.Input) =>
     Effect.suspend(() => {
       const worker = slot.exited === undefined && slot.worker !== undefined ? slot.worker : start(slot)
+      const jobs = ++slot.jobs
       running++
       return exchange(worker, slot, input).pipe(
         Effect.timeoutOrElse({
@@ -121,7 +138,9 @@ export const make = Effect.fnUntraced(function* <I, O>(options: WorkerPoolOption
         Effect.ensuring(
           Effect.suspend(() => {
             running--
-            return Queue.offer(idle, slot)
+            return Queue.offer(idle, slot).pipe(
+              Effect.andThen(Effect.forkIn(retireIfIdle(slot, jobs), scope, { startImmediately: true }))
+            )
           })
         )
       )

@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, type Scope } from "effect"
+import { type Duration, Effect, Exit, Fiber, type Scope } from "effect"
 import { TestClock } from "effect/testing"
 import * as WorkerPool from "../../src/validation/WorkerPool.js"
 
@@ -13,13 +13,16 @@ type Echo = { readonly value: string; readonly threadId: number }
 const fixture = new URL("./fixtures/job-worker.mjs", import.meta.url)
 
 /** A pool of the fixture worker that remembers every worker it started and which of them have exited. */
-const pool = (options: { readonly size?: number; readonly maxQueued?: number } = {}) =>
+const pool = (
+  options: { readonly size?: number; readonly maxQueued?: number; readonly idleTimeout?: Duration.Input } = {}
+) =>
   Effect.gen(function* () {
     const started: Array<Worker> = []
     const exited = new Set<Worker>()
     const workers = yield* WorkerPool.make<Job, Echo>({
       size: options.size ?? 1,
       maxQueued: options.maxQueued ?? 8,
+      ...(options.idleTimeout === undefined ? {} : { idleTimeout: options.idleTimeout }),
       spawn: () => {
         const worker = new Worker(fixture)
         worker.on("exit", () => exited.add(worker))
@@ -125,5 +128,23 @@ describe("WorkerPool", () => {
       assert.strictEqual(state!.started.length, 2)
       yield* until(Effect.sync(() => state!.exited.size === 2))
     })
+  )
+
+  it.effect("stops a worker that had no job for the idle timeout, and starts a new one for the next job", () =>
+    Effect.gen(function* () {
+      const { workers, started, exited } = yield* pool({ idleTimeout: "60 seconds" })
+      yield* workers.run(echo("first"), 10_000)
+      yield* TestClock.adjust("30 seconds")
+      // A job half-way through the idle time starts it again.
+      yield* workers.run(echo("second"), 10_000)
+      yield* TestClock.adjust("59 seconds")
+      assert.strictEqual(exited.size, 0)
+      assert.strictEqual(started.length, 1)
+      yield* TestClock.adjust("1 second")
+      yield* until(Effect.sync(() => exited.has(started[0]!)))
+      const third = yield* workers.run(echo("third"), 10_000)
+      assert.strictEqual(third.value, "third")
+      assert.strictEqual(started.length, 2)
+    }).pipe(Effect.scoped)
   )
 })

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto"
 import { type ErrorBody, type ErrorCode, ErrorCodes } from "@gatehouse-edge/core/domain"
-import { ByteSize, Cause, Clock, Context, Effect, Exit } from "effect"
+import { ByteSize, Cause, Clock, Context, Effect, Exit, LogLevel } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { clientAddressOf } from "../websocket/ClientAddress.js"
+import { rememberRequestId } from "./RequestIds.js"
 
 /** Request limits of the HTTP API. */
 export interface HttpLimits {
@@ -154,6 +155,7 @@ export const layerApiResponses = (limits: HttpLimits) => {
       Effect.withFiber((fiber) => {
         const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
         const requestId = incomingRequestId(request.headers["x-request-id"]) ?? randomUUID()
+        rememberRequestId(fiber, request, requestId)
         const declaredLength = Number(request.headers["content-length"] ?? 0)
         const handled =
           declaredLength > limits.maxBodyBytes
@@ -188,20 +190,23 @@ export const layerApiResponses = (limits: HttpLimits) => {
             }
           }
           const elapsed = (yield* Clock.currentTimeMillis) - started
-          yield* Effect.logInfo("http").pipe(
-            Effect.annotateLogs({
-              method: request.method,
-              path: shortened(request.url.split("?")[0]!),
-              status: response.status,
-              duration_ms: elapsed
-            })
-          )
+          // Checked first: annotating costs even when the line is then filtered out.
+          if (yield* LogLevel.isEnabled("Info")) {
+            yield* Effect.logInfo("http").pipe(
+              Effect.annotateLogs({
+                method: request.method,
+                path: shortened(request.url.split("?")[0]!),
+                status: response.status,
+                duration_ms: elapsed
+              })
+            )
+          }
           const withRetry =
             response.status === 429 && response.headers["retry-after"] === undefined
               ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_S))
               : response
           return HttpServerResponse.setHeader(withRetry, "x-request-id", requestId)
-        }).pipe(Effect.annotateLogs({ request_id: requestId }))
+        })
       }),
     { global: true }
   )
