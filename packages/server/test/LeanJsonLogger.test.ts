@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Logger } from "effect"
-import { leanJsonLine, leanJsonLogger } from "../src/LeanJsonLogger.js"
+import { leanJsonLine, leanJsonLogger, leanJsonLoggerWith } from "../src/LeanJsonLogger.js"
 
 const both = (program: Effect.Effect<void>) =>
   Effect.gen(function* () {
@@ -44,6 +44,27 @@ describe("leanJsonLogger", () => {
         lines.map((l) => l.fast),
         [true, true, false, false, false]
       )
+    })
+  )
+
+  it.effect("adds the extra annotations to a lean line as if they had been annotated", () =>
+    Effect.gen(function* () {
+      const lines: Array<{ with: string; annotated: string }> = []
+      const withExtra = leanJsonLoggerWith(() => ({ request_id: "r-7" }), Logger.formatJson)
+      yield* Effect.logInfo("http").pipe(
+        Effect.annotateLogs({ status: 200 }),
+        Effect.provide(
+          Logger.layer([Logger.make((options) => lines.push({ with: withExtra.log(options), annotated: "" }))])
+        )
+      )
+      yield* Effect.logInfo("http").pipe(
+        Effect.annotateLogs({ status: 200, request_id: "r-7" }),
+        Effect.provide(Logger.layer([Logger.make((options) => (lines[0]!.annotated = Logger.formatJson.log(options)))]))
+      )
+      const { fiberId: _a, timestamp: _b, ...lean } = JSON.parse(lines[0]!.with)
+      const { fiberId: _c, timestamp: _d, ...general } = JSON.parse(lines[0]!.annotated)
+      assert.deepStrictEqual(lean, general)
+      assert.strictEqual(lean.annotations.request_id, "r-7")
     })
   )
 })
