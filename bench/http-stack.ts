@@ -9,6 +9,7 @@
  *   node:http            bare `node:http` with the same bytes (the baseline)
  *   effect router        effect's Node HTTP server + HttpRouter, one route (bench/stack-server.ts)
  *   HttpApi              an HttpApi endpoint with its success schema encoded per request, no middleware
+ *   + ApiResponses       that API behind Gatehouse's outermost middleware (request id, limits, error bodies)
  *   gatehouse, no log    the real server (built dist/) at `log.level: warn`: request id, limits and error-body
  *                        middleware, request validation, the whole API's router
  *   gatehouse            the same at the default `info`: one JSON access-log line per request
@@ -107,6 +108,7 @@ const rows: ReadonlyArray<{ readonly label: string; readonly start: () => Promis
   },
   { label: "effect router", start: () => stackServer("effect-router") },
   { label: "HttpApi", start: () => stackServer("http-api") },
+  { label: "+ ApiResponses", start: () => stackServer("http-api-responses") },
   { label: "gatehouse, no log", start: () => gatehouse("warn", "version") },
   { label: "gatehouse", start: () => gatehouse("info", "version") },
   { label: "gatehouse /health", start: () => gatehouse("info", "health") }
