@@ -7,7 +7,7 @@ import {
   ServerShuttingDown,
   UnsupportedMediaType
 } from "@gatehouse-edge/core/domain"
-import { Context, Data, Deferred, Effect, Exit, Layer, Option, Schedule, Stream } from "effect"
+import { Cause, Context, Data, Deferred, Effect, Exit, Layer, Option, Schedule, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Socket from "effect/socket/Socket"
 import type { WebSocket } from "ws"
@@ -154,11 +154,11 @@ export const serveWebSocket = <E, R>(
         yield* Effect.ignore(writer.write(new Socket.CloseEvent(1000)))
         yield* cutAfterGrace
       } else {
-        const failure = exit.cause.reasons.find((r) => r._tag === "Fail")
-        if (failure !== undefined && failure._tag === "Fail" && failure.error instanceof PeerGone) {
+        const failure = exit.cause.reasons.find(Cause.isFailReason)
+        if (failure?.error instanceof PeerGone) {
           // Nobody to close the handshake with.
           ws.terminate()
-        } else if (failure !== undefined && failure._tag === "Fail") {
+        } else if (failure !== undefined) {
           const error = failure.error
           const code = closeCodeOf(errorCodeOf(error))
           const reason = error instanceof Error ? error.message : "stream failed"
