@@ -1,5 +1,5 @@
-import { Layer } from "effect"
-import { HttpRouter } from "effect/http"
+import { ByteSize, Layer } from "effect"
+import { HttpIncomingMessage, HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatehouseApi } from "./api/GatehouseApi.js"
 import { EventsHandlers } from "./handlers/EventsHandlers.js"
@@ -35,7 +35,11 @@ export const layerHttpApp = (limits: HttpLimits) =>
         // The router's default (100) turned valid aliases of 101–253 characters into "no such endpoint": path
         // parameters are as long as the request line allows, and their schemas decide what is valid (400).
         routerConfig: { maxParamLength: MAX_PATH_PARAMETER_LENGTH }
-      })
+      }).pipe(
+        // The limit on chunked bodies (a declared length is checked by layerApiResponses), set once for every
+        // request rather than per request: each change to a request's context slows the lookups after it.
+        Layer.provide(Layer.succeed(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limits.maxBodyBytes)))
+      )
     ),
     // The connection counts stay in the output: an embedding process (or a test) can read them.
     Layer.provideMerge(WebSocketConnections.layer),

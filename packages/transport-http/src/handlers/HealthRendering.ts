@@ -14,11 +14,13 @@ export interface RenderedHealth {
  */
 export const makeHealthRenderer = (health: Health["Service"], maxAgeMs = 1000) => {
   let cached: { readonly at: number; readonly rendered: RenderedHealth } | undefined
-  return Effect.gen(function* () {
-    const now = yield* Clock.currentTimeMillis
-    if (cached !== undefined && now - cached.at < maxAgeMs) return cached.rendered
-    const rendered = { bytes: Buffer.from(JSON.stringify(yield* health.snapshot)) }
-    cached = { at: now, rendered }
-    return rendered
+  // Chained, not Effect.gen: the cached answer is served on every request, and the generator cost more than it.
+  return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    if (cached !== undefined && now - cached.at < maxAgeMs) return Effect.succeed(cached.rendered)
+    return Effect.map(health.snapshot, (snapshot) => {
+      const rendered = { bytes: Buffer.from(JSON.stringify(snapshot)) }
+      cached = { at: now, rendered }
+      return rendered
+    })
   })
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { type ErrorBody, type ErrorCode, ErrorCodes } from "@gatehouse-edge/core/domain"
-import { ByteSize, Cause, Clock, Context, Effect, Exit, LogLevel } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Cause, Clock, Context, Effect, Exit, LogLevel } from "effect"
+import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { clientAddressOf } from "../websocket/ClientAddress.js"
 import { rememberRequestId } from "./RequestIds.js"
 
@@ -118,11 +118,32 @@ const shortened = (path: string) =>
 const incomingRequestId = (header: string | undefined) =>
   header !== undefined && /^[A-Za-z0-9._-]{1,64}$/.test(header) ? header : undefined
 
+// One structured line per request. The level is checked first: annotating costs even when the line is then
+// filtered out.
+const accessLog = (
+  request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse,
+  elapsed: number
+) =>
+  Effect.flatMap(LogLevel.isEnabled("Info"), (enabled) =>
+    enabled
+      ? Effect.logInfo("http").pipe(
+          Effect.annotateLogs({
+            method: request.method,
+            path: shortened(request.url.split("?")[0]!),
+            status: response.status,
+            duration_ms: elapsed
+          })
+        )
+      : Effect.void
+  )
+
 /**
  * The outermost layer of every request: a request id (`x-request-id`, echoed or generated, on every response and
- * every log line), the body size limit (413 from `Content-Length` before anything is read, and while reading
- * chunked bodies), the shared error body for every error response, a generic 500 for defects (the cause goes to
- * the log with the request id, never to the client), and one structured access-log line per request.
+ * every log line), the body size limit (413 from `Content-Length` before anything is read, and for a body that
+ * grows past it while read: `layerHttpApp` sets the reading limit), the shared error body for every error
+ * response, a generic 500 for defects (the cause goes to the log with the request id, never to the client), and
+ * one structured access-log line per request.
  */
 export const layerApiResponses = (limits: HttpLimits) => {
   const maxInFlight = limits.maxConcurrentRequestsPerClient ?? 256
@@ -160,53 +181,48 @@ export const layerApiResponses = (limits: HttpLimits) => {
         const handled =
           declaredLength > limits.maxBodyBytes
             ? Effect.succeed(errorResponse(413, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`))
-            : counted(
-                request,
-                clientAddressOf(request),
-                app.pipe(Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limits.maxBodyBytes)))
+            : counted(request, clientAddressOf(request), app)
+        // Combinators rather than Effect.gen here: measured, the generator form of this function cost ~30 µs a
+        // request (a third of the stack's fixed cost) against ~1 µs for the same steps chained.
+        const respond = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse, unknown>) => {
+          if (Exit.isSuccess(exit)) return Effect.succeed(withErrorBody(request, exit.value, requestId))
+          if (Cause.hasInterruptsOnly(exit.cause)) return exit
+          if (findBodyTooLarge(exit.cause)) {
+            return Effect.succeed(errorResponse(413, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`))
+          }
+          if (findRouteNotFound(exit.cause)) {
+            const path = shortened(request.url.split("?")[0]!)
+            return Effect.succeed(errorResponse(404, `no such endpoint: ${request.method} ${path}`))
+          }
+          return Effect.flatMap(HttpServerError.causeResponse(exit.cause), ([derived]) =>
+            derived.status >= 500
+              ? Effect.as(
+                  Effect.logError("request failed", exit.cause),
+                  errorResponse(500, "internal error", { request_id: requestId })
+                )
+              : Effect.succeed(withErrorBody(request, derived, requestId))
+          )
+        }
+        const finish = (response: HttpServerResponse.HttpServerResponse, started: number) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            accessLog(request, response, now - started).pipe(
+              Effect.as(
+                HttpServerResponse.setHeader(
+                  response.status === 429 && response.headers["retry-after"] === undefined
+                    ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_S))
+                    : response,
+                  "x-request-id",
+                  requestId
+                )
               )
-        return Effect.gen(function* () {
-          const started = yield* Clock.currentTimeMillis
-          const exit = yield* Effect.exit(handled)
-          let response: HttpServerResponse.HttpServerResponse
-          if (Exit.isSuccess(exit)) {
-            response = withErrorBody(request, exit.value, requestId)
-          } else if (Cause.hasInterruptsOnly(exit.cause)) {
-            return yield* exit
-          } else if (findBodyTooLarge(exit.cause)) {
-            response = errorResponse(413, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`)
-          } else if (findRouteNotFound(exit.cause)) {
-            response = errorResponse(
-              404,
-              `no such endpoint: ${request.method} ${shortened(request.url.split("?")[0]!)}`
             )
-          } else {
-            const [derived] = yield* HttpServerError.causeResponse(exit.cause)
-            if (derived.status >= 500) {
-              yield* Effect.logError("request failed", exit.cause)
-              response = errorResponse(500, "internal error", { request_id: requestId })
-            } else {
-              response = withErrorBody(request, derived, requestId)
-            }
-          }
-          const elapsed = (yield* Clock.currentTimeMillis) - started
-          // Checked first: annotating costs even when the line is then filtered out.
-          if (yield* LogLevel.isEnabled("Info")) {
-            yield* Effect.logInfo("http").pipe(
-              Effect.annotateLogs({
-                method: request.method,
-                path: shortened(request.url.split("?")[0]!),
-                status: response.status,
-                duration_ms: elapsed
-              })
-            )
-          }
-          const withRetry =
-            response.status === 429 && response.headers["retry-after"] === undefined
-              ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_S))
-              : response
-          return HttpServerResponse.setHeader(withRetry, "x-request-id", requestId)
-        })
+          )
+        return Effect.flatMap(Clock.currentTimeMillis, (started) =>
+          Effect.exit(handled).pipe(
+            Effect.flatMap(respond),
+            Effect.flatMap((response) => finish(response, started))
+          )
+        )
       }),
     { global: true }
   )
