@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { sqliteDriverPackage } from "../../core/src/store/SqliteDriver.js"
 import { loadedModules, serverOnlyModules } from "./support/LoadedModules.js"
 
 describe("importing @gatehouse-edge/client", () => {
@@ -22,7 +23,7 @@ describe("importing @gatehouse-edge/client", () => {
     () =>
       Effect.gen(function* () {
         const found = serverOnlyModules(yield* loadedModules("@gatehouse-edge/core"))
-        for (const pkg of ["(yaml)", "(better-sqlite3)", "(chokidar)"]) {
+        for (const pkg of ["(yaml)", `(${sqliteDriverPackage})`, "(chokidar)"]) {
           assert.isTrue(
             found.some((entry) => entry.endsWith(pkg)),
             `${pkg} not detected`

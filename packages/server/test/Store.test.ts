@@ -1,10 +1,10 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import Database from "better-sqlite3"
 import { Effect } from "effect"
 import { runCli, spawnServer } from "../../../test/support/Cli.js"
 import { tempDir } from "../../../test/support/TempDir.js"
+import { Database } from "../../core/src/store/SqliteDriver.js"
 import { request } from "../../transport-http/test/support/Http.js"
 
 const storeDir = tempDir("gatehouse-storecli-")

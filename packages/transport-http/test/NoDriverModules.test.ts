@@ -3,11 +3,12 @@ import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { loadedModules } from "../../client/test/support/LoadedModules.js"
+import { sqliteDriverPackage } from "../../core/src/store/SqliteDriver.js"
 
 const repoRoot = path.resolve(import.meta.dirname, "../../..")
 
 /** Drivers and integrations that belong to the core's live layers, never to a transport. */
-const driverPackages = ["better-sqlite3", "chokidar", "yaml", "ssh2", "dockerode", "pg"] as const
+const driverPackages = ["better-sqlite3", "better-sqlite3-v12", "chokidar", "yaml", "ssh2", "dockerode", "pg"] as const
 
 const packageOf = (file: string) =>
   /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path.relative(repoRoot, file).split(path.sep).join("/"))?.[1]
@@ -62,7 +63,7 @@ describe("importing @gatehouse-edge/transport-http", () => {
     () =>
       Effect.gen(function* () {
         const found = driversIn(yield* loadedModules("@gatehouse-edge/core"))
-        for (const pkg of ["(yaml)", "(better-sqlite3)", "(chokidar)"]) {
+        for (const pkg of ["(yaml)", `(${sqliteDriverPackage})`, "(chokidar)"]) {
           assert.isTrue(
             found.some((entry) => entry.endsWith(pkg)),
             `${pkg} not detected`

@@ -52,6 +52,7 @@ export const forbiddenPackages = [
   "ssh2",
   "yaml",
   "better-sqlite3",
+  "better-sqlite3-v12",
   "chokidar",
   "@grpc/grpc-js",
   "undici"

@@ -1,9 +1,10 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import Database from "better-sqlite3"
+import type BetterSqlite3 from "better-sqlite3"
 import { Effect, Layer, type Scope, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
+import { Database } from "./SqliteDriver.js"
 
 /** Where and how to open a SQLite database. */
 export interface SqliteClientOptions {
@@ -80,8 +81,8 @@ const open = (options: SqliteClientOptions) =>
 type Row = SqlConnection.Row
 
 /** The one connection, as effect/sql sees it: every statement prepared once and kept in a small cache. */
-const makeConnection = (db: Database.Database, cacheSize: number): SqlConnection.Connection => {
-  const cache = new Map<string, Database.Statement>()
+const makeConnection = (db: BetterSqlite3.Database, cacheSize: number): SqlConnection.Connection => {
+  const cache = new Map<string, BetterSqlite3.Statement>()
   const prepare = (sql: string) =>
     Effect.try({
       try: () => {
@@ -96,7 +97,7 @@ const makeConnection = (db: Database.Database, cacheSize: number): SqlConnection
     })
 
   // Rows are plain objects (or arrays of values); a write reports nothing, or its changes when `raw`.
-  const run = (statement: Database.Statement, params: ReadonlyArray<unknown>, raw: boolean, arrays = false) =>
+  const run = (statement: BetterSqlite3.Statement, params: ReadonlyArray<unknown>, raw: boolean, arrays = false) =>
     Effect.try({
       try: (): ReadonlyArray<Row> => {
         const values = params.map(bindable)
@@ -109,7 +110,7 @@ const makeConnection = (db: Database.Database, cacheSize: number): SqlConnection
       catch: (cause) => classify(cause, "Failed to execute statement", "execute")
     })
 
-  const values = (statement: Database.Statement, params: ReadonlyArray<unknown>) =>
+  const values = (statement: BetterSqlite3.Statement, params: ReadonlyArray<unknown>) =>
     run(statement, params, false, true) as unknown as Effect.Effect<
       ReadonlyArray<ReadonlyArray<unknown>>,
       SqlError.SqlError

@@ -1,12 +1,13 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import Database from "better-sqlite3"
+import type BetterSqlite3 from "better-sqlite3"
 import { Context, Effect, Layer } from "effect"
 import { v7 } from "uuid"
 import type { Event } from "../../src/domain/Event.js"
 import { EventRepository } from "../../src/events/EventRepository.js"
 import { latestMigrationId } from "../../src/store/Migrations.js"
+import { Database } from "../../src/store/SqliteDriver.js"
 import { StoreNotGatehouse, StoreOpenFailed, StoreSchemaTooNew } from "../../src/store/StoreErrors.js"
 import * as StoreLive from "../../src/store/StoreLive.js"
 import { input } from "../events/TestBus.js"
@@ -29,7 +30,7 @@ const withStore = <A, E>(filename: string, f: (events: EventRepository["Service"
   )
 
 /** Reads a closed database file directly, bypassing the store. */
-const raw = <A>(filename: string, f: (db: Database.Database) => A): A => {
+const raw = <A>(filename: string, f: (db: BetterSqlite3.Database) => A): A => {
   const db = new Database(filename, { readonly: true })
   const result = f(db)
   db.close()
