@@ -5,6 +5,7 @@ export default defineConfig({
     index: "src/index.ts",
     "domain/index": "src/domain/index.ts",
     services: "src/services.ts",
+    postgres: "src/postgres.ts",
     // The validation worker thread's module: `spawnValidationWorker` (bundled into index.js or a chunk, all at the
     // root of dist/) starts it as `new URL("./ValidationWorker.js", import.meta.url)`.
     ValidationWorker: "src/validation/ValidationWorker.ts"

@@ -18,3 +18,17 @@ export const requireTool = (tool: string): { readonly skip: boolean } => {
   if (e2e) throw new Error(`GATEHOUSE_E2E=1 but "${tool}" is not installed: .ci/run must install it`)
   return { skip: true }
 }
+
+/**
+ * Decides whether tests needing a service named by environment variable `name` (e.g. `GATEHOUSE_TEST_PG_URL`,
+ * exported by .ci/run once the service is up) run: yes when it is set; when it is not, they are skipped in a
+ * normal run (and reported as skipped) but the suite fails in an E2E run.
+ */
+export const requireEnv = (
+  name: string
+): { readonly skip: true } | { readonly skip: false; readonly value: string } => {
+  const value = process.env[name]
+  if (value !== undefined && value !== "") return { skip: false, value }
+  if (e2e) throw new Error(`GATEHOUSE_E2E=1 but ${name} is not set: .ci/run must start the service and export it`)
+  return { skip: true }
+}

@@ -18,14 +18,15 @@ export const eventsMigration = Effect.gen(function* () {
         action    TEXT NOT NULL,
         data      TEXT NOT NULL CHECK (json_valid(data))
       ) WITHOUT ROWID`,
+    // PostgreSQL: ids compare bytewise (COLLATE "C"), as in SQLite, so UUIDv7 order is time order; `data` must be JSON.
     orElse: () => sql`
       CREATE TABLE IF NOT EXISTS events (
-        id        TEXT PRIMARY KEY NOT NULL,
+        id        TEXT COLLATE "C" PRIMARY KEY NOT NULL,
         timestamp TEXT NOT NULL,
         level     TEXT NOT NULL CHECK (level IN ('debug', 'info', 'warn', 'error')),
         category  TEXT NOT NULL,
         action    TEXT NOT NULL,
-        data      TEXT NOT NULL
+        data      TEXT NOT NULL CHECK (data::jsonb IS NOT NULL)
       )`
   })
   yield* sql`CREATE INDEX IF NOT EXISTS events_category_id ON events (category, id)`

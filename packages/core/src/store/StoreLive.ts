@@ -1,10 +1,10 @@
 import * as fs from "node:fs/promises"
 import { Effect, Layer, Option } from "effect"
 import { Reactivity } from "effect/reactivity"
-import { Migrator, SqlClient, type SqlError } from "effect/sql"
-import { latestMigrationId, migrations, migrationsTable } from "./Migrations.js"
+import { SqlClient } from "effect/sql"
 import * as SqliteClient from "./SqliteClient.js"
-import { StoreNotGatehouse, StoreOpenFailed, StoreSchemaTooNew } from "./StoreErrors.js"
+import { StoreNotGatehouse, StoreOpenFailed, type StoreSchemaTooNew } from "./StoreErrors.js"
+import { asStoreError, migrate, refuseForeign, refuseNewerSchema } from "./StoreSchema.js"
 
 /** Why a store could not be opened. */
 export type StoreError = StoreOpenFailed | StoreSchemaTooNew | StoreNotGatehouse
@@ -15,86 +15,6 @@ export interface StoreOptions {
   readonly filename: string
   readonly busyTimeoutMs?: number | undefined
 }
-
-/** The tables of the database. */
-const tableNames: Effect.Effect<ReadonlyArray<string>, SqlError.SqlError, SqlClient.SqlClient> = Effect.gen(
-  function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`
-    return rows.map((row) => row.name)
-  }
-)
-
-/** The newest migration id a table records, 0 when the table is not there. */
-const newestIn = (table: string, column: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    if (!(yield* tableNames).includes(table)) return 0
-    const rows = yield* sql<{ latest: number | null }>`SELECT max(${sql(column)}) AS latest FROM ${sql(table)}`
-    return Number(rows[0]?.latest ?? 0)
-  })
-
-// A schema newer than this build may mean tables and rules this code cannot know about: refused before anything
-// in the file is touched (the legacy table of foundation builds counts too).
-const refuseNewerSchema = (filename: string) =>
-  Effect.gen(function* () {
-    const found = Math.max(
-      yield* newestIn(migrationsTable, "migration_id"),
-      yield* newestIn("schema_migrations", "version")
-    )
-    if (found > latestMigrationId) {
-      return yield* new StoreSchemaTooNew({ filename, found, supported: latestMigrationId })
-    }
-  })
-
-// Foundation builds kept their own table `schema_migrations(version, name, applied_at)`; its versions are the ids
-// of the same migrations here. Adopted once, in a transaction: the history in the file is kept as it is.
-const adoptLegacyMigrations = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const tables = yield* tableNames
-  if (!tables.includes("schema_migrations") || tables.includes(migrationsTable)) return
-  yield* sql.withTransaction(
-    Effect.gen(function* () {
-      yield* sql`CREATE TABLE ${sql(migrationsTable)} (
-        migration_id integer PRIMARY KEY NOT NULL,
-        created_at datetime NOT NULL DEFAULT current_timestamp,
-        name VARCHAR(255) NOT NULL
-      )`
-      yield* sql`INSERT INTO ${sql(migrationsTable)} (migration_id, name, created_at)
-        SELECT version, name, applied_at FROM schema_migrations`
-      yield* sql`DROP TABLE schema_migrations`
-    })
-  )
-})
-
-// A file that exists must be a Gatehouse store (or a foundation-era one): never start over on another file.
-const refuseForeign = (filename: string) =>
-  Effect.gen(function* () {
-    const tables = yield* tableNames
-    if (tables.includes(migrationsTable) || tables.includes("schema_migrations")) return
-    const listed = `${tables.slice(0, 5).join(", ")}${tables.length > 5 ? ", ..." : ""}`
-    return yield* new StoreNotGatehouse({
-      filename,
-      problem:
-        tables.length === 0 ? "is an empty SQLite database" : `is a SQLite database with other tables (${listed})`
-    })
-  })
-
-/** Brings a database to the newest schema through effect/sql's Migrator. */
-const migrate = (filename: string) =>
-  Effect.gen(function* () {
-    yield* refuseNewerSchema(filename)
-    yield* adoptLegacyMigrations
-    yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: migrationsTable })
-  })
-
-/** Startup errors as the operator should read them: the store's own errors as they are, the rest as open failures. */
-const asStoreError =
-  (filename: string) =>
-  (error: SqlError.SqlError | Migrator.MigrationError | StoreSchemaTooNew | StoreNotGatehouse): StoreError =>
-    error instanceof StoreSchemaTooNew || error instanceof StoreNotGatehouse
-      ? error
-      : new StoreOpenFailed({ filename, cause: error })
 
 /** The client on a file, with its Reactivity, errors as startup errors. */
 const clientOn = (filename: string, busyTimeoutMs: number | undefined, readonly = false) =>
