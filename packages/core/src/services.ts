@@ -5,6 +5,7 @@
  */
 export * from "./auth/Authentication.js"
 export * from "./auth/CurrentPrincipal.js"
+export * from "./authrequests/AuthRequests.js"
 export * from "./config/ConfigSource.js"
 export * from "./events/Events.js"
 export * from "./files/Files.js"

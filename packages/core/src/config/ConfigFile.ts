@@ -116,6 +116,7 @@ const Certificate = Schema.Struct({ name: NonEmpty, cert: PathValue, key: PathVa
 const AuthRequests = Schema.Struct({
   ttl: opt(GoDuration({ minimum: 1000 })),
   max_pending: opt(PositiveInt),
+  retention: opt(GoDuration({ minimum: 60_000 })),
   ipv4_prefix: opt(PrefixValue(4)),
   ipv6_prefix: opt(PrefixValue(6))
 })

@@ -135,6 +135,8 @@ export interface CertificateConfig {
 export interface AuthRequestsConfig {
   readonly ttlMs: number
   readonly maxPending: number
+  /** How long decided and expired requests stay listable as history. */
+  readonly retentionMs: number
   readonly ipv4Prefix: string
   readonly ipv6Prefix: string
 }

@@ -54,6 +54,7 @@ export const ConfigDefaults = {
   sshPort: 22,
   authRequestTtlMs: 15 * 60_000,
   authRequestsMaxPending: 1024,
+  authRequestsRetentionMs: 30 * 24 * 3_600_000,
   authRequestsIpv4Prefix: "100.64.0.0/10",
   authRequestsIpv6Prefix: "fd7a:115c:a1e0::/48"
 } as const

@@ -171,6 +171,7 @@ export const resolveConfig = (
     authRequests: {
       ttlMs: file.auth_requests?.ttl ?? ConfigDefaults.authRequestTtlMs,
       maxPending: file.auth_requests?.max_pending ?? ConfigDefaults.authRequestsMaxPending,
+      retentionMs: file.auth_requests?.retention ?? ConfigDefaults.authRequestsRetentionMs,
       ipv4Prefix: file.auth_requests?.ipv4_prefix ?? ConfigDefaults.authRequestsIpv4Prefix,
       ipv6Prefix: file.auth_requests?.ipv6_prefix ?? ConfigDefaults.authRequestsIpv6Prefix
     },

@@ -1,9 +1,28 @@
 import { Schema } from "effect"
+import {
+  AuthRequestApprovedEvent,
+  AuthRequestCreatedEvent,
+  AuthRequestExpiredEvent,
+  AuthRequestRegisteredEvent,
+  AuthRequestRejectedEvent,
+  UserCreatedEvent
+} from "./AuthRequestEvents.js"
 import { ConfigErrorEvent, ConfigReloadEvent } from "./ConfigEvents.js"
 import { HealthDownEvent, HealthUpEvent } from "./HealthEvents.js"
 
 /** Every kind of event, in one list: the closed set of `category/action` pairs. */
-const kinds = [ConfigReloadEvent, ConfigErrorEvent, HealthUpEvent, HealthDownEvent] as const
+const kinds = [
+  ConfigReloadEvent,
+  ConfigErrorEvent,
+  HealthUpEvent,
+  HealthDownEvent,
+  AuthRequestCreatedEvent,
+  AuthRequestApprovedEvent,
+  AuthRequestRejectedEvent,
+  AuthRequestRegisteredEvent,
+  AuthRequestExpiredEvent,
+  UserCreatedEvent
+] as const
 
 type Kind = (typeof kinds)[number]
 
@@ -12,7 +31,13 @@ export const Event = Schema.Union([
   ConfigReloadEvent.schema,
   ConfigErrorEvent.schema,
   HealthUpEvent.schema,
-  HealthDownEvent.schema
+  HealthDownEvent.schema,
+  AuthRequestCreatedEvent.schema,
+  AuthRequestApprovedEvent.schema,
+  AuthRequestRejectedEvent.schema,
+  AuthRequestRegisteredEvent.schema,
+  AuthRequestExpiredEvent.schema,
+  UserCreatedEvent.schema
 ]).annotate({ identifier: "Event" })
 export type Event = typeof Event.Type
 

@@ -3,6 +3,9 @@
  * This module imports nothing but `effect`, so clients can load it without any server code.
  */
 export * from "./ApiError.js"
+export * from "./AuthRequest.js"
+export * from "./AuthRequestErrors.js"
+export * from "./AuthRequestEvents.js"
 export * from "./CommonErrors.js"
 export * from "./ConfigEvents.js"
 export * from "./ErrorBody.js"

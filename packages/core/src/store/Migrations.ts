@@ -1,4 +1,5 @@
 import { apiKeysMigration } from "../auth/ApiKeysMigration.js"
+import { authRequestsMigration } from "../authrequests/AuthRequestsMigration.js"
 import { eventsMigration } from "../events/EventsMigration.js"
 
 /**
@@ -8,7 +9,8 @@ import { eventsMigration } from "../events/EventsMigration.js"
  */
 export const migrations = {
   "1_events": eventsMigration,
-  "2_api_keys": apiKeysMigration
+  "2_api_keys": apiKeysMigration,
+  "3_auth_requests": authRequestsMigration
 } as const
 
 /** The newest migration id this build knows. */

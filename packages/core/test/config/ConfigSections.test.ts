@@ -30,6 +30,7 @@ describe("typed config sections", () => {
     assert.deepStrictEqual(config.authRequests, {
       ttlMs: 15 * 60_000,
       maxPending: 1024,
+      retentionMs: 30 * 24 * 3_600_000,
       ipv4Prefix: "100.64.0.0/10",
       ipv6Prefix: "fd7a:115c:a1e0::/48"
     })
@@ -123,7 +124,7 @@ auth:
 hypervisor:
   clusters:
     - { name: pve, url: https://h:8006, token_id: a@pam!b, secret: ${TOKEN_SECRET}, refresh_interval: 10s, lookup_concurrency: 8 }
-auth_requests: { ttl: 5m, max_pending: 10, ipv4_prefix: 10.64.0.0/10, ipv6_prefix: "fd00::/48" }
+auth_requests: { ttl: 5m, max_pending: 10, retention: 2h, ipv4_prefix: 10.64.0.0/10, ipv6_prefix: "fd00::/48" }
 `)
     )
     const clientSecret = config.auth.oidc!.clientSecret
@@ -141,6 +142,7 @@ auth_requests: { ttl: 5m, max_pending: 10, ipv4_prefix: 10.64.0.0/10, ipv6_prefi
     assert.deepStrictEqual(config.authRequests, {
       ttlMs: 300_000,
       maxPending: 10,
+      retentionMs: 2 * 3_600_000,
       ipv4Prefix: "10.64.0.0/10",
       ipv6Prefix: "fd00::/48"
     })

@@ -106,7 +106,8 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
         (first as Array<{ migration_id: number; name: string }>).map((m) => [m.migration_id, m.name]),
         [
           [1, "events"],
-          [2, "api_keys"]
+          [2, "api_keys"],
+          [3, "auth_requests"]
         ]
       )
     })
@@ -119,7 +120,14 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
       foundationDatabase(filename, history)
       const read = yield* withStore(filename, (events) => events.list({}))
       assert.deepStrictEqual(read, history)
-      assert.deepStrictEqual(tables(filename), ["api_keys", "effect_sql_migrations", "events"])
+      assert.deepStrictEqual(tables(filename), [
+        "api_keys",
+        "auth_nodes",
+        "auth_requests",
+        "auth_users",
+        "effect_sql_migrations",
+        "events"
+      ])
       const recorded = raw(filename, (db) =>
         db.prepare("SELECT migration_id, name, created_at FROM effect_sql_migrations ORDER BY migration_id").all()
       ) as Array<{ migration_id: number; name: string; created_at: string }>

@@ -1,0 +1,69 @@
+import { Effect } from "effect"
+import { authIdPrefix, authIdRandomLength, type NewAuthRequest, type NewUser } from "../domain/AuthRequest.js"
+import { InvalidArgument } from "../domain/CommonErrors.js"
+
+const AUTH_ID = /^ghreq_[A-Za-z0-9_-]{24}$/
+const USER_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/
+// Text that ends up in banners, logs and terminals: printable, one line, bounded.
+const SAFE_TEXT = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,255}$/u
+
+const invalid = (field: string, message: string) =>
+  Effect.fail(new InvalidArgument({ message: `${field}: ${message}`, issues: [{ path: [field], message }] }))
+
+/** Why an auth id is malformed (never echoing it: it may be anything), or undefined when it is well-formed. */
+export const authIdProblem = (authId: string): string | undefined => {
+  if (authId === "") return "auth_id is required"
+  if (AUTH_ID.test(authId)) return undefined
+  if (!authId.startsWith(authIdPrefix)) return `auth_id must start with ${authIdPrefix}`
+  if (authId.length !== authIdPrefix.length + authIdRandomLength) {
+    return `auth_id must be ${authIdPrefix} followed by ${authIdRandomLength} characters`
+  }
+  return "auth_id may only contain A-Z a-z 0-9 - _ after its prefix"
+}
+
+/** Checks an auth id (prefix, length, charset) before anything looks it up. */
+export const checkAuthId = (authId: string): Effect.Effect<string, InvalidArgument> => {
+  const problem = authIdProblem(authId)
+  return problem === undefined ? Effect.succeed(authId) : invalid("auth_id", problem)
+}
+
+/** Checks a user name: required, `[a-z0-9][a-z0-9._-]{0,62}`. */
+export const checkUserName = (name: string, field = "user"): Effect.Effect<string, InvalidArgument> =>
+  name === ""
+    ? invalid(field, `${field} is required`)
+    : USER_NAME.test(name)
+      ? Effect.succeed(name)
+      : invalid(field, "must be a lower-case letter or digit, then up to 62 of a-z 0-9 . _ -")
+
+const checkText = (field: string, value: string) =>
+  SAFE_TEXT.test(value)
+    ? Effect.void
+    : invalid(field, value === "" ? "is required" : "must be 1-255 printable characters on one line")
+
+/** Checks what creating a request carries: every field present, printable, bounded. */
+export const checkNewAuthRequest = (input: NewAuthRequest): Effect.Effect<NewAuthRequest, InvalidArgument> =>
+  Effect.gen(function* () {
+    if (input.kind === "registration") {
+      yield* checkText("registration.machine_key", input.registration.machine_key)
+      yield* checkText("registration.node_key", input.registration.node_key)
+      yield* checkText("registration.hostname", input.registration.hostname)
+    } else {
+      yield* checkText("ssh_check.src", input.ssh_check.src)
+      yield* checkText("ssh_check.dst", input.ssh_check.dst)
+      yield* checkText("ssh_check.local_user", input.ssh_check.local_user)
+    }
+    return input
+  })
+
+/** Checks a new user: a valid name; display name and e-mail optional, printable, bounded. */
+export const checkNewUser = (
+  input: NewUser
+): Effect.Effect<{ readonly name: string; readonly display_name: string; readonly email: string }, InvalidArgument> =>
+  Effect.gen(function* () {
+    const name = yield* checkUserName(input.name, "name")
+    const display_name = input.display_name ?? ""
+    const email = input.email ?? ""
+    if (display_name !== "") yield* checkText("display_name", display_name)
+    if (email !== "") yield* checkText("email", email)
+    return { name, display_name, email }
+  })

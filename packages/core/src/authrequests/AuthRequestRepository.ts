@@ -1,0 +1,278 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
+import type { AuthRequestFilter, AuthRequestKind, AuthRequestState, RegisterMethod } from "../domain/AuthRequest.js"
+
+/** An auth request as stored; times are epoch milliseconds. */
+export interface RequestRecord {
+  readonly auth_id: string
+  readonly kind: AuthRequestKind
+  readonly state: AuthRequestState
+  readonly created_at: number
+  readonly expires_at: number
+  readonly decided_at: number | null
+  readonly decided_by: string | null
+  readonly user_id: number | null
+  readonly node_id: number | null
+  readonly machine_key: string | null
+  readonly node_key: string | null
+  readonly hostname: string | null
+  readonly src: string | null
+  readonly dst: string | null
+  readonly local_user: string | null
+}
+
+/** A user as stored. */
+export interface UserRecord {
+  readonly id: number
+  readonly name: string
+  readonly display_name: string
+  readonly email: string
+  readonly created_at: number
+}
+
+/** A node as stored; `tags` is a JSON array. */
+export interface NodeRecord {
+  readonly id: number
+  readonly machine_key: string
+  readonly node_key: string
+  readonly disco_key: string
+  readonly hostname: string
+  readonly given_name: string
+  readonly user_id: number
+  readonly ipv4: string | null
+  readonly ipv6: string | null
+  readonly register_method: RegisterMethod
+  readonly tags: string
+  readonly created_at: number
+  readonly expiry: number | null
+  readonly last_seen: number | null
+}
+
+// PostgreSQL returns BIGINT as text; SQLite as a number. Both become numbers here.
+const num = (value: unknown): number => Number(value)
+const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
+
+const toRequest = (row: Record<string, unknown>): RequestRecord =>
+  ({
+    ...row,
+    created_at: num(row.created_at),
+    expires_at: num(row.expires_at),
+    decided_at: numOrNull(row.decided_at),
+    user_id: numOrNull(row.user_id),
+    node_id: numOrNull(row.node_id)
+  }) as RequestRecord
+
+const toUser = (row: Record<string, unknown>): UserRecord =>
+  ({ ...row, id: num(row.id), created_at: num(row.created_at) }) as UserRecord
+
+const toNode = (row: Record<string, unknown>): NodeRecord =>
+  ({
+    ...row,
+    id: num(row.id),
+    user_id: num(row.user_id),
+    created_at: num(row.created_at),
+    expiry: numOrNull(row.expiry),
+    last_seen: numOrNull(row.last_seen)
+  }) as NodeRecord
+
+/**
+ * The `auth_requests`, `auth_users` and `auth_nodes` tables. State changes are conditional updates
+ * (`... WHERE state = 'pending' RETURNING *`), so of two writers racing on one request exactly one wins, in
+ * SQLite and in PostgreSQL alike. Storage failures are defects: the store is local and its schema is ours.
+ */
+export class AuthRequestRepository extends Context.Service<
+  AuthRequestRepository,
+  {
+    /** Runs `effect` in one transaction (nested calls are savepoints). */
+    readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    readonly insertRequest: (request: RequestRecord) => Effect.Effect<void>
+    readonly findRequest: (authId: string) => Effect.Effect<Option.Option<RequestRecord>>
+    /** Newest first. */
+    readonly listRequests: (filter: AuthRequestFilter) => Effect.Effect<ReadonlyArray<RequestRecord>>
+    /** Moves a pending, unexpired request to `to`; none when it was not pending (or had expired) at `at`. */
+    readonly decide: (decision: {
+      readonly authId: string
+      readonly to: "approved" | "rejected" | "registered"
+      readonly at: number
+      readonly by: string
+      readonly userId?: number
+      readonly nodeId?: number
+    }) => Effect.Effect<Option.Option<RequestRecord>>
+    /** Marks every pending request whose time ran out at `now` as expired; the ones it changed. */
+    readonly expireDue: (now: number) => Effect.Effect<ReadonlyArray<RequestRecord>>
+    /** Expires the `count` oldest pending requests; the ones it changed. */
+    readonly expireOldest: (count: number, now: number) => Effect.Effect<ReadonlyArray<RequestRecord>>
+    readonly countPending: (now: number) => Effect.Effect<number>
+    /** When the next pending request expires. */
+    readonly nextExpiry: Effect.Effect<Option.Option<number>>
+    /** Deletes final requests decided (or expired) before `cutoff`; how many. */
+    readonly deleteHistoryBefore: (cutoff: number) => Effect.Effect<number>
+    readonly insertUser: (user: Omit<UserRecord, "id">) => Effect.Effect<UserRecord>
+    readonly findUser: (name: string) => Effect.Effect<Option.Option<UserRecord>>
+    readonly usersById: (ids: ReadonlyArray<number>) => Effect.Effect<ReadonlyMap<number, UserRecord>>
+    readonly listUsers: Effect.Effect<ReadonlyArray<UserRecord>>
+    readonly insertNode: (node: Omit<NodeRecord, "id">) => Effect.Effect<NodeRecord>
+    /** Re-authorises a node: new keys, host name and user; same id and addresses. */
+    readonly updateNode: (node: NodeRecord) => Effect.Effect<void>
+    readonly findNodeByMachineKey: (machineKey: string) => Effect.Effect<Option.Option<NodeRecord>>
+    readonly nodesById: (ids: ReadonlyArray<number>) => Effect.Effect<ReadonlyMap<number, NodeRecord>>
+    /** Oldest first; of one user when given. */
+    readonly listNodes: (userId?: number) => Effect.Effect<ReadonlyArray<NodeRecord>>
+    /** Every address and given name in use. */
+    readonly nodeNamesAndAddresses: Effect.Effect<{
+      readonly ipv4: ReadonlyArray<string>
+      readonly ipv6: ReadonlyArray<string>
+      readonly givenNames: ReadonlyArray<string>
+    }>
+  }
+>()("@gatehouse-edge/core/AuthRequestRepository") {
+  /** The repository on the store's `SqlClient`. */
+  static readonly layer: Layer.Layer<AuthRequestRepository, never, SqlClient.SqlClient> = Layer.effect(
+    AuthRequestRepository,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const rows = <A>(
+        statement: Effect.Effect<ReadonlyArray<Record<string, unknown>>, unknown>,
+        f: (r: Record<string, unknown>) => A
+      ) =>
+        statement.pipe(
+          Effect.map((list) => list.map(f)),
+          Effect.orDie
+        )
+      const byIds = <A extends { readonly id: number }>(
+        table: "auth_users" | "auth_nodes",
+        f: (r: Record<string, unknown>) => A
+      ) =>
+        Effect.fn(`AuthRequestRepository.${table}ById`)(function* (ids: ReadonlyArray<number>) {
+          const unique = [...new Set(ids)]
+          if (unique.length === 0) return new Map<number, A>()
+          const found = yield* rows(sql`SELECT * FROM ${sql(table)} WHERE ${sql.in("id", unique)}`, f)
+          return new Map(found.map((r) => [r.id, r] as const))
+        })
+      const nextId = (table: "auth_users" | "auth_nodes") =>
+        sql<{ next: unknown }>`SELECT COALESCE(MAX(id), 0) + 1 AS next FROM ${sql(table)}`.pipe(
+          Effect.map((r) => num(r[0]?.next)),
+          Effect.orDie
+        )
+
+      return AuthRequestRepository.of({
+        transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+          sql
+            .withTransaction(effect)
+            .pipe(
+              Effect.catchIf((error): error is SqlError.SqlError => error instanceof SqlError.SqlError, Effect.die)
+            ) as Effect.Effect<A, E, R>,
+        insertRequest: Effect.fn("AuthRequestRepository.insertRequest")(function* (request: RequestRecord) {
+          yield* sql`INSERT INTO auth_requests ${sql.insert({ ...request })}`.pipe(Effect.orDie)
+        }),
+        findRequest: Effect.fn("AuthRequestRepository.findRequest")(function* (authId: string) {
+          const found = yield* rows(sql`SELECT * FROM auth_requests WHERE auth_id = ${authId}`, toRequest)
+          return Option.fromNullishOr(found[0])
+        }),
+        listRequests: Effect.fn("AuthRequestRepository.listRequests")(function* (filter: AuthRequestFilter) {
+          const clauses = [
+            ...(filter.state === undefined ? [] : [sql`state = ${filter.state}`]),
+            ...(filter.kind === undefined ? [] : [sql`kind = ${filter.kind}`])
+          ]
+          const where = clauses.length === 0 ? sql`` : sql`WHERE ${sql.and(clauses)}`
+          return yield* rows(
+            sql`SELECT * FROM auth_requests ${where} ORDER BY created_at DESC, auth_id DESC`,
+            toRequest
+          )
+        }),
+        decide: Effect.fn("AuthRequestRepository.decide")(function* (decision) {
+          const changed = yield* rows(
+            sql`UPDATE auth_requests
+              SET state = ${decision.to}, decided_at = ${decision.at}, decided_by = ${decision.by},
+                  user_id = ${decision.userId ?? null}, node_id = ${decision.nodeId ?? null}
+              WHERE auth_id = ${decision.authId} AND state = 'pending' AND expires_at > ${decision.at}
+              RETURNING *`,
+            toRequest
+          )
+          return Option.fromNullishOr(changed[0])
+        }),
+        expireDue: Effect.fn("AuthRequestRepository.expireDue")(function* (now: number) {
+          return yield* rows(
+            sql`UPDATE auth_requests SET state = 'expired', decided_at = expires_at
+              WHERE state = 'pending' AND expires_at <= ${now} RETURNING *`,
+            toRequest
+          )
+        }),
+        expireOldest: Effect.fn("AuthRequestRepository.expireOldest")(function* (count: number, now: number) {
+          return yield* rows(
+            sql`UPDATE auth_requests SET state = 'expired', decided_at = ${now}
+              WHERE auth_id IN (
+                SELECT auth_id FROM auth_requests WHERE state = 'pending'
+                ORDER BY created_at, auth_id LIMIT ${count}
+              ) RETURNING *`,
+            toRequest
+          )
+        }),
+        countPending: Effect.fn("AuthRequestRepository.countPending")(function* (now: number) {
+          const found = yield* rows(
+            sql`SELECT count(*) AS n FROM auth_requests WHERE state = 'pending' AND expires_at > ${now}`,
+            (r) => num(r.n)
+          )
+          return found[0] ?? 0
+        }),
+        nextExpiry: rows(sql`SELECT MIN(expires_at) AS at FROM auth_requests WHERE state = 'pending'`, (r) =>
+          numOrNull(r.at)
+        ).pipe(
+          Effect.map((found) => Option.fromNullishOr(found[0])),
+          Effect.withSpan("AuthRequestRepository.nextExpiry")
+        ),
+        deleteHistoryBefore: Effect.fn("AuthRequestRepository.deleteHistoryBefore")(function* (cutoff: number) {
+          const deleted = yield* rows(
+            sql`DELETE FROM auth_requests WHERE state <> 'pending' AND decided_at < ${cutoff} RETURNING auth_id`,
+            (r) => r.auth_id
+          )
+          return deleted.length
+        }),
+        insertUser: Effect.fn("AuthRequestRepository.insertUser")(function* (user: Omit<UserRecord, "id">) {
+          const record: UserRecord = { id: yield* nextId("auth_users"), ...user }
+          yield* sql`INSERT INTO auth_users ${sql.insert({ ...record })}`.pipe(Effect.orDie)
+          return record
+        }),
+        findUser: Effect.fn("AuthRequestRepository.findUser")(function* (name: string) {
+          const found = yield* rows(sql`SELECT * FROM auth_users WHERE name = ${name}`, toUser)
+          return Option.fromNullishOr(found[0])
+        }),
+        usersById: byIds("auth_users", toUser),
+        listUsers: rows(sql`SELECT * FROM auth_users ORDER BY id`, toUser).pipe(
+          Effect.withSpan("AuthRequestRepository.listUsers")
+        ),
+        insertNode: Effect.fn("AuthRequestRepository.insertNode")(function* (node: Omit<NodeRecord, "id">) {
+          const record: NodeRecord = { id: yield* nextId("auth_nodes"), ...node }
+          yield* sql`INSERT INTO auth_nodes ${sql.insert({ ...record })}`.pipe(Effect.orDie)
+          return record
+        }),
+        updateNode: Effect.fn("AuthRequestRepository.updateNode")(function* (node: NodeRecord) {
+          yield* sql`UPDATE auth_nodes SET node_key = ${node.node_key}, hostname = ${node.hostname},
+            user_id = ${node.user_id}, expiry = ${node.expiry}, register_method = ${node.register_method}
+            WHERE id = ${node.id}`.pipe(Effect.orDie)
+        }),
+        findNodeByMachineKey: Effect.fn("AuthRequestRepository.findNodeByMachineKey")(function* (machineKey: string) {
+          const found = yield* rows(sql`SELECT * FROM auth_nodes WHERE machine_key = ${machineKey}`, toNode)
+          return Option.fromNullishOr(found[0])
+        }),
+        nodesById: byIds("auth_nodes", toNode),
+        listNodes: Effect.fn("AuthRequestRepository.listNodes")(function* (userId?: number) {
+          return yield* rows(
+            userId === undefined
+              ? sql`SELECT * FROM auth_nodes ORDER BY id`
+              : sql`SELECT * FROM auth_nodes WHERE user_id = ${userId} ORDER BY id`,
+            toNode
+          )
+        }),
+        nodeNamesAndAddresses: rows(sql`SELECT ipv4, ipv6, given_name FROM auth_nodes`, (r) => r).pipe(
+          Effect.map((found) => ({
+            ipv4: found.flatMap((r) => (typeof r.ipv4 === "string" ? [r.ipv4] : [])),
+            ipv6: found.flatMap((r) => (typeof r.ipv6 === "string" ? [r.ipv6] : [])),
+            givenNames: found.map((r) => String(r.given_name))
+          })),
+          Effect.withSpan("AuthRequestRepository.nodeNamesAndAddresses")
+        )
+      })
+    })
+  )
+}

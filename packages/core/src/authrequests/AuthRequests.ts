@@ -1,0 +1,61 @@
+import { Context, type Effect, type Stream } from "effect"
+import type { AuthRequest, AuthRequestFilter, NewAuthRequest, NewUser, Node, User } from "../domain/AuthRequest.js"
+import type {
+  AddressPoolExhausted,
+  AuthRequestAlreadyDecided,
+  AuthRequestExpired,
+  AuthRequestNotFound,
+  AuthRequestWrongKind,
+  UserAlreadyExists,
+  UserNotFound
+} from "../domain/AuthRequestErrors.js"
+import type { InvalidArgument } from "../domain/CommonErrors.js"
+
+/** What deciding a request can fail with. */
+export type VerdictError =
+  | InvalidArgument
+  | AuthRequestNotFound
+  | AuthRequestExpired
+  | AuthRequestAlreadyDecided
+  | AuthRequestWrongKind
+
+/**
+ * Interactive auth requests (SPEC §12): a machine asks to join (`registration`) or the SSH gate holds a login
+ * (`ssh_check`); an operator approves, rejects, or binds a registration to a user; the first verdict is final and
+ * stored. Ids are checked here (`ghreq_` + 24 URL-safe characters), so every transport rejects the same input the
+ * same way. `decidedBy` is the caller's principal subject: transports take it from authentication, never from a
+ * request body. The real layer is `AuthRequestsLive.layer` (durable, on the store).
+ */
+export class AuthRequests extends Context.Service<
+  AuthRequests,
+  {
+    /** Creates a pending request; past the pending cap, the oldest pending request expires to make room. */
+    readonly create: (input: NewAuthRequest) => Effect.Effect<AuthRequest, InvalidArgument>
+    readonly get: (authId: string) => Effect.Effect<AuthRequest, InvalidArgument | AuthRequestNotFound>
+    /** Requests matching the filter, newest first: pending ones and the decided history within the retention. */
+    readonly list: (filter: AuthRequestFilter) => Effect.Effect<ReadonlyArray<AuthRequest>>
+    /** pending → approved. Approving an approved request again succeeds; any other final state fails. */
+    readonly approve: (authId: string, decidedBy: string) => Effect.Effect<AuthRequest, VerdictError>
+    /** pending → rejected. Rejecting a rejected request again succeeds; any other final state fails. */
+    readonly reject: (authId: string, decidedBy: string) => Effect.Effect<AuthRequest, VerdictError>
+    /**
+     * Binds a pending registration to `user`: creates its node, or re-authorises the node with the same machine
+     * key (same id and addresses), and wakes the waiting machine (state → registered).
+     */
+    readonly register: (
+      authId: string,
+      user: string,
+      decidedBy: string
+    ) => Effect.Effect<Node, VerdictError | UserNotFound | AddressPoolExhausted>
+    /**
+     * The request's current state, then each change; ends after a final state. Watching a decided request gives
+     * its stored verdict at once, so a waiter that reconnects (even after a restart) never misses it.
+     */
+    readonly watch: (authId: string) => Stream.Stream<AuthRequest, InvalidArgument | AuthRequestNotFound>
+    readonly createUser: (user: NewUser) => Effect.Effect<User, InvalidArgument | UserAlreadyExists>
+    /** Every user, oldest first. */
+    readonly listUsers: Effect.Effect<ReadonlyArray<User>>
+    /** Nodes, oldest first; of one user when `user` is given. */
+    readonly listNodes: (user?: string) => Effect.Effect<ReadonlyArray<Node>, InvalidArgument | UserNotFound>
+  }
+>()("@gatehouse-edge/core/AuthRequests") {}

@@ -1,0 +1,363 @@
+import { randomBytes } from "node:crypto"
+import { Clock, Context, Duration, Effect, Layer, Option, Queue, Stream } from "effect"
+import type { SqlClient } from "effect/sql"
+import type { AuthRequestsConfig } from "../config/ConfigSections.js"
+import { ConfigDefaults } from "../config/GatehouseConfig.js"
+import {
+  type AuthRequest,
+  type AuthRequestFilter,
+  authIdPrefix,
+  isFinalState,
+  type NewAuthRequest,
+  type NewUser
+} from "../domain/AuthRequest.js"
+import {
+  AddressPoolExhausted,
+  AuthRequestAlreadyDecided,
+  AuthRequestExpired,
+  AuthRequestNotFound,
+  AuthRequestWrongKind,
+  UserAlreadyExists,
+  UserNotFound
+} from "../domain/AuthRequestErrors.js"
+import { AuthRequestEvents } from "../domain/AuthRequestEvents.js"
+import type { InvalidArgument } from "../domain/CommonErrors.js"
+import { Events } from "../events/Events.js"
+import { checkAuthId, checkNewAuthRequest, checkNewUser, checkUserName } from "./AuthRequestInput.js"
+import { givenNameFor, renderNode, renderRequest, renderUser } from "./AuthRequestRendering.js"
+import { AuthRequestRepository, type NodeRecord, type RequestRecord } from "./AuthRequestRepository.js"
+import { AuthRequests } from "./AuthRequests.js"
+import { makeAuthRequestWaiters } from "./AuthRequestWaiters.js"
+import { firstFreeAddress, parsePrefix } from "./IpPrefix.js"
+
+/** The embedded defaults of `auth_requests` (SPEC §13). */
+export const defaultConfig: AuthRequestsConfig = {
+  ttlMs: ConfigDefaults.authRequestTtlMs,
+  maxPending: ConfigDefaults.authRequestsMaxPending,
+  retentionMs: ConfigDefaults.authRequestsRetentionMs,
+  ipv4Prefix: ConfigDefaults.authRequestsIpv4Prefix,
+  ipv6Prefix: ConfigDefaults.authRequestsIpv6Prefix
+}
+
+// The expiry sweeper wakes at least this often, so history past its retention is deleted without new requests.
+const maxSweepInterval = Duration.hours(1)
+
+/** A new auth id: the prefix and 18 random bytes as 24 base64url characters. */
+export const newAuthId = (): string => `${authIdPrefix}${randomBytes(18).toString("base64url")}`
+
+/** How many watchers are waiting on requests right now: for tests and benchmarks that prove waiters are freed. */
+export class AuthRequestWaiterCount extends Context.Service<
+  AuthRequestWaiterCount,
+  { readonly get: Effect.Effect<number> }
+>()("@gatehouse-edge/core/AuthRequestWaiterCount") {}
+
+const make = (config: AuthRequestsConfig) =>
+  Effect.gen(function* () {
+    const repository = yield* AuthRequestRepository
+    const events = yield* Events
+    const waiters = makeAuthRequestWaiters()
+    const wakeSweeper = yield* Queue.sliding<void>(1)
+    const ipv4 = parsePrefix(config.ipv4Prefix)
+    const ipv6 = parsePrefix(config.ipv6Prefix)
+    if (ipv4 === undefined || ipv6 === undefined) {
+      return yield* Effect.die(new Error("auth_requests prefixes were not validated"))
+    }
+
+    const render = Effect.fn("AuthRequests.render")(function* (records: ReadonlyArray<RequestRecord>) {
+      const nodes = yield* repository.nodesById(records.flatMap((r) => (r.node_id === null ? [] : [r.node_id])))
+      const users = yield* repository.usersById([
+        ...records.flatMap((r) => (r.user_id === null ? [] : [r.user_id])),
+        ...[...nodes.values()].map((n) => n.user_id)
+      ])
+      return records.map((record) => renderRequest(record, users, nodes))
+    })
+    const renderOne = (record: RequestRecord) => render([record]).pipe(Effect.map((list) => list[0]!))
+
+    /** After a change is committed: record it in the shared history and wake the request's watchers. */
+    const announce = Effect.fn("AuthRequests.announce")(function* (
+      changed: ReadonlyArray<RequestRecord>,
+      reason: "ttl" | "pending_cap" | undefined
+    ) {
+      for (const request of yield* render(changed)) {
+        const data = {
+          auth_id: request.auth_id,
+          kind: request.kind,
+          ...(request.decided_by === undefined ? {} : { decided_by: request.decided_by }),
+          ...(request.user === undefined ? {} : { user: request.user.name })
+        }
+        if (request.state === "approved") yield* events.publish(AuthRequestEvents.approved(data))
+        else if (request.state === "rejected") yield* events.publish(AuthRequestEvents.rejected(data))
+        else if (request.state === "expired") {
+          yield* events.publish(
+            AuthRequestEvents.expired({ auth_id: request.auth_id, kind: request.kind, reason: reason ?? "ttl" })
+          )
+        } else if (request.state === "pending") yield* events.publish(AuthRequestEvents.created(data))
+        waiters.notify(request)
+      }
+    })
+
+    const find = (authId: string) =>
+      repository.findRequest(authId).pipe(
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.fail(new AuthRequestNotFound({ auth_id: authId })),
+            onSome: Effect.succeed
+          })
+        )
+      )
+
+    /**
+     * Why a request cannot move to `target` at `now`: none while it is pending and in time, or when it already
+     * has that state (the same verdict again is fine).
+     */
+    const refusal = (record: RequestRecord, target: RequestRecord["state"], now: number) => {
+      if (record.state === target) return undefined
+      if (record.state === "pending" && record.expires_at > now) return undefined
+      if (record.state === "expired" || record.state === "pending") {
+        return new AuthRequestExpired({ auth_id: record.auth_id })
+      }
+      return new AuthRequestAlreadyDecided({ auth_id: record.auth_id, state: record.state })
+    }
+
+    const verdict = (to: "approved" | "rejected") =>
+      Effect.fn(`AuthRequests.${to === "approved" ? "approve" : "reject"}`)(function* (
+        authId: string,
+        decidedBy: string
+      ) {
+        yield* checkAuthId(authId)
+        const at = yield* Clock.currentTimeMillis
+        const changed = yield* repository.decide({ authId, to, at, by: decidedBy })
+        if (Option.isSome(changed)) {
+          yield* announce([changed.value], undefined)
+          return yield* renderOne(changed.value)
+        }
+        // Not changed: decided before (the same verdict is fine), or past its time when the update ran.
+        const current = yield* find(authId)
+        if (current.state === to) return yield* renderOne(current)
+        return yield* refusal(current, to, at) ?? new AuthRequestExpired({ auth_id: authId })
+      })
+
+    const allocate = Effect.fn("AuthRequests.allocate")(function* (hostname: string) {
+      const used = yield* repository.nodeNamesAndAddresses
+      const v4 = firstFreeAddress(ipv4, used.ipv4)
+      if (v4 === undefined) return yield* new AddressPoolExhausted({ prefix: ipv4.text })
+      const v6 = firstFreeAddress(ipv6, used.ipv6)
+      if (v6 === undefined) return yield* new AddressPoolExhausted({ prefix: ipv6.text })
+      return { ipv4: v4, ipv6: v6, givenName: givenNameFor(hostname, new Set(used.givenNames)) }
+    })
+
+    const register = Effect.fn("AuthRequests.register")(function* (
+      authId: string,
+      userName: string,
+      decidedBy: string
+    ) {
+      yield* checkAuthId(authId)
+      yield* checkUserName(userName)
+      const outcome = yield* repository.transaction(
+        Effect.gen(function* () {
+          const at = yield* Clock.currentTimeMillis
+          const request = yield* find(authId)
+          if (request.kind !== "registration") {
+            return yield* new AuthRequestWrongKind({ auth_id: authId, kind: request.kind, expected: "registration" })
+          }
+          const user = yield* repository.findUser(userName).pipe(
+            Effect.flatMap(
+              Option.match({
+                onNone: () => Effect.fail(new UserNotFound({ name: userName })),
+                onSome: Effect.succeed
+              })
+            )
+          )
+          const refused = refusal(request, "registered", at)
+          if (refused !== undefined) return yield* refused
+          if (request.state === "registered") {
+            // The same verdict again: fine if it names the same user, a conflicting one otherwise.
+            if (request.user_id !== user.id || request.node_id === null) {
+              return yield* new AuthRequestAlreadyDecided({ auth_id: authId, state: request.state })
+            }
+            const nodes = yield* repository.nodesById([request.node_id])
+            return { changed: undefined, node: nodes.get(request.node_id)!, user, reauthorised: false }
+          }
+          const existing = yield* repository.findNodeByMachineKey(request.machine_key ?? "")
+          let node: NodeRecord
+          if (Option.isSome(existing)) {
+            node = {
+              ...existing.value,
+              node_key: request.node_key ?? "",
+              hostname: request.hostname ?? "",
+              user_id: user.id,
+              register_method: "cli"
+            }
+            yield* repository.updateNode(node)
+          } else {
+            const addresses = yield* allocate(request.hostname ?? "")
+            node = yield* repository.insertNode({
+              machine_key: request.machine_key ?? "",
+              node_key: request.node_key ?? "",
+              disco_key: "",
+              hostname: request.hostname ?? "",
+              given_name: addresses.givenName,
+              user_id: user.id,
+              ipv4: addresses.ipv4,
+              ipv6: addresses.ipv6,
+              register_method: "cli",
+              tags: "[]",
+              created_at: at,
+              expiry: null,
+              last_seen: null
+            })
+          }
+          const changed = yield* repository.decide({
+            authId,
+            to: "registered",
+            at,
+            by: decidedBy,
+            userId: user.id,
+            nodeId: node.id
+          })
+          if (Option.isNone(changed)) {
+            // Decided by someone else between the read and the update: the node change rolls back with this.
+            const current = yield* find(authId)
+            return yield* refusal(current, "registered", at) ?? new AuthRequestExpired({ auth_id: authId })
+          }
+          return { changed: changed.value, node, user, reauthorised: Option.isSome(existing) }
+        })
+      )
+      if (outcome.changed !== undefined) {
+        yield* events.publish(
+          AuthRequestEvents.registered({
+            auth_id: authId,
+            kind: "registration",
+            decided_by: decidedBy,
+            user: outcome.user.name,
+            node_id: outcome.node.id,
+            ip_addresses: [outcome.node.ipv4, outcome.node.ipv6].filter((a): a is string => a !== null),
+            reauthorised: outcome.reauthorised
+          })
+        )
+        waiters.notify(yield* renderOne(outcome.changed))
+      }
+      return renderNode(outcome.node, outcome.user)
+    })
+
+    const create = Effect.fn("AuthRequests.create")(function* (input: NewAuthRequest) {
+      yield* checkNewAuthRequest(input)
+      const { record, pushedOut } = yield* repository.transaction(
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          const pending = yield* repository.countPending(now)
+          const pushedOut =
+            pending >= config.maxPending ? yield* repository.expireOldest(pending - config.maxPending + 1, now) : []
+          const record: RequestRecord = {
+            auth_id: newAuthId(),
+            kind: input.kind,
+            state: "pending",
+            created_at: now,
+            expires_at: now + config.ttlMs,
+            decided_at: null,
+            decided_by: null,
+            user_id: null,
+            node_id: null,
+            machine_key: input.kind === "registration" ? input.registration.machine_key : null,
+            node_key: input.kind === "registration" ? input.registration.node_key : null,
+            hostname: input.kind === "registration" ? input.registration.hostname : null,
+            src: input.kind === "ssh_check" ? input.ssh_check.src : null,
+            dst: input.kind === "ssh_check" ? input.ssh_check.dst : null,
+            local_user: input.kind === "ssh_check" ? input.ssh_check.local_user : null
+          }
+          yield* repository.insertRequest(record)
+          return { record, pushedOut }
+        })
+      )
+      yield* announce(pushedOut, "pending_cap")
+      yield* announce([record], undefined)
+      Queue.offerUnsafe(wakeSweeper, undefined)
+      return yield* renderOne(record)
+    })
+
+    const watch = (authId: string): Stream.Stream<AuthRequest, AuthRequestNotFound | InvalidArgument> =>
+      Stream.unwrap(
+        Effect.gen(function* () {
+          yield* checkAuthId(authId)
+          // Listen before reading, so a change between the read and the first wait is never missed.
+          const changes = yield* waiters.register(authId)
+          const [current] = yield* render([yield* find(authId)])
+          return Stream.concat(Stream.succeed(current!), Stream.fromQueue(changes)).pipe(
+            Stream.changesWith((a, b) => a.state === b.state),
+            Stream.takeUntil((request) => isFinalState(request.state))
+          )
+        })
+      ).pipe(Stream.withSpan("AuthRequests.watch"))
+
+    const expireAndPrune = Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      yield* announce(yield* repository.expireDue(now), "ttl")
+      yield* repository.deleteHistoryBefore(now - config.retentionMs)
+      return now
+    })
+    const sweep = Effect.gen(function* () {
+      const now = yield* expireAndPrune
+      const next = yield* repository.nextExpiry
+      const wait = Option.match(next, {
+        onNone: () => maxSweepInterval,
+        onSome: (at) => Duration.min(Duration.millis(Math.max(0, at - now)), maxSweepInterval)
+      })
+      yield* Effect.raceFirst(Effect.sleep(wait), Queue.take(wakeSweeper))
+    }).pipe(Effect.withSpan("AuthRequests.sweep"))
+    // Requests whose time ran out while the server was down are marked before anyone can read them.
+    yield* expireAndPrune
+    yield* Effect.forkScoped(Effect.forever(sweep))
+
+    const service = AuthRequests.of({
+      create,
+      get: Effect.fn("AuthRequests.get")(function* (authId: string) {
+        yield* checkAuthId(authId)
+        return yield* renderOne(yield* find(authId))
+      }),
+      list: Effect.fn("AuthRequests.list")(function* (filter: AuthRequestFilter) {
+        return yield* render(yield* repository.listRequests(filter))
+      }),
+      approve: verdict("approved"),
+      reject: verdict("rejected"),
+      register,
+      watch,
+      createUser: Effect.fn("AuthRequests.createUser")(function* (input: NewUser) {
+        const user = yield* checkNewUser(input)
+        const created = yield* repository.transaction(
+          Effect.gen(function* () {
+            if (Option.isSome(yield* repository.findUser(user.name))) {
+              return yield* new UserAlreadyExists({ name: user.name })
+            }
+            return yield* repository.insertUser({ ...user, created_at: yield* Clock.currentTimeMillis })
+          })
+        )
+        yield* events.publish(AuthRequestEvents.userCreated({ name: created.name, id: created.id }))
+        return renderUser(created)
+      }),
+      listUsers: repository.listUsers.pipe(
+        Effect.map((users) => users.map(renderUser)),
+        Effect.withSpan("AuthRequests.listUsers")
+      ),
+      listNodes: Effect.fn("AuthRequests.listNodes")(function* (userName?: string) {
+        let userId: number | undefined
+        if (userName !== undefined && userName !== "") {
+          yield* checkUserName(userName)
+          const user = yield* repository.findUser(userName)
+          if (Option.isNone(user)) return yield* new UserNotFound({ name: userName })
+          userId = user.value.id
+        }
+        const nodes = yield* repository.listNodes(userId)
+        const users = yield* repository.usersById(nodes.map((n) => n.user_id))
+        return nodes.map((node) => renderNode(node, users.get(node.user_id)!))
+      })
+    })
+    return Context.make(AuthRequests, service).pipe(
+      Context.add(AuthRequestWaiterCount, { get: Effect.sync(waiters.count) })
+    )
+  })
+
+/** The durable auth-request service on the store, publishing to the shared event history. */
+export const layer = (
+  config: AuthRequestsConfig = defaultConfig
+): Layer.Layer<AuthRequests | AuthRequestWaiterCount, never, SqlClient.SqlClient | Events> =>
+  Layer.effectContext(make(config)).pipe(Layer.provide(AuthRequestRepository.layer))
