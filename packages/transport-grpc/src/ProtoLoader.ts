@@ -18,6 +18,10 @@ const loaderOptions: protoLoader.Options = {
   oneofs: true
 }
 
+/** The parsed `gatehouse.v1` protos (what server reflection describes). */
+export const gatehousePackageDefinition = (): protoLoader.PackageDefinition =>
+  protoLoader.loadSync([...protoFiles], loaderOptions)
+
 /** Loads `gatehouse.v1` for grpc-js: service definitions and message types, typed by the generated code. */
 export const loadGatehouseProto = (): ProtoGrpcType =>
-  grpc.loadPackageDefinition(protoLoader.loadSync([...protoFiles], loaderOptions)) as unknown as ProtoGrpcType
+  grpc.loadPackageDefinition(gatehousePackageDefinition()) as unknown as ProtoGrpcType

@@ -36,3 +36,7 @@ export const makeAuthServiceClient = (options: {
     interceptors: apiKey === undefined ? [] : [bearer]
   })
 }
+
+export { AuthServiceCallError } from "./AuthServiceCallError.js"
+export { type AuthServiceEffectClient, authServiceEffectClient } from "./AuthServiceClient.js"
+export { type AuthServicePromiseClient, authServicePromiseClient } from "./AuthServicePromiseClient.js"

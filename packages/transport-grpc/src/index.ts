@@ -1,8 +1,11 @@
 /**
  * @gatehouse-edge/transport-grpc — the gRPC transport of Gatehouse: the `gatehouse.v1` protos (source of truth),
- * their generated TypeScript types, and the loader grpc-js uses. The AuthService server binding arrives with
- * the auth-request feature.
+ * their generated TypeScript types, the loader grpc-js uses, and the AuthService server as a scoped layer over
+ * the core's ports (`GrpcServer.layer`).
  */
+
+export * as GrpcServer from "./GrpcServer.js"
+export { GrpcServerAddress, GrpcServerError, type GrpcServerOptions } from "./GrpcServer.js"
 export type { ProtoGrpcType } from "./gen/auth.js"
 export type * from "./Messages.js"
-export { loadGatehouseProto, protoDir, protoFiles } from "./ProtoLoader.js"
+export { gatehousePackageDefinition, loadGatehouseProto, protoDir, protoFiles } from "./ProtoLoader.js"

@@ -1,0 +1,124 @@
+import * as fs from "node:fs/promises"
+import type { Authentication, AuthRequests } from "@gatehouse-edge/core/services"
+import * as grpc from "@grpc/grpc-js"
+import { ReflectionService } from "@grpc/reflection"
+import { Context, Data, Effect, Layer } from "effect"
+import { HealthImplementation } from "grpc-health-check"
+import { bearerAuthenticator, type CallAuthenticator, unixSocketAuthenticator } from "./CallAuthentication.js"
+import { makeAuthServiceHandlers } from "./handlers/AuthServiceHandlers.js"
+import { gatehousePackageDefinition, loadGatehouseProto } from "./ProtoLoader.js"
+
+/** Where the gRPC server listens. */
+export interface GrpcServerOptions {
+  readonly host: string
+  /** 0 picks a free port (tests); {@link GrpcServerAddress} tells which. */
+  readonly port: number
+  /** PEM files; without them the listener is plaintext, allowed only on loopback or with `insecure`. */
+  readonly tls?: { readonly cert: string; readonly key: string } | undefined
+  readonly insecure?: boolean | undefined
+  /** A unix socket served without authentication, created with mode 0770. */
+  readonly unixSocket?: string | undefined
+  /** Largest message accepted or sent (default 4 MiB): larger ones are RESOURCE_EXHAUSTED. */
+  readonly maxMessageBytes?: number | undefined
+  /** How often a pending WatchAuthRequest repeats its state (default 15 s). */
+  readonly heartbeatMs?: number | undefined
+  /** How long shutdown waits for in-flight calls before cancelling them (default 10 s). */
+  readonly shutdownGraceMs?: number | undefined
+}
+
+/** The gRPC server could not start: a refused configuration or an address it could not bind. */
+export class GrpcServerError extends Data.TaggedError("GrpcServerError")<{ readonly message: string }> {}
+
+/** The addresses the running gRPC server listens on. */
+export class GrpcServerAddress extends Context.Service<
+  GrpcServerAddress,
+  { readonly host: string; readonly port: number; readonly unixSocket: string | undefined }
+>()("@gatehouse-edge/transport-grpc/GrpcServerAddress") {}
+
+const isLoopback = (host: string) =>
+  host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+
+const bind = (server: grpc.Server, address: string, credentials: grpc.ServerCredentials) =>
+  Effect.callback<number, GrpcServerError>((resume) => {
+    server.bindAsync(address, credentials, (error, port) =>
+      resume(
+        error === null
+          ? Effect.succeed(port)
+          : Effect.fail(new GrpcServerError({ message: `cannot listen on ${address}: ${error.message}` }))
+      )
+    )
+  })
+
+const shutdown = (server: grpc.Server, graceMs: number) =>
+  Effect.callback<void>((resume) => {
+    // In-flight calls finish (new ones are refused); past the grace period the rest are cancelled.
+    const timer = setTimeout(() => server.forceShutdown(), graceMs)
+    server.tryShutdown(() => {
+      clearTimeout(timer)
+      resume(Effect.void)
+    })
+  })
+
+/** One grpc-js server with the AuthService (authenticated as given), health checking and reflection. */
+const makeServer = Effect.fnUntraced(function* (options: GrpcServerOptions, authenticate: CallAuthenticator) {
+  const context = yield* Effect.context<AuthRequests | Authentication>()
+  const maxBytes = options.maxMessageBytes ?? 4 * 1024 * 1024
+  const server = new grpc.Server({
+    "grpc.max_receive_message_length": maxBytes,
+    "grpc.max_send_message_length": maxBytes
+  })
+  server.addService(
+    loadGatehouseProto().gatehouse.v1.AuthService.service,
+    makeAuthServiceHandlers({ context, authenticate, heartbeatMs: options.heartbeatMs ?? 15_000 })
+  )
+  new HealthImplementation({ "": "SERVING", "gatehouse.v1.AuthService": "SERVING" }).addToServer(server)
+  new ReflectionService(gatehousePackageDefinition()).addToServer(server)
+  yield* Effect.addFinalizer(() => shutdown(server, options.shutdownGraceMs ?? 10_000))
+  return server
+})
+
+/**
+ * The gRPC transport as a scoped layer over the same core services as HTTP: the TCP listener (TLS, or plaintext
+ * only on loopback or with `insecure: true`) requires an API key; the optional unix socket does not (its file mode
+ * is the access control). Closing the scope drains in-flight calls, then stops.
+ */
+export const layer = (
+  options: GrpcServerOptions
+): Layer.Layer<GrpcServerAddress, GrpcServerError, AuthRequests | Authentication> =>
+  Layer.effect(
+    GrpcServerAddress,
+    Effect.gen(function* () {
+      const address = `${options.host.includes(":") && !options.host.startsWith("[") ? `[${options.host}]` : options.host}:${options.port}`
+      let credentials: grpc.ServerCredentials
+      if (options.tls !== undefined) {
+        const tls = options.tls
+        const [cert, key] = yield* Effect.tryPromise({
+          try: () => Promise.all([fs.readFile(tls.cert), fs.readFile(tls.key)]),
+          catch: (error) => new GrpcServerError({ message: `cannot read the gRPC TLS files: ${String(error)}` })
+        })
+        credentials = grpc.ServerCredentials.createSsl(null, [{ cert_chain: cert, private_key: key }])
+      } else if (isLoopback(options.host) || options.insecure === true) {
+        credentials = grpc.ServerCredentials.createInsecure()
+      } else {
+        return yield* new GrpcServerError({
+          message:
+            `refusing to serve gRPC without TLS on ${address}: API keys would cross the network in clear text; ` +
+            "configure grpc.tls (cert, key), listen on loopback, or set grpc.insecure: true"
+        })
+      }
+      const tcp = yield* makeServer(options, bearerAuthenticator)
+      const port = yield* bind(tcp, address, credentials)
+      if (options.unixSocket !== undefined) {
+        const socketPath = options.unixSocket
+        // A stale socket from a killed process would make the bind fail.
+        yield* Effect.promise(() => fs.rm(socketPath, { force: true }))
+        const local = yield* makeServer(options, unixSocketAuthenticator)
+        yield* bind(local, `unix:${socketPath}`, grpc.ServerCredentials.createInsecure())
+        yield* Effect.tryPromise({
+          try: () => fs.chmod(socketPath, 0o770),
+          catch: (error) => new GrpcServerError({ message: `cannot set the mode of ${socketPath}: ${String(error)}` })
+        })
+      }
+      return GrpcServerAddress.of({ host: options.host, port, unixSocket: options.unixSocket })
+    })
+  )

@@ -1,0 +1,132 @@
+import { randomUUID } from "node:crypto"
+import type { Principal } from "@gatehouse-edge/core/domain"
+import { type Authentication, AuthRequests } from "@gatehouse-edge/core/services"
+import type * as grpc from "@grpc/grpc-js"
+import { Cause, Context, Effect, Exit, Fiber, Schedule, Semaphore, Stream } from "effect"
+import type { CallAuthenticator } from "../CallAuthentication.js"
+import { callFailure } from "../GrpcStatus.js"
+import type { AuthRequest as ProtoAuthRequest } from "../gen/gatehouse/v1/AuthRequest.js"
+import type { AuthServiceHandlers } from "../gen/gatehouse/v1/AuthService.js"
+import { fromProtoCreate, fromProtoFilter, toProtoAuthRequest, toProtoNode, toProtoUser } from "./ProtoMapping.js"
+
+type Services = AuthRequests | Authentication
+
+/** How the handlers run: with the server's services, and how often a pending watch repeats its state. */
+export interface HandlerOptions {
+  readonly context: Context.Context<Services>
+  readonly authenticate: CallAuthenticator
+  readonly heartbeatMs: number
+}
+
+/**
+ * The `gatehouse.v1.AuthService` handlers: each call is authenticated, then runs the core operation as its own
+ * fiber (interrupted when the client cancels), and answers with the result or with the status of its error.
+ * `decided_by` is the authenticated principal's subject, never a field of the request.
+ */
+export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHandlers => {
+  const run = Effect.runForkWith(options.context)
+
+  const unary =
+    <Req, Res>(method: string, handle: (request: Req, principal: Principal) => Effect.Effect<Res, unknown, Services>) =>
+    (call: grpc.ServerUnaryCall<Req, Res>, callback: grpc.sendUnaryData<Res>) => {
+      const requestId = randomUUID()
+      const fiber = run(
+        options.authenticate(call.metadata).pipe(
+          Effect.flatMap((principal) => handle(call.request, principal)),
+          Effect.withSpan(`AuthService.${method}`)
+        )
+      )
+      call.on("cancelled", () => run(Fiber.interrupt(fiber)))
+      fiber.addObserver((exit) => {
+        if (Exit.isSuccess(exit)) return callback(null, exit.value)
+        if (Cause.hasInterruptsOnly(exit.cause)) return
+        const failure = callFailure(exit.cause, requestId)
+        if (failure.unexpected) logUnexpected(method, requestId, exit.cause)
+        callback(failure.error)
+      })
+    }
+
+  const logUnexpected = (method: string, requestId: string, cause: Cause.Cause<unknown>) =>
+    run(Effect.logError(`AuthService.${method} failed`, cause).pipe(Effect.annotateLogs({ request_id: requestId })))
+
+  const service = Context.get(options.context, AuthRequests)
+
+  return {
+    AuthRegister: unary("AuthRegister", (request: { user: string; authId: string }, principal) =>
+      service
+        .register(request.authId, request.user, principal.subject)
+        .pipe(Effect.map((node) => ({ node: toProtoNode(node) })))
+    ),
+    AuthApprove: unary("AuthApprove", (request: { authId: string }, principal) =>
+      service.approve(request.authId, principal.subject).pipe(Effect.as({}))
+    ),
+    AuthReject: unary("AuthReject", (request: { authId: string }, principal) =>
+      service.reject(request.authId, principal.subject).pipe(Effect.as({}))
+    ),
+    CreateAuthRequest: unary("CreateAuthRequest", (request: Parameters<typeof fromProtoCreate>[0]) =>
+      fromProtoCreate(request).pipe(
+        Effect.flatMap((input) => service.create(input)),
+        Effect.map((created) => ({ authRequest: toProtoAuthRequest(created) }))
+      )
+    ),
+    GetAuthRequest: unary("GetAuthRequest", (request: { authId: string }) =>
+      service.get(request.authId).pipe(Effect.map((found) => ({ authRequest: toProtoAuthRequest(found) })))
+    ),
+    ListAuthRequests: unary("ListAuthRequests", (request: Parameters<typeof fromProtoFilter>[0]) =>
+      service
+        .list(fromProtoFilter(request))
+        .pipe(Effect.map((list) => ({ authRequests: list.map(toProtoAuthRequest) })))
+    ),
+    CreateUser: unary("CreateUser", (request: { name: string; displayName: string; email: string }) =>
+      service
+        .createUser({ name: request.name, display_name: request.displayName, email: request.email })
+        .pipe(Effect.map((user) => ({ user: toProtoUser(user) })))
+    ),
+    ListUsers: unary("ListUsers", () =>
+      service.listUsers.pipe(Effect.map((users) => ({ users: users.map(toProtoUser) })))
+    ),
+    ListNodes: unary("ListNodes", (request: { user: string }) =>
+      service
+        .listNodes(request.user === "" ? undefined : request.user)
+        .pipe(Effect.map((nodes) => ({ nodes: nodes.map(toProtoNode) })))
+    ),
+    WatchAuthRequest: (call) => {
+      const requestId = randomUUID()
+      // One write at a time, waiting for 'drain' when the peer is slow: backpressure reaches the core stream.
+      const write = (message: ProtoAuthRequest) =>
+        Effect.callback<void>((resume) => {
+          if (call.write(message)) resume(Effect.void)
+          else call.once("drain", () => resume(Effect.void))
+        })
+      const program = Effect.gen(function* () {
+        yield* options.authenticate(call.metadata)
+        let last: ProtoAuthRequest | undefined
+        const semaphore = yield* Semaphore.make(1)
+        const send = (message: ProtoAuthRequest) => Semaphore.withPermits(semaphore, 1)(write(message))
+        // While pending, the current state again every heartbeat: proxies keep the call open and the waiter
+        // knows the server is alive.
+        yield* Effect.forkScoped(
+          Effect.repeat(
+            Effect.suspend(() => (last === undefined ? Effect.void : send(last))),
+            Schedule.spaced(options.heartbeatMs)
+          ).pipe(Effect.delay(options.heartbeatMs))
+        )
+        yield* service.watch(call.request.authId).pipe(
+          Stream.runForEach((request) => {
+            last = toProtoAuthRequest(request)
+            return send(last)
+          })
+        )
+      }).pipe(Effect.scoped, Effect.withSpan("AuthService.WatchAuthRequest"))
+      const fiber = run(program)
+      call.on("cancelled", () => run(Fiber.interrupt(fiber)))
+      fiber.addObserver((exit) => {
+        if (Exit.isSuccess(exit)) return call.end()
+        if (Cause.hasInterruptsOnly(exit.cause)) return
+        const failure = callFailure(exit.cause, requestId)
+        if (failure.unexpected) logUnexpected("WatchAuthRequest", requestId, exit.cause)
+        call.emit("error", failure.error)
+      })
+    }
+  }
+}
