@@ -19,7 +19,8 @@ export interface GatehouseClientOptions {
 /**
  * The Gatehouse API: every endpoint of the contract as `client.<group>.<endpoint>(request?)` with the derived
  * client's request shape (`{ params, query, payload }`), plus the WebSocket streams next to the snapshot they
- * extend: `health.watch()`, `events.watch(query?)`, `routes.watch()` and `routes.validateStream(documents)`.
+ * extend: `health.watch()`, `events.watch(query?)`, `routes.watch()`, `routes.validateStream(documents)` and
+ * `authRequests.watch(authId)`.
  */
 export interface GatehouseClientShape {
   readonly system: GroupCalls<"system">
@@ -38,6 +39,10 @@ export interface GatehouseClientShape {
     readonly watch: GatehouseStreams["watchEvents"]
   }
   readonly files: GroupCalls<"files">
+  readonly authRequests: GroupCalls<"authRequests"> & {
+    /** The request's current state, then each change; ends after a final state (WebSocket). */
+    readonly watch: GatehouseStreams["watchAuthRequest"]
+  }
   /** The client derived from the contract, as is: for per-call options such as `responseMode`. */
   readonly api: HttpApiClient.ForApi<typeof GatehouseApi>
 }
@@ -66,6 +71,7 @@ export const makeGatehouseClient = Effect.fn("GatehouseClient.make")(function* (
     health: { ...calls.health, watch: streams.watchHealth },
     events: { ...calls.events, watch: streams.watchEvents },
     files: calls.files,
+    authRequests: { ...calls.authRequests, watch: streams.watchAuthRequest },
     api
   })
 })

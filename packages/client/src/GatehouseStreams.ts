@@ -1,4 +1,4 @@
-import type { Event, HealthMap, RouteEntry, RouteValidationMessage } from "@gatehouse-edge/core/domain"
+import type { AuthRequest, Event, HealthMap, RouteEntry, RouteValidationMessage } from "@gatehouse-edge/core/domain"
 import { GatehouseApi, type StreamEndpoint, StreamEndpoints } from "@gatehouse-edge/transport-http/api"
 import { Deferred, Effect, Schema, Stream } from "effect"
 import type { HttpClientResponse } from "effect/http"
@@ -25,6 +25,10 @@ export interface GatehouseStreams {
   readonly watchEvents: (query?: EventsQuery) => Stream.Stream<Event, StreamError<EndpointOf<"events", "list">>>
   /** The route list, then the whole list again on every change. */
   readonly watchRoutes: () => Stream.Stream<ReadonlyArray<RouteEntry>, StreamError<EndpointOf<"routes", "list">>>
+  /** The auth request's current state, then each change; ends after a final state. */
+  readonly watchAuthRequest: (
+    authId: string
+  ) => Stream.Stream<AuthRequest, StreamError<EndpointOf<"authRequests", "get">>>
   /**
    * Sends each YAML document and emits the server's answers: one frame per route, then a `done` frame per
    * document. Ends (closing the socket) once every document sent has its `done` frame and `documents` ended.
@@ -93,6 +97,8 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
 
   const watchRoutes = () => subscribe(StreamEndpoints.routes)
 
+  const watchAuthRequest = (authId: string) => subscribe(StreamEndpoints.authRequest, { params: { auth_id: authId } })
+
   const validateStream = <E>(documents: Stream.Stream<string, E>) =>
     Stream.unwrap(
       Effect.gen(function* () {
@@ -136,5 +142,5 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
       })
     )
 
-  return { watchHealth, watchEvents, watchRoutes, validateStream } as GatehouseStreams
+  return { watchHealth, watchEvents, watchRoutes, watchAuthRequest, validateStream } as GatehouseStreams
 }

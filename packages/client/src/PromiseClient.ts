@@ -1,4 +1,14 @@
-import type { Event, FileType, HealthMap, RouteEntry, RouteValidationMessage } from "@gatehouse-edge/core/domain"
+import type {
+  AuthRequest,
+  AuthRequestFilter,
+  Event,
+  FileType,
+  HealthMap,
+  NewAuthRequest,
+  NewUser,
+  RouteEntry,
+  RouteValidationMessage
+} from "@gatehouse-edge/core/domain"
 import { type Effect, ManagedRuntime, Stream } from "effect"
 import type { EndpointName, EndpointOf, EndpointSuccess, GroupName } from "./ApiCalls.js"
 import { GatehouseClient, type GatehouseClientOptions, type GatehouseClientShape } from "./GatehouseClient.js"
@@ -52,9 +62,29 @@ export interface GatehousePromiseClient extends AsyncDisposable {
     ) => Result<"files", "write">
     readonly validate: (type: FileType, content: string, options?: CallOptions) => Result<"files", "validate">
   }
+  /** Interactive auth requests (the HTTP binding of `gatehouse.v1.AuthService`). */
+  readonly authRequests: {
+    readonly create: (request: NewAuthRequest, options?: CallOptions) => Result<"authRequests", "create">
+    readonly get: (authId: string, options?: CallOptions) => Result<"authRequests", "get">
+    readonly list: (filter?: AuthRequestFilter, options?: CallOptions) => Result<"authRequests", "list">
+    readonly approve: (authId: string, options?: CallOptions) => Result<"authRequests", "approve">
+    readonly reject: (authId: string, options?: CallOptions) => Result<"authRequests", "reject">
+    readonly register: (authId: string, user: string, options?: CallOptions) => Result<"authRequests", "register">
+    /** The current state, then each change; the loop ends after a final state. */
+    readonly watch: (authId: string) => AsyncIterable<AuthRequest>
+    readonly createUser: (user: NewUser, options?: CallOptions) => Result<"authRequests", "createUser">
+    readonly listUsers: (options?: CallOptions) => Result<"authRequests", "listUsers">
+    readonly listNodes: (user?: string, options?: CallOptions) => Result<"authRequests", "listNodes">
+  }
   /** Closes every open stream and releases the client. */
   readonly close: () => Promise<void>
 }
+
+// Optional fields the caller left undefined are left out: the contract's optional keys take no `undefined`.
+const defined = <A extends object>(value: A) =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
+    [K in keyof A]: Exclude<A[K], undefined>
+  }
 
 const isAsyncIterable = <A>(value: AsyncIterable<A> | Iterable<A>): value is AsyncIterable<A> =>
   Symbol.asyncIterator in value
@@ -139,6 +169,18 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
       write: (type, filename, content, o) =>
         call((c) => c.files.write({ query: { type, filename }, payload: content }), o),
       validate: (type, content, o) => call((c) => c.files.validate({ query: { type }, payload: content }), o)
+    },
+    authRequests: {
+      create: (request, o) => call((c) => c.authRequests.create({ payload: request }), o),
+      get: (authId, o) => call((c) => c.authRequests.get({ params: { auth_id: authId } }), o),
+      list: (filter, o) => call((c) => c.authRequests.list({ query: defined(filter ?? {}) }), o),
+      approve: (authId, o) => call((c) => c.authRequests.approve({ payload: { auth_id: authId } }), o),
+      reject: (authId, o) => call((c) => c.authRequests.reject({ payload: { auth_id: authId } }), o),
+      register: (authId, user, o) => call((c) => c.authRequests.register({ payload: { auth_id: authId, user } }), o),
+      watch: (authId) => iterate((c) => c.authRequests.watch(authId)),
+      createUser: (user, o) => call((c) => c.authRequests.createUser({ payload: defined(user) }), o),
+      listUsers: (o) => call((c) => c.authRequests.listUsers(), o),
+      listNodes: (user, o) => call((c) => c.authRequests.listNodes({ query: defined({ user }) }), o)
     },
     close,
     [Symbol.asyncDispose]: close

@@ -2,6 +2,7 @@ import { ByteSize, Layer } from "effect"
 import { HttpIncomingMessage, HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatehouseApi } from "./api/GatehouseApi.js"
+import { AuthRequestsHandlers } from "./handlers/AuthRequestsHandlers.js"
 import { EventsHandlers } from "./handlers/EventsHandlers.js"
 import { FilesHandlers } from "./handlers/FilesHandlers.js"
 import { HealthHandlers } from "./handlers/HealthHandlers.js"
@@ -18,7 +19,7 @@ const MAX_PATH_PARAMETER_LENGTH = 16 * 1024
 
 /** Every route of the API with its handlers and middleware. Needs the core services and a `ServerDescription`. */
 export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
-  Layer.provide([SystemHandlers, RoutesHandlers, HealthHandlers, EventsHandlers, FilesHandlers]),
+  Layer.provide([SystemHandlers, RoutesHandlers, HealthHandlers, EventsHandlers, FilesHandlers, AuthRequestsHandlers]),
   Layer.provide([layerRequestValidation, layerAuthentication])
 )
 

@@ -59,6 +59,19 @@ describe("importing @gatehouse-edge/transport-http", () => {
   )
 
   it.live(
+    "importing @gatehouse-edge/transport-grpc loads none either",
+    () =>
+      Effect.gen(function* () {
+        const loaded = yield* loadedModules("@gatehouse-edge/transport-grpc")
+        assert.isTrue(loaded.some((file) => file.endsWith("packages/transport-grpc/src/GrpcServer.ts")))
+        assert.isTrue(loaded.some((file) => file.endsWith("packages/core/src/authrequests/AuthRequests.ts")))
+        assert.deepStrictEqual(driversIn(loaded), [])
+        assert.isFalse(loaded.some((file) => file.endsWith("AuthRequestsLive.ts")))
+      }),
+    60_000
+  )
+
+  it.live(
     "the check does catch drivers and implementations (the core's main entry loads them)",
     () =>
       Effect.gen(function* () {

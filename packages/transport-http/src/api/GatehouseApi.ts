@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { AuthRequestsApi } from "./AuthRequestsApi.js"
 import { EventsApi } from "./EventsApi.js"
 import { FilesApi } from "./FilesApi.js"
 import { HealthApi } from "./HealthApi.js"
@@ -13,6 +14,7 @@ export class GatehouseApi extends HttpApi.make("gatehouse")
   .add(HealthApi)
   .add(EventsApi)
   .add(FilesApi)
+  .add(AuthRequestsApi)
   .prefix("/api/v1")
   .middleware(RequestValidation)
   .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error", errors: "all" })
@@ -22,7 +24,7 @@ export class GatehouseApi extends HttpApi.make("gatehouse")
       title: "Gatehouse management API",
       version: "1",
       description:
-        "Routes, health, events and files of a Gatehouse edge. Errors share one body: " +
+        "Routes, health, events and files of a Gatehouse edge, and its interactive auth requests. Errors share one body: " +
         '`{"error": {"code", "message", "details"?}}`. Endpoints marked WebSocket also accept an upgrade on the same path.'
     })
   ) {}

@@ -1,8 +1,11 @@
 import {
   type ApiErrorClass,
+  AuthRequest,
+  AuthRequestNotFound,
   ClientTooSlow,
   Event,
   HealthMap,
+  InvalidArgument,
   RouteEntry,
   RouteValidationMessage,
   ServerShuttingDown,
@@ -107,6 +110,14 @@ export const StreamEndpoints = {
     ends: "when the client closes (every document sent before is answered first)",
     // A large document is validated on a worker thread: all busy (1013), too slow or a worker failure (1011).
     errors: [ValidationQueueFull, ValidationTimedOut, ValidationWorkerFailed]
+  }),
+  authRequest: declare({
+    group: "authRequests",
+    endpoint: "get",
+    frame: AuthRequest,
+    summary: "The request's current state, then each change",
+    ends: "after a final state (approved, rejected, expired, registered): at once for a decided request",
+    errors: [InvalidArgument, AuthRequestNotFound]
   })
 } as const
 

@@ -3,6 +3,7 @@ import * as path from "node:path"
 import {
   ApiKeyRepository,
   AuthenticationLive,
+  AuthRequestsLive,
   ConfigSourceLive,
   EventBus,
   EventRepository,
@@ -120,6 +121,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
       ).pipe(Effect.orDie)
     )
     const events = EventBus.layer({ historyCap: 1000 })
+    const authRequests = AuthRequestsLive.layer()
     const routes = FileRoutes.layer({ routesDir }).pipe(
       Layer.provideMerge(RoutesLive.layer),
       Layer.provideMerge(RouteValidatorLive.layerOnWorkers)
@@ -130,6 +132,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
         Layer.merge(healthOverRoutes(options.health ?? {}), FilesLive.layer({ configFile, routesDir }))
       ),
       Layer.provideMerge(Layer.merge(routes, configSource)),
+      Layer.provideMerge(authRequests),
       Layer.provideMerge(Layer.merge(events, ValidationWorkersLive.layerWith(options.validation ?? {})))
     )
     const authentication = Layer.merge(AuthenticationLive.layer, testKey)

@@ -1,0 +1,36 @@
+import { AuthRequests, CurrentPrincipal } from "@gatehouse-edge/core/services"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { GatehouseApi } from "../api/GatehouseApi.js"
+import { StreamEndpoints } from "../api/StreamEndpoints.js"
+import { isWebSocketUpgrade, serveStream } from "../websocket/StreamEndpoint.js"
+
+/** Handlers of the `authRequests` group: thin calls into the core port; verdicts are recorded as the caller. */
+export const AuthRequestsHandlers = HttpApiBuilder.group(GatehouseApi, "authRequests", (handlers) =>
+  Effect.gen(function* () {
+    const requests = yield* AuthRequests
+    const decidedBy = Effect.gen(function* () {
+      return (yield* CurrentPrincipal).subject
+    })
+    return handlers
+      .handle("register", ({ payload }) =>
+        Effect.flatMap(decidedBy, (by) => requests.register(payload.auth_id, payload.user, by))
+      )
+      .handle("approve", ({ payload }) => Effect.flatMap(decidedBy, (by) => requests.approve(payload.auth_id, by)))
+      .handle("reject", ({ payload }) => Effect.flatMap(decidedBy, (by) => requests.reject(payload.auth_id, by)))
+      .handle("create", ({ payload }) => requests.create(payload))
+      .handle("list", ({ query }) => requests.list(query))
+      .handle("get", ({ request, params }) =>
+        isWebSocketUpgrade(request)
+          ? // A malformed or unknown id is refused before the upgrade, with the typed 400/404 of a plain GET.
+            Effect.andThen(
+              requests.get(params.auth_id),
+              serveStream(StreamEndpoints.authRequest, requests.watch(params.auth_id))
+            )
+          : requests.get(params.auth_id)
+      )
+      .handle("listUsers", () => requests.listUsers)
+      .handle("createUser", ({ payload }) => requests.createUser(payload))
+      .handle("listNodes", ({ query }) => requests.listNodes(query.user))
+  })
+)
