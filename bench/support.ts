@@ -243,7 +243,14 @@ export const startGatehouse = async (options: {
     [...(options.nodeArgs ?? []), ...entry, "serve", "--http", `127.0.0.1:${port}`, "--data", path.join(dir, "data")],
     {
       cwd: dir,
-      env: { ...cleanEnv(), GATEHOUSE_ROUTES_DIR: routesDir, ...benchEnv(), ...options.env },
+      env: {
+        ...cleanEnv(),
+        GATEHOUSE_ROUTES_DIR: routesDir,
+        // A free port: the default 50443 may be taken, and the HTTP benchmarks do not call gRPC.
+        GATEHOUSE_GRPC_ADDR: "127.0.0.1:0",
+        ...benchEnv(),
+        ...options.env
+      },
       stdio: ["ignore", log, log]
     }
   )

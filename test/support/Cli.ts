@@ -19,7 +19,8 @@ export const gatehouseCommand = (args: ReadonlyArray<string>) => [
 const childEnv = (env: Readonly<Record<string, string>> = {}) => {
   // Keep PATH and the toolchain, drop GATEHOUSE_* from the parent so each test states its own settings.
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GATEHOUSE_")))
-  return { ...base, NODE_OPTIONS: "", ...env }
+  // A free gRPC port unless a test names one: servers of parallel tests must not all claim the default 50443.
+  return { ...base, NODE_OPTIONS: "", GATEHOUSE_GRPC_ADDR: "127.0.0.1:0", ...env }
 }
 
 /** The outcome of a finished CLI run. */
@@ -58,6 +59,8 @@ export interface ServerProcess {
   readonly child: ChildProcess
   /** `http://127.0.0.1:<port>/api/v1` as logged by the server. */
   readonly baseUrl: string
+  /** `127.0.0.1:<port>` of the gRPC API, as logged by the server. */
+  readonly grpcAddress: string
   readonly output: { readonly stdout: string; readonly stderr: string }
   /** Sends SIGTERM and waits for the exit. */
   readonly stop: () => Effect.Effect<CliResult>
@@ -65,7 +68,7 @@ export interface ServerProcess {
 }
 
 /**
- * Starts `gatehouse serve <args>` and waits for its "listening on" log line (scoped: killed at the end of the
+ * Starts `gatehouse serve <args>` and waits for its "listening on" log lines (HTTP and gRPC) (scoped: killed at the end of the
  * test if still running). Fails with the output if the process exits first.
  */
 export const spawnServer = (
@@ -82,14 +85,15 @@ export const spawnServer = (
       let started = false
       const onData = () => {
         const match = /listening on (http:\/\/[^\s"]+\/api\/v1)/.exec(output.stdout)
-        if (match !== null && !started) {
+        const grpc = /gRPC listening on ([^\s"]+)/.exec(output.stdout)
+        if (match !== null && grpc !== null && !started) {
           started = true
           const stop = () =>
             Effect.promise(() => {
               child.kill("SIGTERM")
               return exited
             })
-          resume(Effect.succeed({ child, baseUrl: match[1]!, output, stop, exited }))
+          resume(Effect.succeed({ child, baseUrl: match[1]!, grpcAddress: grpc[1]!, output, stop, exited }))
         }
       }
       child.stdout.on("data", onData)

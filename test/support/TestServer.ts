@@ -1,9 +1,10 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { loadConfig } from "@gatehouse-edge/core"
+import { AuthRequestWaiterCount, loadConfig } from "@gatehouse-edge/core"
 import { formatIssue } from "@gatehouse-edge/core/domain"
 import { Events } from "@gatehouse-edge/core/services"
 import { layerGatehouseServer } from "@gatehouse-edge/server"
+import { GrpcServerAddress } from "@gatehouse-edge/transport-grpc"
 import { Context, Effect, Layer, Logger, type Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { tempDir } from "./TempDir.js"
@@ -23,6 +24,10 @@ export interface TestServer {
   readonly configFile: string | undefined
   /** The server's event bus, to publish events a test needs. */
   readonly events: Events["Service"]
+  /** `127.0.0.1:<port>` of the gRPC API. */
+  readonly grpcAddress: string
+  /** How many auth-request watchers the server holds (to prove a closed stream frees its waiter). */
+  readonly authRequestWaiters: Effect.Effect<number>
 }
 
 /** Options of {@link startTestServer}. */
@@ -54,14 +59,14 @@ export const startTestServer = (options: TestServerOptions = {}): Effect.Effect<
     const result = loadConfig({
       file: configFile === undefined ? undefined : { path: configFile, text: options.configYaml! },
       env: { GATEHOUSE_ROUTES_DIR: routesDir, GATEHOUSE_DATA_DIR: path.join(dir, "data"), ...options.env },
-      flags: { http: "127.0.0.1:0" },
+      flags: { http: "127.0.0.1:0", grpc: "127.0.0.1:0" },
       cwd: dir
     })
     if (result._tag === "Invalid") return yield* Effect.die(new Error(result.issues.map(formatIssue).join("\n")))
     const config = result.config
     const server = layerGatehouseServer({
       config,
-      sources: { env: {}, flags: { http: "127.0.0.1:0" }, cwd: dir },
+      sources: { env: {}, flags: { http: "127.0.0.1:0", grpc: "127.0.0.1:0" }, cwd: dir },
       version: { version: "0.0.0-test", commit: "test" }
     }).pipe(Layer.provide(Logger.layer([])))
     const context = yield* Layer.build(server)
@@ -79,6 +84,8 @@ export const startTestServer = (options: TestServerOptions = {}): Effect.Effect<
       dataDir: config.dataDir,
       routesDir,
       configFile,
-      events: Context.get(context, Events)
+      events: Context.get(context, Events),
+      grpcAddress: `127.0.0.1:${Context.get(context, GrpcServerAddress).port}`,
+      authRequestWaiters: Context.get(context, AuthRequestWaiterCount).get
     }
   })

@@ -32,3 +32,14 @@ export const requireEnv = (
   if (e2e) throw new Error(`GATEHOUSE_E2E=1 but ${name} is not set: .ci/run must start the service and export it`)
   return { skip: true }
 }
+
+/**
+ * Decides whether tests needing Debian's Python gRPC (`/usr/bin/python3` with `grpc` and `google.protobuf`, packages
+ * `python3-grpcio python3-protobuf`) run, as {@link requireTool} does for executables.
+ */
+export const requirePythonGrpc = (): { readonly skip: boolean } => {
+  const found = spawnSync("/usr/bin/python3", ["-c", "import grpc, google.protobuf"]).status === 0
+  if (found) return { skip: false }
+  if (e2e) throw new Error("GATEHOUSE_E2E=1 but /usr/bin/python3 lacks grpc: .ci/run must install python3-grpcio")
+  return { skip: true }
+}

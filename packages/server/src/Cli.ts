@@ -1,11 +1,21 @@
 import { Command } from "effect/cli"
+import { authCommand } from "./commands/Auth.js"
 import { openApiCommand } from "./commands/OpenApi.js"
 import { serveCommand } from "./commands/Serve.js"
 import { storeCommand } from "./commands/Store.js"
+import { nodesCommand, usersCommand } from "./commands/Users.js"
 import { validateCommand } from "./commands/Validate.js"
 
 /** The `gatehouse` command line. */
 export const gatehouseCli = Command.make("gatehouse").pipe(
   Command.withDescription("Gatehouse: an open management plane for self-hosted edges"),
-  Command.withSubcommands([serveCommand, validateCommand, openApiCommand, storeCommand])
+  Command.withSubcommands([
+    serveCommand,
+    validateCommand,
+    openApiCommand,
+    storeCommand,
+    authCommand,
+    usersCommand,
+    nodesCommand
+  ])
 )

@@ -2,6 +2,7 @@ import * as path from "node:path"
 import {
   ApiKeyRepository,
   AuthenticationLive,
+  AuthRequestsLive,
   ConfigSourceLive,
   type ConfigSources,
   ConfigWatcher,
@@ -33,7 +34,8 @@ export const databasePath = (config: GatehouseConfig) => path.join(config.dataDi
 
 /**
  * Every core service of a running server, independent of any transport: store → events → route table (with the
- * route files as its first provider) → health, route list, files, config and the file watcher, authentication.
+ * route files as its first provider) → health, route list, files, config and the file watcher, authentication,
+ * auth requests.
  * HTTP and gRPC are built on this same layer. Closing it stops monitors and the watcher and closes the store.
  */
 export const layerCore = (options: CoreOptions) => {
@@ -51,9 +53,10 @@ export const layerCore = (options: CoreOptions) => {
   const watcher = ConfigWatcher.layer({ configFile: config.configFile, routesDir: config.routesDir })
   const adminKey = Layer.effectDiscard(ensureAdminKey(config.dataDir))
   const authentication = Layer.merge(AuthenticationLive.layer, adminKey)
+  const authRequests = AuthRequestsLive.layer(config.authRequests).pipe(Layer.provide(store))
 
   return RouteListLive.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(HealthLive.layer, files, watcher)),
+    Layer.provideMerge(Layer.mergeAll(HealthLive.layer, files, watcher, authRequests)),
     Layer.provideMerge(Layer.merge(routeTable, configSource)),
     Layer.provideMerge(Layer.merge(events, authentication)),
     Layer.provideMerge(repositories)

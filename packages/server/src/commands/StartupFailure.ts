@@ -1,5 +1,6 @@
 import { SecretUnreadable, StoreNotGatehouse, StoreOpenFailed, StoreSchemaTooNew } from "@gatehouse-edge/core"
 import { formatIssue, ValidationFailed } from "@gatehouse-edge/core/domain"
+import { GrpcServerError } from "@gatehouse-edge/transport-grpc"
 import { Cause } from "effect"
 import { HttpServerError } from "effect/http"
 
@@ -46,7 +47,8 @@ export const describeStartupFailure = (cause: Cause.Cause<unknown>, httpAddress:
     error instanceof StoreOpenFailed ||
     error instanceof StoreSchemaTooNew ||
     error instanceof StoreNotGatehouse ||
-    error instanceof SecretUnreadable
+    error instanceof SecretUnreadable ||
+    error instanceof GrpcServerError
   ) {
     return error.message
   }

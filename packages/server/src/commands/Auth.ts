@@ -1,0 +1,79 @@
+import type { AuthRequestKind, AuthRequestState } from "@gatehouse-edge/core/domain"
+import { Console, Effect, Option, Stream } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { formatNode, formatRequest, print, reportCallErrors } from "./AuthOutput.js"
+import { connect, grpcFlags } from "./GrpcConnection.js"
+
+const authId = Flag.String("auth-id").pipe(Flag.withDescription("The request's id (ghreq_...)"))
+
+const register = Command.make(
+  "register",
+  { ...grpcFlags, authId, user: Flag.String("user").pipe(Flag.withDescription("The user the machine joins as")) },
+  Effect.fn("gatehouse.auth.register")(function* (flags) {
+    const { client, address } = yield* connect(flags)
+    const node = yield* reportCallErrors(address, client.register(flags.authId, flags.user))
+    yield* print(flags.json, node, (n) => `registered node ${formatNode(n).trim()}`)
+  }, Effect.scoped)
+).pipe(Command.withDescription("Bind a pending registration to a user: creates (or re-authorises) its node"))
+
+const verdict = (name: "approve" | "reject") =>
+  Command.make(
+    name,
+    { ...grpcFlags, authId },
+    Effect.fn(`gatehouse.auth.${name}`)(function* (flags) {
+      const { client, address } = yield* connect(flags)
+      yield* reportCallErrors(address, name === "approve" ? client.approve(flags.authId) : client.reject(flags.authId))
+      const request = yield* reportCallErrors(address, client.get(flags.authId))
+      yield* print(flags.json, request, formatRequest)
+    }, Effect.scoped)
+  ).pipe(Command.withDescription(name === "approve" ? "Approve a pending request" : "Reject a pending request"))
+
+const states = [
+  "pending",
+  "approved",
+  "rejected",
+  "expired",
+  "registered"
+] as const satisfies ReadonlyArray<AuthRequestState>
+const kinds = ["registration", "ssh_check"] as const satisfies ReadonlyArray<AuthRequestKind>
+
+const list = Command.make(
+  "list",
+  {
+    ...grpcFlags,
+    state: Flag.Literals("state", states).pipe(Flag.withDescription("Only requests in this state"), Flag.optional),
+    kind: Flag.Literals("kind", kinds).pipe(Flag.withDescription("Only requests of this kind"), Flag.optional)
+  },
+  Effect.fn("gatehouse.auth.list")(function* (flags) {
+    const { client, address } = yield* connect(flags)
+    const requests = yield* reportCallErrors(
+      address,
+      client.list({ state: Option.getOrUndefined(flags.state), kind: Option.getOrUndefined(flags.kind) })
+    )
+    yield* print(flags.json, requests, (all) => (all.length === 0 ? ["no auth requests"] : all.map(formatRequest)))
+  }, Effect.scoped)
+).pipe(Command.withDescription("List auth requests, newest first (pending ones and the decided history)"))
+
+const watch = Command.make(
+  "watch",
+  { ...grpcFlags, id: Argument.String("auth-id").pipe(Argument.withDescription("The request's id (ghreq_...)")) },
+  Effect.fn("gatehouse.auth.watch")(function* (flags) {
+    const { client, address } = yield* connect(flags)
+    yield* reportCallErrors(
+      address,
+      client
+        .watch(flags.id)
+        .pipe(
+          Stream.runForEach((request) =>
+            flags.json ? Console.log(JSON.stringify(request)) : Console.log(formatRequest(request))
+          )
+        )
+    )
+  }, Effect.scoped)
+).pipe(Command.withDescription("Print a request's state, then each change, until it is decided or expires"))
+
+/** `gatehouse auth ...`: interactive auth requests over the gRPC API. */
+export const authCommand = Command.make("auth").pipe(
+  Command.withDescription("Auth requests: approve, reject, register, list and watch (over gRPC)"),
+  Command.withSubcommands([verdict("approve"), verdict("reject"), register, list, watch])
+)

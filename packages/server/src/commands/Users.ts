@@ -1,0 +1,58 @@
+import { Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { formatNode, formatUser, print, reportCallErrors } from "./AuthOutput.js"
+import { connect, grpcFlags } from "./GrpcConnection.js"
+
+const create = Command.make(
+  "create",
+  {
+    ...grpcFlags,
+    name: Argument.String("name").pipe(Argument.withDescription("[a-z0-9][a-z0-9._-]{0,62}")),
+    displayName: Flag.String("display-name").pipe(Flag.optional),
+    email: Flag.String("email").pipe(Flag.optional)
+  },
+  Effect.fn("gatehouse.users.create")(function* (flags) {
+    const { client, address } = yield* connect(flags)
+    const user = yield* reportCallErrors(
+      address,
+      client.createUser({
+        name: flags.name,
+        display_name: Option.getOrUndefined(flags.displayName),
+        email: Option.getOrUndefined(flags.email)
+      })
+    )
+    yield* print(flags.json, user, (u) => `created user ${formatUser(u).trim()}`)
+  }, Effect.scoped)
+).pipe(Command.withDescription("Create a user that machines can be registered to"))
+
+const listUsers = Command.make(
+  "list",
+  grpcFlags,
+  Effect.fn("gatehouse.users.list")(function* (flags) {
+    const { client, address } = yield* connect(flags)
+    const users = yield* reportCallErrors(address, client.listUsers)
+    yield* print(flags.json, users, (all) => (all.length === 0 ? ["no users"] : all.map(formatUser)))
+  }, Effect.scoped)
+).pipe(Command.withDescription("List users"))
+
+/** `gatehouse users ...` (over gRPC). */
+export const usersCommand = Command.make("users").pipe(
+  Command.withDescription("Users that machines register to (over gRPC)"),
+  Command.withSubcommands([create, listUsers])
+)
+
+const listNodes = Command.make(
+  "list",
+  { ...grpcFlags, user: Flag.String("user").pipe(Flag.withDescription("Only this user's nodes"), Flag.optional) },
+  Effect.fn("gatehouse.nodes.list")(function* (flags) {
+    const { client, address } = yield* connect(flags)
+    const nodes = yield* reportCallErrors(address, client.listNodes(Option.getOrUndefined(flags.user)))
+    yield* print(flags.json, nodes, (all) => (all.length === 0 ? ["no nodes"] : all.map(formatNode)))
+  }, Effect.scoped)
+).pipe(Command.withDescription("List registered nodes and their addresses"))
+
+/** `gatehouse nodes ...` (over gRPC). */
+export const nodesCommand = Command.make("nodes").pipe(
+  Command.withDescription("Registered nodes (over gRPC)"),
+  Command.withSubcommands([listNodes])
+)

@@ -1,0 +1,138 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { authServiceEffectClient, makeAuthServiceClient } from "@gatehouse-edge/transport-grpc/client"
+import { Effect, Fiber, Stream } from "effect"
+import { runCli, spawnServer } from "../../../test/support/Cli.js"
+import { tempDir } from "../../../test/support/TempDir.js"
+
+const sshCheck = { kind: "ssh_check", ssh_check: { src: "127.0.0.1", dst: "db1", local_user: "root" } } as const
+
+const clientFor = (grpcAddress: string, dataDir: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() =>
+      makeAuthServiceClient({
+        address: grpcAddress,
+        apiKey: fs.readFileSync(path.join(dataDir, "admin.key"), "utf8").trim(),
+        insecure: true
+      })
+    ),
+    (client) => Effect.sync(() => client.close())
+  ).pipe(Effect.map(authServiceEffectClient))
+
+describe("auth requests in the running server", () => {
+  it.live(
+    "the CLI approves, rejects, registers, lists and watches over gRPC, with text or --json",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir("gatehouse-auth-cli-")
+        const data = path.join(dir, "data")
+        const server = yield* spawnServer(["--data", data, "--http", "127.0.0.1:0"], { cwd: dir })
+        const client = yield* clientFor(server.grpcAddress, data)
+        const cli = (...args: Array<string>) =>
+          runCli([...args, "--data", data, "--grpc", server.grpcAddress], { cwd: dir })
+
+        const created = yield* client.create(sshCheck)
+        const approved = yield* cli("auth", "approve", "--auth-id", created.auth_id)
+        assert.strictEqual(approved.code, 0, approved.stderr)
+        assert.match(
+          approved.stdout,
+          new RegExp(`^${created.auth_id}  ssh_check +approved +root@db1 from 127\\.0\\.0\\.1  by api-key:admin at `)
+        )
+        const conflict = yield* cli("auth", "reject", "--auth-id", created.auth_id)
+        assert.strictEqual(conflict.code, 1)
+        assert.strictEqual(conflict.stderr.trim(), "gatehouse: auth request already approved (FAILED_PRECONDITION)")
+        const malformed = yield* cli("auth", "approve", "--auth-id", "nope")
+        assert.strictEqual(
+          malformed.stderr.trim(),
+          "gatehouse: auth_id: auth_id must start with ghreq_ (INVALID_ARGUMENT)"
+        )
+
+        const user = yield* cli("users", "create", "alice", "--email", "alice@example.test", "--json")
+        assert.strictEqual(user.code, 0, user.stderr)
+        assert.deepInclude(JSON.parse(user.stdout), { id: 1, name: "alice", email: "alice@example.test" })
+        const registration = yield* client.create({
+          kind: "registration",
+          registration: { machine_key: "m1", node_key: "n1", hostname: "laptop" }
+        })
+        const registered = yield* cli("auth", "register", "--auth-id", registration.auth_id, "--user", "alice")
+        assert.strictEqual(registered.code, 0, registered.stderr)
+        assert.include(registered.stdout, "laptop  100.64.0.1, fd7a:115c:a1e0::1  user=alice")
+        const nodes = yield* cli("nodes", "list", "--json")
+        assert.deepStrictEqual(
+          JSON.parse(nodes.stdout).map((n: { ip_addresses: Array<string> }) => n.ip_addresses),
+          [["100.64.0.1", "fd7a:115c:a1e0::1"]]
+        )
+        const pending = yield* client.create(sshCheck)
+        const listed = yield* cli("auth", "list", "--state", "pending", "--json")
+        assert.deepStrictEqual(
+          JSON.parse(listed.stdout).map((r: { auth_id: string }) => r.auth_id),
+          [pending.auth_id]
+        )
+        // `auth watch` prints the state (pending, if it connected before the verdict), then the verdict, and exits.
+        const watching = yield* Effect.forkChild(cli("auth", "watch", pending.auth_id, "--json"))
+        yield* client.reject(pending.auth_id)
+        const watched = yield* Fiber.join(watching)
+        assert.strictEqual(watched.code, 0, watched.stderr)
+        const states = watched.stdout
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line).state)
+        assert.strictEqual(states.at(-1), "rejected")
+
+        const unreachable = yield* runCli(["auth", "list", "--data", data, "--grpc", "127.0.0.1:1"], { cwd: dir })
+        assert.strictEqual(unreachable.code, 1)
+        assert.match(unreachable.stderr, /^gatehouse: cannot reach the gRPC API at 127\.0\.0\.1:1: /)
+        yield* server.stop()
+      }).pipe(Effect.scoped),
+    120_000
+  )
+
+  it.live(
+    "SIGKILL with requests pending and waiters connected loses nothing; reconnecting waiters get the verdict",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir("gatehouse-auth-kill-")
+        const data = path.join(dir, "data")
+        const first = yield* spawnServer(["--data", data, "--http", "127.0.0.1:0"], { cwd: dir })
+        const before = yield* clientFor(first.grpcAddress, data)
+        const approved = yield* before.create(sshCheck)
+        yield* before.approve(approved.auth_id)
+        const pending = yield* before.create(sshCheck)
+        // A waiter connected when the server dies: its stream ends with an error, not with a made-up verdict.
+        const waiter = yield* Effect.forkChild(Effect.exit(before.watch(pending.auth_id).pipe(Stream.runCollect)))
+        yield* before.watch(pending.auth_id).pipe(Stream.take(1), Stream.runDrain)
+        first.child.kill("SIGKILL")
+        const killed = yield* Effect.promise(() => first.exited)
+        assert.strictEqual(killed.signal, "SIGKILL")
+        const cut = yield* Fiber.join(waiter)
+        assert.isTrue(cut._tag === "Failure", "the waiter saw the connection drop")
+
+        const second = yield* spawnServer(["--data", data, "--http", "127.0.0.1:0"], { cwd: dir })
+        const after = yield* clientFor(second.grpcAddress, data)
+        const stored = yield* after.watch(approved.auth_id).pipe(Stream.runCollect)
+        assert.deepStrictEqual(
+          stored.map((r) => [r.state, r.decided_by]),
+          [["approved", "api-key:admin"]]
+        )
+        // The reconnecting waiter: pending still, then the verdict given after the restart.
+        const reconnected = yield* Effect.forkChild(after.watch(pending.auth_id).pipe(Stream.runCollect))
+        yield* after.watch(pending.auth_id).pipe(Stream.take(1), Stream.runDrain)
+        yield* after.reject(pending.auth_id)
+        const seen = yield* Fiber.join(reconnected)
+        assert.strictEqual(seen.at(-1)?.state, "rejected")
+        assert.strictEqual(seen[0]?.state, "pending")
+        const history = yield* Effect.promise(() =>
+          fetch(`${second.baseUrl}/events?category=auth_request`, {
+            headers: { authorization: `Bearer ${fs.readFileSync(path.join(data, "admin.key"), "utf8").trim()}` }
+          }).then((r) => r.json() as Promise<Array<{ action: string }>>)
+        )
+        assert.deepStrictEqual(
+          history.map((e) => e.action),
+          ["created", "approved", "created", "rejected"]
+        )
+        yield* second.stop()
+      }).pipe(Effect.scoped),
+    120_000
+  )
+})
