@@ -90,3 +90,16 @@ export const firstFreeAddress = (prefix: IpPrefix, used: Iterable<string>): stri
   }
   return undefined
 }
+
+/**
+ * Whether an address lies in the prefix. An IPv4-mapped IPv6 address (`::ffff:10.0.0.1`, as a dual-stack socket
+ * reports IPv4 peers) is compared as the IPv4 address it carries.
+ */
+export const prefixContains = (prefix: IpPrefix, address: string): boolean => {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
+  const text = mapped === null ? address : mapped[1]!
+  const value = parseAddress(text, prefix.family)
+  if (value === undefined) return false
+  const hostBits = BigInt(bitsOf(prefix.family) - prefix.length)
+  return value >> hostBits === prefix.network >> hostBits
+}

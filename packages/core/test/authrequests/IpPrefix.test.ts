@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { firstFreeAddress, formatAddress, parseAddress, parsePrefix } from "../../src/authrequests/IpPrefix.js"
+import { firstFreeAddress, formatAddress, parseAddress, parsePrefix, prefixContains } from "../../src/authrequests/IpPrefix.js"
 
 describe("IpPrefix", () => {
   it("parses prefixes and clears host bits", () => {
@@ -29,5 +29,19 @@ describe("IpPrefix", () => {
     assert.strictEqual(firstFreeAddress(v4, ["10.0.1.1", "::1"]), "10.0.0.1")
     const v6 = parsePrefix("fd7a:115c:a1e0::/48")!
     assert.strictEqual(firstFreeAddress(v6, ["fd7a:115c:a1e0::1", "fd7a:115c:a1e0::3"]), "fd7a:115c:a1e0::2")
+  })
+
+  it("tells whether an address lies in a prefix, IPv4-mapped IPv6 compared as IPv4", () => {
+    const v4 = parsePrefix("10.1.0.0/16")!
+    assert.isTrue(prefixContains(v4, "10.1.255.7"))
+    assert.isFalse(prefixContains(v4, "10.2.0.1"))
+    assert.isTrue(prefixContains(v4, "::ffff:10.1.0.9"))
+    assert.isFalse(prefixContains(v4, "fd00::1"))
+    assert.isFalse(prefixContains(v4, "not an address"))
+    const v6 = parsePrefix("fd7a:115c:a1e0::/48")!
+    assert.isTrue(prefixContains(v6, "fd7a:115c:a1e0:1::5"))
+    assert.isFalse(prefixContains(v6, "fd7a:115c:a1e1::5"))
+    assert.isTrue(prefixContains(parsePrefix("0.0.0.0/0")!, "192.0.2.1"))
+    assert.isTrue(prefixContains(parsePrefix("127.0.0.1/32")!, "127.0.0.1"))
   })
 })

@@ -1,0 +1,128 @@
+import { type AuthRequest, isFinalState } from "@gatehouse-edge/core/domain"
+import type { AuthServiceCallError, AuthServiceEffectClient } from "@gatehouse-edge/transport-grpc/client"
+import { Clock, Data, Duration, Effect, Option, Schedule, Stream } from "effect"
+import type { PolicyRule } from "./GateConfig.js"
+import type { Login } from "./Policy.js"
+
+/** What the gate does with a login: let it through (with a line to show the user, if any), or refuse it. */
+export type Verdict =
+  | { readonly _tag: "Approved"; readonly message: string | undefined }
+  | { readonly _tag: "Denied"; readonly message: string }
+
+const approved = (message?: string): Verdict => ({ _tag: "Approved", message })
+const denied = (message: string): Verdict => ({ _tag: "Denied", message: `Gatehouse: access denied: ${message}` })
+
+/** The watch ended without a final state (the server shut down gracefully): watch again. */
+class WatchEnded extends Data.TaggedError("WatchEnded") {}
+
+// A server restart or a network blip: the request is stored, so watching again gets its state.
+const isTransient = (error: AuthServiceCallError | WatchEnded) =>
+  error._tag === "WatchEnded" || error.code === "unavailable" || error.code === "timeout"
+
+/** How long the gate keeps trying to reach the server after the request should have expired. */
+const reconnectGraceMs = 30_000
+
+/** The text the held user sees: which request, and the command that approves it. */
+export const bannerFor = (request: AuthRequest): string => {
+  const check = request.ssh_check!
+  return [
+    "Gatehouse: this login needs an operator's approval.",
+    `  request:  ${request.auth_id}`,
+    `  login:    ${check.local_user}@${check.dst} from ${check.src}`,
+    `  approve:  gatehouse auth approve --auth-id ${request.auth_id}`,
+    `  reject:   gatehouse auth reject --auth-id ${request.auth_id}`,
+    `Waiting until ${request.expires_at} (Ctrl-C gives up; the request stays open until then).`
+  ].join("\n")
+}
+
+/**
+ * An approved `ssh_check` for this login decided within the rule's check period, newest first. With
+ * `check_scope: source` the destination does not matter, so one approval covers every host of that source.
+ * The history lives in Gatehouse, so every gate (one per host) sees approvals given through any other.
+ */
+export const recentApproval = (client: AuthServiceEffectClient, login: Login, rule: PolicyRule) =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const history = yield* client.list({ state: "approved", kind: "ssh_check" })
+    const covering = history.filter((request) => {
+      const check = request.ssh_check
+      return (
+        check !== undefined &&
+        check.src === login.src &&
+        check.local_user === login.localUser &&
+        (rule.checkScope === "source" || check.dst === login.dst) &&
+        request.decided_at !== undefined &&
+        Date.parse(request.decided_at) >= now - rule.checkPeriodMs
+      )
+    })
+    return Option.fromUndefinedOr(covering.sort((a, b) => b.decided_at!.localeCompare(a.decided_at!))[0])
+  })
+
+/**
+ * The request's final state. Reconnects while the server is unreachable (a restarted server still has the
+ * request and its verdict) until shortly after the request's expiry, then gives up.
+ */
+const finalState = (client: AuthServiceEffectClient, request: AuthRequest) =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const deadline = Duration.millis(Math.max(0, Date.parse(request.expires_at) - now) + reconnectGraceMs)
+    return yield* client.watch(request.auth_id).pipe(
+      Stream.filter((state) => isFinalState(state.state)),
+      Stream.runHead,
+      Effect.flatMap(Option.match({ onNone: () => Effect.fail(new WatchEnded()), onSome: Effect.succeed })),
+      Effect.retry({ schedule: Schedule.spaced("1 second"), while: isTransient }),
+      Effect.timeoutOption(deadline)
+    )
+  })
+
+const verdictOf = (request: AuthRequest): Verdict => {
+  switch (request.state) {
+    case "approved":
+      return approved(`Gatehouse: approved by ${request.decided_by ?? "an operator"}.`)
+    case "rejected":
+      return denied(`request ${request.auth_id} was rejected by ${request.decided_by ?? "an operator"}.`)
+    case "expired":
+      return denied(`request ${request.auth_id} expired without a decision.`)
+    default:
+      return denied(`request ${request.auth_id} ended as ${request.state}.`)
+  }
+}
+
+/**
+ * Decides a login the policy matched: `accept` passes, `reject` refuses, `check` passes at once when a recent
+ * approval covers it, otherwise creates an `ssh_check` request, shows `notify` the banner and waits for the
+ * verdict. Fails closed: when Gatehouse cannot be asked, the login is refused with the reason.
+ */
+export const decide = (
+  client: AuthServiceEffectClient,
+  login: Login,
+  rule: PolicyRule,
+  notify: (text: string) => void
+): Effect.Effect<Verdict> =>
+  Effect.gen(function* () {
+    if (rule.action === "accept") return approved()
+    if (rule.action === "reject") return denied("the policy refuses this login.")
+    const recent = yield* recentApproval(client, login, rule)
+    if (Option.isSome(recent)) {
+      const until = new Date(Date.parse(recent.value.decided_at!) + rule.checkPeriodMs).toISOString()
+      return approved(`Gatehouse: covered by ${recent.value.auth_id} (approved by ${recent.value.decided_by}) until ${until}.`)
+    }
+    const request = yield* client.create({
+      kind: "ssh_check",
+      ssh_check: { src: login.src, dst: login.dst, local_user: login.localUser }
+    })
+    notify(bannerFor(request))
+    const final = yield* finalState(client, request)
+    return Option.match(final, {
+      onNone: () => denied(`Gatehouse could not be reached to learn the verdict on ${request.auth_id}.`),
+      onSome: verdictOf
+    })
+  }).pipe(
+    Effect.catch((error) =>
+      Effect.succeed(
+        error._tag === "WatchEnded"
+          ? denied("the approval service ended the wait.")
+          : denied(`the approval service failed (${error.statusName}: ${error.message}).`)
+      )
+    )
+  )
