@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
@@ -10,12 +11,13 @@ import {
   authServicePromiseClient,
   makeAuthServiceClient
 } from "@gatehouse-edge/transport-grpc/client"
-import { Effect, Option, type Scope } from "effect"
+import { Effect, Option, Schedule, type Scope } from "effect"
 import { TestClock } from "effect/testing"
 import ssh2 from "ssh2"
 import { recentApproval } from "../examples/ssh-check-gate/CheckGate.js"
 import { type CheckScope, parseGateConfig } from "../examples/ssh-check-gate/GateConfig.js"
 import { deniedExitStatus, startSshGate } from "../examples/ssh-check-gate/SshGate.js"
+import { spawnServer } from "./support/Cli.js"
 import { requireTool } from "./support/e2e.js"
 import { runSsh } from "./support/SshClient.js"
 import { tempDir } from "./support/TempDir.js"
@@ -31,7 +33,13 @@ const runProgram = (args: ReadonlyArray<string>) =>
   watchProcess(() =>
     spawn(
       process.execPath,
-      ["--conditions=@gatehouse-edge/source", "--import", tsxLoader, path.join(repoRoot, "examples/ssh-check-gate/main.ts"), ...args],
+      [
+        "--conditions=@gatehouse-edge/source",
+        "--import",
+        tsxLoader,
+        path.join(repoRoot, "examples/ssh-check-gate/main.ts"),
+        ...args
+      ],
       { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] }
     )
   )
@@ -56,7 +64,10 @@ interface Fixture {
   readonly identity: string
   readonly operator: ReturnType<typeof authServicePromiseClient>
   /** Starts a gate with the policy (YAML list) and destination name; returns its port. */
-  readonly gate: (options: { readonly destination: string; readonly policy: string }) => Effect.Effect<number, unknown, Scope.Scope>
+  readonly gate: (options: {
+    readonly destination: string
+    readonly policy: string
+  }) => Effect.Effect<number, unknown, Scope.Scope>
   readonly sshChecks: () => Promise<ReadonlyArray<AuthRequest>>
 }
 
@@ -280,7 +291,9 @@ describe.skipIf(skip)("examples/ssh-check-gate with the OpenSSH client", () => {
         const unreachable = authServiceEffectClient(
           yield* Effect.acquireRelease(
             // A port nothing listens on: the server's HTTP port speaks no gRPC, so use a closed one.
-            Effect.sync(() => makeAuthServiceClient({ address: "127.0.0.1:1", apiKey: f.server.apiKey, insecure: true })),
+            Effect.sync(() =>
+              makeAuthServiceClient({ address: "127.0.0.1:1", apiKey: f.server.apiKey, insecure: true })
+            ),
             (client) => Effect.sync(() => client.close())
           )
         )
@@ -291,7 +304,12 @@ describe.skipIf(skip)("examples/ssh-check-gate with the OpenSSH client", () => {
         if ("problems" in config) return yield* Effect.die(new Error(config.problems.join("\n")))
         const running = yield* Effect.acquireRelease(
           Effect.promise(() =>
-            startSshGate({ config, hostKey: ssh2.utils.generateKeyPairSync("ed25519").private, client: unreachable, log: () => {} })
+            startSshGate({
+              config,
+              hostKey: ssh2.utils.generateKeyPairSync("ed25519").private,
+              client: unreachable,
+              log: () => {}
+            })
           ),
           (running) => Effect.promise(() => running.close())
         )
@@ -301,6 +319,75 @@ describe.skipIf(skip)("examples/ssh-check-gate with the OpenSSH client", () => {
         assert.match(done.stderr, /Gatehouse: access denied: the approval service failed \(UNAVAILABLE: /)
       }).pipe(Effect.scoped),
     60_000
+  )
+})
+
+/** A loopback port that was free a moment ago (so a restarted server can listen on the same address). */
+const freePort = Effect.callback<number>((resume) => {
+  const probe = net.createServer().listen(0, "127.0.0.1", () => {
+    const { port } = probe.address() as net.AddressInfo
+    probe.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+describe.skipIf(skip)("examples/ssh-check-gate across a server restart", () => {
+  it.live(
+    "a held login survives the server being SIGKILLed: the gate reconnects and gets the verdict given after the restart",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir("gatehouse-ssh-gate-kill-")
+        const data = path.join(dir, "data")
+        const grpc = `127.0.0.1:${yield* freePort}`
+        const serve = ["--data", data, "--http", "127.0.0.1:0", "--grpc", grpc]
+        const first = yield* spawnServer(serve, { cwd: dir })
+        const identity = path.join(dir, "client_ed25519")
+        execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", identity])
+        fs.copyFileSync(`${identity}.pub`, path.join(dir, "authorized_keys"))
+        const file = path.join(dir, "gate.yml")
+        const config = parseGateConfig(
+          `listen: 127.0.0.1:0\ndestination: web1\nhost_key: k\ngatehouse: { grpc: "${grpc}", api_key_file: data/admin.key }\nusers: { root: ./authorized_keys }\npolicy:\n  - { users: [root], action: check }\n`,
+          file
+        )
+        if ("problems" in config) return yield* Effect.die(new Error(config.problems.join("\n")))
+        const apiKey = fs.readFileSync(path.join(data, "admin.key"), "utf8").trim()
+        const connect = Effect.acquireRelease(
+          Effect.sync(() => makeAuthServiceClient({ address: grpc, apiKey, insecure: true })),
+          (client) => Effect.sync(() => client.close())
+        )
+        const gateClient = authServiceEffectClient(yield* connect)
+        const gate = yield* Effect.acquireRelease(
+          Effect.promise(() =>
+            startSshGate({
+              config,
+              hostKey: ssh2.utils.generateKeyPairSync("ed25519").private,
+              client: gateClient,
+              log: () => {}
+            })
+          ),
+          (running) => Effect.promise(() => running.close())
+        )
+        const ssh = yield* runSsh({ port: gate.port, user: "root", identity, command: "echo after-restart" })
+        const [, authId] = yield* ssh.stderrMatching(/request: +(ghreq_\S+)/)
+        first.child.kill("SIGKILL")
+        yield* Effect.promise(() => first.exited)
+
+        yield* spawnServer(serve, { cwd: dir })
+        // grpc-js shares the subchannel with the gate's client, which may still be backing off from the dead
+        // server: retry while it reports UNAVAILABLE (bounded), as any client of a restarting server must.
+        const operator = authServiceEffectClient(yield* connect)
+        yield* operator.approve(authId!).pipe(
+          Effect.retry({
+            schedule: Schedule.spaced("100 millis"),
+            times: 200,
+            while: (error) => error.code === "unavailable"
+          })
+        )
+        const done = yield* ssh.exit
+        assert.strictEqual(done.code, 0, done.stderr)
+        assert.strictEqual(done.stdout, "after-restart\n")
+        assert.include(done.stderr, "Gatehouse: approved by api-key:admin.")
+      }).pipe(Effect.scoped),
+    90_000
   )
 })
 
@@ -366,9 +453,16 @@ describe.skipIf(skip)("examples/ssh-check-gate/main.ts, the runnable program", (
           ].join("\n")
         )
         const program = yield* runProgram(["--config", config])
-        const [, port] = yield* program.stdoutMatching(/listening on 127\.0\.0\.1:(\d+) as destination web9 \(host key SHA256:/)
+        const [, port] = yield* program.stdoutMatching(
+          /listening on 127\.0\.0\.1:(\d+) as destination web9 \(host key SHA256:/
+        )
         assert.strictEqual(fs.statSync(path.join(f.dir, "gate_host")).mode & 0o777, 0o600)
-        const ssh = yield* runSsh({ port: Number(port), user: "root", identity: f.identity, command: "echo via-program" })
+        const ssh = yield* runSsh({
+          port: Number(port),
+          user: "root",
+          identity: f.identity,
+          command: "echo via-program"
+        })
         const [, authId] = yield* ssh.stderrMatching(/request: +(ghreq_\S+)/)
         yield* Effect.promise(() => f.operator.approve(authId!))
         const done = yield* ssh.exit

@@ -105,7 +105,9 @@ export const decide = (
     const recent = yield* recentApproval(client, login, rule)
     if (Option.isSome(recent)) {
       const until = new Date(Date.parse(recent.value.decided_at!) + rule.checkPeriodMs).toISOString()
-      return approved(`Gatehouse: covered by ${recent.value.auth_id} (approved by ${recent.value.decided_by}) until ${until}.`)
+      return approved(
+        `Gatehouse: covered by ${recent.value.auth_id} (approved by ${recent.value.decided_by}) until ${until}.`
+      )
     }
     const request = yield* client.create({
       kind: "ssh_check",

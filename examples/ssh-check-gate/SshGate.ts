@@ -46,6 +46,7 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
     const disconnected = new AbortController()
     let admitted: { login: Login; rule: PolicyRule } | undefined
     let verdict: Promise<Verdict> | undefined
+    const refusedUsers = new Set<string>()
 
     conn.on("authentication", (ctx) => {
       if (ctx.method !== "publickey") return ctx.reject(["publickey"])
@@ -53,7 +54,13 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
       const login: Login = { src, dst: config.destination, localUser: ctx.username }
       const rule = keysFile === undefined ? undefined : ruleFor(config.policy, login)
       if (keysFile === undefined || rule === undefined || rule.action === "reject") {
-        if (ctx.signature !== undefined) log(`refused ${login.localUser}@${login.dst} from ${src}: no policy rule admits it`)
+        // The client probes each key without a signature and is refused at the probe: log once per login name.
+        if (!refusedUsers.has(ctx.username)) {
+          refusedUsers.add(ctx.username)
+          log(
+            `refused ${login.localUser}@${login.dst} from ${src}: ${keysFile === undefined ? "not a user of this gate" : "no policy rule admits it"}`
+          )
+        }
         return ctx.reject(["publickey"])
       }
       readAuthorizedKeys(keysFile).then(

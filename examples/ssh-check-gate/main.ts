@@ -8,10 +8,7 @@
 import * as crypto from "node:crypto"
 import * as fs from "node:fs/promises"
 import { parseArgs } from "node:util"
-import {
-  authServiceEffectClient,
-  makeAuthServiceClient
-} from "@gatehouse-edge/transport-grpc/client"
+import { authServiceEffectClient, makeAuthServiceClient } from "@gatehouse-edge/transport-grpc/client"
 import ssh2 from "ssh2"
 import { type GateConfig, parseGateConfig } from "./GateConfig.js"
 import { startSshGate } from "./SshGate.js"
@@ -47,9 +44,11 @@ const connectGatehouse = async (config: GateConfig) => {
     return makeAuthServiceClient({ address: `unix:${config.gatehouse.path}`, insecure: true })
   const { address, apiKeyFile, ca } = config.gatehouse
   const apiKey = (
-    await fs.readFile(apiKeyFile, "utf8").catch((error: NodeJS.ErrnoException) =>
-      fail([`cannot read the API key file ${apiKeyFile}: ${error.code ?? error.message}`])
-    )
+    await fs
+      .readFile(apiKeyFile, "utf8")
+      .catch((error: NodeJS.ErrnoException) =>
+        fail([`cannot read the API key file ${apiKeyFile}: ${error.code ?? error.message}`])
+      )
   ).trim()
   const rootCerts =
     ca === undefined
@@ -87,9 +86,7 @@ const main = async () => {
     (error: NodeJS.ErrnoException) =>
       fail([`cannot listen on ${config.listen.host}:${config.listen.port}: ${error.code ?? error.message}`])
   )
-  log(
-    `listening on ${config.listen.host}:${gate.port} as destination ${config.destination} (host key ${fingerprint})`
-  )
+  log(`listening on ${config.listen.host}:${gate.port} as destination ${config.destination} (host key ${fingerprint})`)
   const stop = () => {
     log("stopping")
     gate.close().then(() => {
@@ -101,4 +98,6 @@ const main = async () => {
   process.once("SIGINT", stop)
 }
 
-main().catch((error: unknown) => fail([`unexpected failure: ${error instanceof Error ? error.stack : String(error)}`], 1))
+main().catch((error: unknown) =>
+  fail([`unexpected failure: ${error instanceof Error ? error.stack : String(error)}`], 1)
+)

@@ -42,24 +42,28 @@ export const watchProcess = (
       Deferred.doneUnsafe(exited, Effect.succeed({ code: status, ...output }))
       notify()
     })
-    const matching = (stream: "stdout" | "stderr") => (pattern: RegExp, timeoutMs = 15_000) =>
-      Effect.callback<RegExpMatchArray, Error>((resume) => {
-        const check = () => {
-          const match = output[stream].match(pattern)
-          if (match !== null) resume(Effect.succeed(match))
-          else if (child.exitCode !== null || child.signalCode !== null)
-            resume(Effect.fail(new Error(`ended without ${pattern} on ${stream}: ${output[stream]}${output.stderr}`)))
-        }
-        changed.add(check)
-        check()
-        return Effect.sync(() => changed.delete(check))
-      }).pipe(
-        Effect.timeoutOrElse({
-          duration: timeoutMs,
-          orElse: () =>
-            Effect.fail(new Error(`no ${pattern} on ${stream} within ${timeoutMs} ms: ${output[stream]}${output.stderr}`))
-        })
-      )
+    const matching =
+      (stream: "stdout" | "stderr") =>
+      (pattern: RegExp, timeoutMs = 15_000) =>
+        Effect.callback<RegExpMatchArray, Error>((resume) => {
+          const check = () => {
+            const match = output[stream].match(pattern)
+            if (match !== null) resume(Effect.succeed(match))
+            else if (child.exitCode !== null || child.signalCode !== null)
+              resume(Effect.fail(new Error(`ended without ${pattern} on ${stream}: ${output[stream]}${output.stderr}`)))
+          }
+          changed.add(check)
+          check()
+          return Effect.sync(() => changed.delete(check))
+        }).pipe(
+          Effect.timeoutOrElse({
+            duration: timeoutMs,
+            orElse: () =>
+              Effect.fail(
+                new Error(`no ${pattern} on ${stream} within ${timeoutMs} ms: ${output[stream]}${output.stderr}`)
+              )
+          })
+        )
     return {
       stdout: () => output.stdout,
       stderr: () => output.stderr,

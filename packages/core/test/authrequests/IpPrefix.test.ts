@@ -1,5 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { firstFreeAddress, formatAddress, parseAddress, parsePrefix, prefixContains } from "../../src/authrequests/IpPrefix.js"
+import {
+  firstFreeAddress,
+  formatAddress,
+  parseAddress,
+  parsePrefix,
+  prefixContains
+} from "../../src/authrequests/IpPrefix.js"
 
 describe("IpPrefix", () => {
   it("parses prefixes and clears host bits", () => {
