@@ -176,9 +176,9 @@ describe("gRPC AuthService", () => {
     }).pipe(Effect.scoped, Effect.provide(grpcServerLayer()))
   )
 
-  it.effect("no, invalid or revoked API key: UNAUTHENTICATED; the unix socket needs none", () =>
+  it.effect("no, invalid, expired or revoked API key: UNAUTHENTICATED; the unix socket needs none", () =>
     Effect.gen(function* () {
-      for (const apiKey of [undefined, "not-a-key", `${keys.valid.key}x`, keys.revoked.key]) {
+      for (const apiKey of [undefined, "not-a-key", `${keys.valid.key}x`, keys.expired.key, keys.revoked.key]) {
         const client = yield* clientOf({ apiKey })
         assert.deepInclude(yield* call(client, "ListUsers", {}), { code: grpc.status.UNAUTHENTICATED }, String(apiKey))
         assert.deepInclude(yield* call(client, "AuthApprove", { authId: `ghreq_${"b".repeat(24)}` }), {

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto"
 import { Clock, Context, Duration, Effect, Layer, Option, Queue, Stream } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { AuthRequestsConfig } from "../config/ConfigSections.js"
@@ -23,6 +22,7 @@ import {
 import { AuthRequestEvents } from "../domain/AuthRequestEvents.js"
 import type { InvalidArgument } from "../domain/CommonErrors.js"
 import { Events } from "../events/Events.js"
+import { randomBytesPooled } from "../util/RandomPool.js"
 import { checkAuthId, checkNewAuthRequest, checkNewUser, checkUserName } from "./AuthRequestInput.js"
 import { givenNameFor, renderNode, renderRequest, renderUser } from "./AuthRequestRendering.js"
 import { AuthRequestRepository, type NodeRecord, type RequestRecord } from "./AuthRequestRepository.js"
@@ -43,7 +43,7 @@ export const defaultConfig: AuthRequestsConfig = {
 const maxSweepInterval = Duration.hours(1)
 
 /** A new auth id: the prefix and 18 random bytes as 24 base64url characters. */
-export const newAuthId = (): string => `${authIdPrefix}${randomBytes(18).toString("base64url")}`
+export const newAuthId = (): string => `${authIdPrefix}${randomBytesPooled(18).toString("base64url")}`
 
 /** How many watchers are waiting on requests right now: for tests and benchmarks that prove waiters are freed. */
 export class AuthRequestWaiterCount extends Context.Service<

@@ -1,5 +1,6 @@
 import { Effect, Random } from "effect"
 import { v7 } from "uuid"
+import { randomBytesPooled } from "../util/RandomPool.js"
 
 /**
  * Strictly increasing UUIDv7 ids. The caller passes the time (from Effect's `Clock`, so `TestClock` drives it);
@@ -27,7 +28,7 @@ export const make = (after?: string): EventIds => {
       // Overflow borrows the next millisecond, like the uuid package's own monotonic mode.
       if (state.seq === 0) state.msecs++
     }
-    return v7({ msecs: state.msecs, seq: state.seq })
+    return v7({ msecs: state.msecs, seq: state.seq, random: randomBytesPooled(16) })
   })
   return { next }
 }

@@ -30,7 +30,10 @@ const count = (n: number | undefined): number | undefined =>
 export class EventRepository extends Context.Service<
   EventRepository,
   {
-    /** Appends one event and drops the oldest beyond `cap` (`Infinity`: none), in one transaction. */
+    /**
+     * Appends one event and drops the oldest beyond `cap` (`Infinity`: none), in one transaction. Trimming is
+     * batched: between trims up to 1 % more than `cap` (at least one more) stay, never fewer than `cap`.
+     */
     readonly append: (event: Event, cap: number) => Effect.Effect<void>
     /** Events matching the query, oldest first; `limit` keeps the newest. */
     readonly list: (query: EventQuery) => Effect.Effect<ReadonlyArray<Event>>
@@ -42,6 +45,19 @@ export class EventRepository extends Context.Service<
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
 
+      // Trimming walks `keep` index entries to find the boundary, so at the default cap of 10,000 trimming on
+      // every append cost more than the append itself (bench/auth-requests.ts). It runs when the cap changes and
+      // then once per `keep / 100` appends: between trims the table holds up to 1 % more than `cap`, never fewer.
+      const trimState = { keep: undefined as number | undefined, sinceTrim: 0 }
+      const trimDue = (keep: number) => {
+        if (keep !== trimState.keep || ++trimState.sinceTrim >= Math.max(1, Math.floor(keep / 100))) {
+          trimState.keep = keep
+          trimState.sinceTrim = 0
+          return true
+        }
+        return false
+      }
+
       const append = Effect.fn("EventRepository.append")(function* (event: Event, cap: number) {
         const keep = count(cap)
         yield* sql
@@ -49,7 +65,7 @@ export class EventRepository extends Context.Service<
             Effect.gen(function* () {
               yield* sql`INSERT INTO events ${sql.insert({ ...event, data: JSON.stringify(event.data) })}`
               // Everything up to the newest `keep` goes: the subquery finds the (keep+1)-th newest id, none if short.
-              if (keep !== undefined) {
+              if (keep !== undefined && trimDue(keep)) {
                 yield* sql`DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ${keep})`
               }
             })

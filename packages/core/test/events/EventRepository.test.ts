@@ -48,6 +48,28 @@ describe("EventRepository (on the SQLite store)", () => {
     })
   )
 
+  it.effect("with a large cap, trimming is batched: never fewer than `cap` kept, at most 1 % more", () =>
+    Effect.gen(function* () {
+      const store = yield* repositoryAt(path.join(yield* tempDir, "gatehouse.db"))
+      const many = Array.from({ length: 260 }, (_, i) => ({ ...all[0]!, id: v7({ msecs: 10_000 + i, seq: 0 }) }))
+      const sizes: Array<number> = []
+      for (const e of many) {
+        yield* store.append(e, 200)
+        sizes.push((yield* store.list({})).length)
+      }
+      assert.isTrue(
+        sizes.every((n, i) => n >= Math.min(i + 1, 200) && n <= Math.min(i + 1, 201)),
+        `${sizes}`
+      )
+      assert.isTrue(
+        sizes.slice(200).some((n) => n > 200),
+        "trimming is batched"
+      )
+      const kept = yield* store.list({})
+      assert.deepStrictEqual(kept.slice(-200), many.slice(-200))
+    })
+  )
+
   it.effect("since is exclusive and need not be a stored id", () =>
     Effect.gen(function* () {
       const events = yield* seeded

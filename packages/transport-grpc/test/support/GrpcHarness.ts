@@ -16,17 +16,22 @@ import { Effect, Layer } from "effect"
 import { type AuthServiceClient, makeAuthServiceClient } from "../../src/client.js"
 import { GrpcServer, GrpcServerAddress, type GrpcServerOptions } from "../../src/index.js"
 
-/** A key stored (as the server stores keys) and one stored then revoked. */
-export const keys = { valid: generateApiKey(), revoked: generateApiKey() }
+/** A key stored (as the server stores keys), one stored then revoked, and one whose expiry has passed (before the TestClock epoch, so under any clock). */
+export const keys = { valid: generateApiKey(), revoked: generateApiKey(), expired: generateApiKey() }
 
-const storedKey = (name: string, key: { prefix: string; sha256: string }, revoked: boolean) => ({
+const storedKey = (
+  name: string,
+  key: { prefix: string; sha256: string },
+  revoked: boolean,
+  expiresAt: string | null = null
+) => ({
   id: `id-${name}`,
   name,
   prefix: key.prefix,
   sha256: key.sha256,
   roles: ["admin"],
   created_at: "2026-01-01T00:00:00.000Z",
-  expires_at: null,
+  expires_at: expiresAt,
   last_used_at: null,
   revoked_at: revoked ? "2026-01-02T00:00:00.000Z" : null
 })
@@ -41,7 +46,8 @@ export const grpcServerLayer = (options: Partial<GrpcServerOptions> = {}, config
     Effect.flatMap(ApiKeyRepository, (repository) =>
       Effect.all([
         repository.insert(storedKey("valid", keys.valid, false)),
-        repository.insert(storedKey("revoked", keys.revoked, true))
+        repository.insert(storedKey("revoked", keys.revoked, true)),
+        repository.insert(storedKey("expired", keys.expired, false, "1969-12-31T00:00:00.000Z"))
       ])
     ).pipe(Effect.orDie)
   )
