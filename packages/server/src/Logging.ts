@@ -1,7 +1,7 @@
 import type { GatehouseConfig } from "@gatehouse-edge/core"
-import { requestIdOf, withRequestIds } from "@gatehouse-edge/transport-http"
-import { Effect, type Fiber, Layer, Logger, References } from "effect"
-import { leanJsonLoggerWith } from "./LeanJsonLogger.js"
+import { type AccessLogWrite, AccessLogWriter, requestIdOf, withRequestIds } from "@gatehouse-edge/transport-http"
+import { Cause, Effect, type Fiber, Layer, Logger, References } from "effect"
+import { leanJsonLine, leanJsonLoggerWith } from "./LeanJsonLogger.js"
 
 const levels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error" } as const
 
@@ -16,10 +16,43 @@ const requestIdAnnotation = (fiber: Fiber.Fiber<unknown, unknown>) => {
   return requestId === undefined ? undefined : { request_id: requestId }
 }
 
-const batchedJson = Logger.batched(leanJsonLoggerWith(requestIdAnnotation, withRequestIds(Logger.formatJson)), {
-  window: JSON_BATCH_WINDOW,
-  flush: (lines) => Effect.sync(() => process.stdout.write(`${lines.join("\n")}\n`))
-})
+/** A line formatted before it reaches the batch (an access-log line); the batch takes it as it is. */
+class FormattedLine {
+  constructor(readonly line: string) {}
+}
+
+const lines = leanJsonLoggerWith(requestIdAnnotation, withRequestIds(Logger.formatJson))
+
+const jsonLines = Logger.make((options) =>
+  options.message instanceof FormattedLine ? options.message.line : lines.log(options)
+)
+
+/**
+ * The access log straight into the batch: the same line `Effect.logInfo("http")` annotated with the entry would
+ * give (`message: "http"`, the entry and the request id in `annotations`), without annotating the request's context
+ * or running the logger pipeline (~35 µs of a ~100 µs request, bench/http-stack.ts).
+ */
+const accessLogInto =
+  (batch: Logger.Logger<unknown, void>): AccessLogWrite =>
+  (entry, fiber) => {
+    const date = new Date()
+    const line = leanJsonLine({ message: "http", logLevel: "Info", cause: Cause.empty, fiber, date }, (f) => ({
+      ...entry,
+      ...requestIdAnnotation(f)
+    }))
+    if (line !== undefined)
+      batch.log({ message: new FormattedLine(line), logLevel: "Info", cause: Cause.empty, fiber, date })
+  }
+
+const layerJsonLogging = Layer.unwrap(
+  Effect.map(
+    Logger.batched(jsonLines, {
+      window: JSON_BATCH_WINDOW,
+      flush: (lines) => Effect.sync(() => process.stdout.write(`${lines.join("\n")}\n`))
+    }),
+    (batch) => Layer.mergeAll(Logger.layer([batch]), Layer.succeed(AccessLogWriter)(accessLogInto(batch)))
+  )
+)
 
 /**
  * Structured logs: one JSON object per line (for log shippers), or pretty lines for a terminal. `auto` picks
@@ -28,7 +61,7 @@ const batchedJson = Logger.batched(leanJsonLoggerWith(requestIdAnnotation, withR
 export const layerLogging = (log: GatehouseConfig["log"], isTty = process.stdout.isTTY === true) => {
   const pretty = log.format === "pretty" || (log.format === "auto" && isTty)
   return Layer.mergeAll(
-    Logger.layer([pretty ? withRequestIds(Logger.consolePretty()) : batchedJson]),
+    pretty ? Logger.layer([withRequestIds(Logger.consolePretty())]) : layerJsonLogging,
     Layer.succeed(References.MinimumLogLevel, levels[log.level])
   )
 }

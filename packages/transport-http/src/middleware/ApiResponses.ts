@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto"
 import { type ErrorBody, type ErrorCode, ErrorCodes } from "@gatehouse-edge/core/domain"
-import { Cause, Clock, Context, Effect, Exit, LogLevel } from "effect"
+import { Cause, Clock, Context, Effect, Exit } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { clientAddressOf } from "../websocket/ClientAddress.js"
+import { writeAccessLog } from "./AccessLog.js"
 import { rememberRequestId } from "./RequestIds.js"
 
 /** Request limits of the HTTP API. */
@@ -118,25 +119,18 @@ const shortened = (path: string) =>
 const incomingRequestId = (header: string | undefined) =>
   header !== undefined && /^[A-Za-z0-9._-]{1,64}$/.test(header) ? header : undefined
 
-// One structured line per request. The level is checked first: annotating costs even when the line is then
-// filtered out.
+// One structured line per request.
 const accessLog = (
   request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse,
   elapsed: number
 ) =>
-  Effect.flatMap(LogLevel.isEnabled("Info"), (enabled) =>
-    enabled
-      ? Effect.logInfo("http").pipe(
-          Effect.annotateLogs({
-            method: request.method,
-            path: shortened(request.url.split("?")[0]!),
-            status: response.status,
-            duration_ms: elapsed
-          })
-        )
-      : Effect.void
-  )
+  writeAccessLog({
+    method: request.method,
+    path: shortened(request.url.split("?")[0]!),
+    status: response.status,
+    duration_ms: elapsed
+  })
 
 /**
  * The outermost layer of every request: a request id (`x-request-id`, echoed or generated, on every response and
