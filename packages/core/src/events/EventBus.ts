@@ -1,4 +1,4 @@
-import { type Cause, Clock, DateTime, Effect, Exit, Layer, Queue, Semaphore, Stream } from "effect"
+import { type Cause, Clock, DateTime, Effect, Layer, Queue, Semaphore, Stream } from "effect"
 import type { Event, EventInput } from "../domain/Event.js"
 import type { EventQuery } from "../domain/EventQuery.js"
 import { SubscriberTooSlow } from "../domain/StreamErrors.js"
@@ -20,15 +20,6 @@ export type EventBus = Events["Service"] & {
   readonly subscriberCount: Effect.Effect<number>
 }
 
-/** An event waiting to be stored; `outcome` is set once a writer has tried. */
-interface Queued {
-  readonly event: Event
-  outcome: Exit.Exit<void> | undefined
-}
-
-// The most events one transaction stores: 6 parameters each stays well under SQLite's and PostgreSQL's limits.
-const maxBatch = 500
-
 interface Subscriber {
   readonly category: string | undefined
   readonly queue: Queue.Queue<Event, SubscriberTooSlow | Cause.Done>
@@ -36,9 +27,8 @@ interface Subscriber {
 }
 
 /**
- * Builds the bus on the {@link EventRepository}. Ids are assigned in publishing order and events are stored and
- * delivered in that order (concurrent publishes share one transaction); an event is stored before it is delivered,
- * and `publish` returns once its event is both. Each subscriber has its own
+ * Builds the bus on the {@link EventRepository}. Publishing is serialised, so ids are strictly increasing and every
+ * subscriber sees events in id order; an event is stored before it is delivered. Each subscriber has its own
  * bounded queue filled without waiting: one that is full is failed with {@link SubscriberTooSlow} and removed,
  * so no subscriber can block or slow the publisher or the others. Closing the scope ends every follow stream.
  */
@@ -77,72 +67,18 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
       { discard: true }
     )
 
-  // Group commit: a publisher queues its event (ids are assigned under `lock`, so the queue is in id order), then
-  // whoever holds `writeLock` stores everything queued in one transaction and delivers it, in order. Under
-  // concurrent publishing one commit serves many events (bench/auth-requests.ts: a commit per event was a fifth
-  // of an auth request's store time); alone, a publisher writes just its own event, as before.
-  const queued: Array<Queued> = []
-  const writeLock = yield* Semaphore.make(1)
-
-  const settle = (entry: Queued, outcome: Exit.Exit<void>) =>
-    Effect.suspend(() => {
-      entry.outcome = outcome
-      return Exit.isSuccess(outcome) ? deliver(entry.event) : Effect.void
-    })
-
-  const writeQueued = Effect.suspend(() => {
-    const batch = queued.splice(0, maxBatch)
-    return Effect.flatMap(
-      Effect.exit(
-        repository.appendAll(
-          batch.map((entry) => entry.event),
-          historyCap
-        )
-      ),
-      (exit) =>
-        Exit.isSuccess(exit) || batch.length === 1
-          ? Effect.forEach(batch, (entry) => settle(entry, exit), { discard: true })
-          : // One bad event must not fail the others: store them one by one, each with its own outcome.
-            Effect.forEach(
-              batch,
-              (entry) =>
-                Effect.flatMap(Effect.exit(repository.appendAll([entry.event], historyCap)), (one) =>
-                  settle(entry, one)
-                ),
-              { discard: true }
-            )
-    )
-  })
-
   const publish = Effect.fn("Events.publish")(function* (input: EventInput) {
     return yield* Effect.gen(function* () {
-      const entry = yield* lock.withPermits(1)(
-        Effect.gen(function* () {
-          const now = yield* Clock.currentTimeMillis
-          const id = yield* ids.next(now)
-          const timestamp = DateTime.formatIso(DateTime.makeUnsafe(now))
-          const data = yield* toJson(input.data ?? {})
-          const event = {
-            id,
-            timestamp,
-            level: input.level,
-            category: input.category,
-            action: input.action,
-            data
-          } as Event
-          const entry: Queued = { event, outcome: undefined }
-          queued.push(entry)
-          return entry
-        })
-      )
-      // Until an earlier writer has taken this event, or this publisher writes it (and whatever queued behind it).
-      while (entry.outcome === undefined) {
-        yield* writeLock.withPermits(1)(Effect.suspend(() => (entry.outcome === undefined ? writeQueued : Effect.void)))
-      }
-      yield* entry.outcome
-      return entry.event
-      // Uninterruptible: a queued event is always stored and delivered, so live subscribers never miss one.
-    }).pipe(Effect.uninterruptible)
+      const now = yield* Clock.currentTimeMillis
+      const id = yield* ids.next(now)
+      const timestamp = DateTime.formatIso(DateTime.makeUnsafe(now))
+      const data = yield* toJson(input.data ?? {})
+      const event = { id, timestamp, level: input.level, category: input.category, action: input.action, data } as Event
+      yield* repository.append(event, historyCap)
+      yield* deliver(event)
+      return event
+      // Uninterruptible: a stored event is always delivered, so live subscribers never miss one.
+    }).pipe(Effect.uninterruptible, lock.withPermits(1))
   })
 
   const history = Effect.fn("Events.history")(function* (query: EventQuery) {

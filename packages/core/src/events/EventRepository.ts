@@ -35,8 +35,6 @@ export class EventRepository extends Context.Service<
      * batched: between trims up to 1 % more than `cap` (at least one more) stay, never fewer than `cap`.
      */
     readonly append: (event: Event, cap: number) => Effect.Effect<void>
-    /** Appends events (in id order) in one transaction, then trims as {@link append} does. */
-    readonly appendAll: (events: ReadonlyArray<Event>, cap: number) => Effect.Effect<void>
     /** Events matching the query, oldest first; `limit` keeps the newest. */
     readonly list: (query: EventQuery) => Effect.Effect<ReadonlyArray<Event>>
   }
@@ -51,9 +49,8 @@ export class EventRepository extends Context.Service<
       // every append cost more than the append itself (bench/auth-requests.ts). It runs when the cap changes and
       // then once per `keep / 100` appends: between trims the table holds up to 1 % more than `cap`, never fewer.
       const trimState = { keep: undefined as number | undefined, sinceTrim: 0 }
-      const trimDue = (keep: number, appended: number) => {
-        trimState.sinceTrim += appended
-        if (keep !== trimState.keep || trimState.sinceTrim >= Math.max(1, Math.floor(keep / 100))) {
+      const trimDue = (keep: number) => {
+        if (keep !== trimState.keep || ++trimState.sinceTrim >= Math.max(1, Math.floor(keep / 100))) {
           trimState.keep = keep
           trimState.sinceTrim = 0
           return true
@@ -61,29 +58,20 @@ export class EventRepository extends Context.Service<
         return false
       }
 
-      const appendAll = Effect.fn("EventRepository.appendAll")(function* (events: ReadonlyArray<Event>, cap: number) {
-        const rowOf = (event: Event) => ({ ...event, data: JSON.stringify(event.data) })
-        const [first, ...rest] = events
-        if (first === undefined) return
+      const append = Effect.fn("EventRepository.append")(function* (event: Event, cap: number) {
         const keep = count(cap)
-        const rows: readonly [Record<string, unknown>, ...Array<Record<string, unknown>>] = [
-          rowOf(first),
-          ...rest.map(rowOf)
-        ]
         yield* sql
           .withTransaction(
             Effect.gen(function* () {
-              yield* sql`INSERT INTO events ${sql.insert(rows)}`
+              yield* sql`INSERT INTO events ${sql.insert({ ...event, data: JSON.stringify(event.data) })}`
               // Everything up to the newest `keep` goes: the subquery finds the (keep+1)-th newest id, none if short.
-              if (keep !== undefined && trimDue(keep, events.length)) {
+              if (keep !== undefined && trimDue(keep)) {
                 yield* sql`DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ${keep})`
               }
             })
           )
           .pipe(Effect.orDie)
       })
-
-      const append = (event: Event, cap: number) => appendAll([event], cap)
 
       const list = Effect.fn("EventRepository.list")(function* (query: EventQuery) {
         const limit = count(query.limit)
@@ -100,7 +88,7 @@ export class EventRepository extends Context.Service<
         return rows.map(toEvent).reverse()
       })
 
-      return EventRepository.of({ append, appendAll, list })
+      return EventRepository.of({ append, list })
     })
   )
 }

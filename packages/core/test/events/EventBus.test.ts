@@ -62,8 +62,8 @@ describe("EventBus publish and history", () => {
       let calls = 0
       const { bus } = yield* openBus(path.join(yield* tempDir, "gatehouse.db"), {}, (repository) => ({
         ...repository,
-        appendAll: (es, cap) =>
-          Effect.andThen(Effect.repeat(Effect.yieldNow, { times: (calls++ * 7) % 5 }), repository.appendAll(es, cap))
+        append: (e, cap) =>
+          Effect.andThen(Effect.repeat(Effect.yieldNow, { times: (calls++ * 7) % 5 }), repository.append(e, cap))
       }))
       const follower = yield* collect(bus.follow({}).pipe(Stream.take(50)))
       yield* eventually(
@@ -148,10 +148,8 @@ describe("EventBus publish and history", () => {
       const dir = yield* tempDir
       const { bus } = yield* openBus(path.join(dir, "gatehouse.db"), {}, (repository) => ({
         ...repository,
-        appendAll: (events, cap) =>
-          events.some((event) => labelOf(event) === "boom")
-            ? Effect.die(new Error("disk full"))
-            : repository.appendAll(events, cap)
+        append: (event, cap) =>
+          labelOf(event) === "boom" ? Effect.die(new Error("disk full")) : repository.append(event, cap)
       }))
       const { received, fiber } = yield* collect(bus.follow({}).pipe(Stream.takeUntil((e) => labelOf(e) === "done")))
       yield* eventually(

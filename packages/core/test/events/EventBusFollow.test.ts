@@ -60,7 +60,7 @@ describe("EventBus follow", () => {
       const gate = yield* makeGate
       const { bus } = yield* openBus(path.join(yield* tempDir, "gatehouse.db"), {}, (repository) => ({
         ...repository,
-        appendAll: (es, cap) => Effect.andThen(repository.appendAll(es, cap), gate.pass)
+        append: (e, cap) => Effect.andThen(repository.append(e, cap), gate.pass)
       }))
       yield* bus.publish(input("a"))
       yield* gate.arm
