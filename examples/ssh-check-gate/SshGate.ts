@@ -54,12 +54,12 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
       const login: Login = { src, dst: config.destination, localUser: ctx.username }
       const rule = keysFile === undefined ? undefined : ruleFor(config.policy, login)
       if (keysFile === undefined || rule === undefined || rule.action === "reject") {
-        // The client probes each key without a signature and is refused at the probe: log once per login name.
-        if (!refusedUsers.has(ctx.username)) {
+        // The client probes each key without a signature and is refused at the probe: log once per login name
+        // (a few names per connection at most), quoted: an unauthenticated client chose it.
+        if (!refusedUsers.has(ctx.username) && refusedUsers.size < 8) {
           refusedUsers.add(ctx.username)
-          log(
-            `refused ${login.localUser}@${login.dst} from ${src}: ${keysFile === undefined ? "not a user of this gate" : "no policy rule admits it"}`
-          )
+          const why = keysFile === undefined ? "not a user of this gate" : "no policy rule admits it"
+          log(`refused ${JSON.stringify(ctx.username.slice(0, 64))}@${login.dst} from ${src}: ${why}`)
         }
         return ctx.reject(["publickey"])
       }
@@ -106,8 +106,11 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
         session.on("env", (_accept, reject) => reject?.())
         session.on("subsystem", (_accept, reject) => reject())
         const start = (channel: ServerChannel, requested: string | undefined) => {
+          // A channel the client closed while held must not take the gate down with a write-after-end error.
+          channel.on("error", (error: Error) => log(`session from ${src}: ${error.message}`))
           verdictFor(channel, pty).then(
             (result) => {
+              if (!channel.writable) return
               if (result._tag === "Denied") {
                 writeLines(channel, result.message, pty)
                 channel.exit(deniedExitStatus)
