@@ -2,11 +2,12 @@ import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 import type { AuthRequest } from "@gatehouse-edge/core/domain"
 import {
   type AuthServiceClient,
+  type AuthServiceEffectClient,
   authServiceEffectClient,
   authServicePromiseClient,
   makeAuthServiceClient
@@ -17,7 +18,7 @@ import ssh2 from "ssh2"
 import { recentApproval } from "../examples/ssh-check-gate/CheckGate.js"
 import { type CheckScope, parseGateConfig } from "../examples/ssh-check-gate/GateConfig.js"
 import { deniedExitStatus, startSshGate } from "../examples/ssh-check-gate/SshGate.js"
-import { spawnServer } from "./support/Cli.js"
+import { spawnServer, tsxLoader } from "./support/Cli.js"
 import { requireTool } from "./support/e2e.js"
 import { runSsh } from "./support/SshClient.js"
 import { tempDir } from "./support/TempDir.js"
@@ -25,8 +26,6 @@ import { startTestServer, type TestServer } from "./support/TestServer.js"
 import { watchProcess } from "./support/WatchedProcess.js"
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
-// What `npx tsx --conditions=@gatehouse-edge/source` does, without npx.
-const tsxLoader = pathToFileURL(path.join(repoRoot, "node_modules/tsx/dist/loader.mjs")).href
 
 /** Runs examples/ssh-check-gate/main.ts in a child `node`, as its README says. */
 const runProgram = (args: ReadonlyArray<string>) =>
@@ -48,6 +47,19 @@ const runProgram = (args: ReadonlyArray<string>) =>
  * The SSH check gate of examples/ssh-check-gate, driven by the real OpenSSH client against a real Gatehouse server
  * (gRPC on loopback). Every verdict is given through the server's AuthService, as an operator would.
  */
+
+/** Parses a gate config (a test's own text: a problem is a defect) and runs the gate for the scope; its port. */
+const runGate = (yaml: string, file: string, client: AuthServiceEffectClient) =>
+  Effect.gen(function* () {
+    const config = parseGateConfig(yaml, file)
+    if ("problems" in config) return yield* Effect.die(new Error(config.problems.join("\n")))
+    const hostKey = ssh2.utils.generateKeyPairSync("ed25519").private
+    const running = yield* Effect.acquireRelease(
+      Effect.promise(() => startSshGate({ config, hostKey, client, log: () => {} })),
+      (running) => Effect.promise(() => running.close())
+    )
+    return running.port
+  })
 
 const { skip } = requireTool("ssh")
 
@@ -79,36 +91,27 @@ const setUp = (serverConfig?: string): Effect.Effect<Fixture, unknown, Scope.Sco
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", identity])
     fs.writeFileSync(path.join(dir, "authorized_keys"), fs.readFileSync(`${identity}.pub`))
     fs.writeFileSync(path.join(dir, "api.key"), server.apiKey)
-    const hostKey = ssh2.utils.generateKeyPairSync("ed25519").private
     const operator = authServicePromiseClient(yield* grpcClientOf(server))
     const gateClient = authServiceEffectClient(yield* grpcClientOf(server))
     const gate = (options: { readonly destination: string; readonly policy: string }) =>
-      Effect.gen(function* () {
-        const file = path.join(dir, `${options.destination}.yml`)
-        const config = parseGateConfig(
-          [
-            "listen: 127.0.0.1:0",
-            `destination: ${options.destination}`,
-            "host_key: ./unused_host_key",
-            "gatehouse:",
-            `  grpc: ${server.grpcAddress}`,
-            "  api_key_file: ./api.key",
-            "users:",
-            "  root: ./authorized_keys",
-            "  deploy: ./authorized_keys",
-            "  nobody: ./authorized_keys",
-            "policy:",
-            options.policy
-          ].join("\n"),
-          file
-        )
-        if ("problems" in config) return yield* Effect.die(new Error(config.problems.join("\n")))
-        const running = yield* Effect.acquireRelease(
-          Effect.promise(() => startSshGate({ config, hostKey, client: gateClient, log: () => {} })),
-          (running) => Effect.promise(() => running.close())
-        )
-        return running.port
-      })
+      runGate(
+        [
+          "listen: 127.0.0.1:0",
+          `destination: ${options.destination}`,
+          "host_key: ./unused_host_key",
+          "gatehouse:",
+          `  grpc: ${server.grpcAddress}`,
+          "  api_key_file: ./api.key",
+          "users:",
+          "  root: ./authorized_keys",
+          "  deploy: ./authorized_keys",
+          "  nobody: ./authorized_keys",
+          "policy:",
+          options.policy
+        ].join("\n"),
+        path.join(dir, `${options.destination}.yml`),
+        gateClient
+      )
     return {
       server,
       dir,
@@ -297,24 +300,12 @@ describe.skipIf(skip)("examples/ssh-check-gate with the OpenSSH client", () => {
             (client) => Effect.sync(() => client.close())
           )
         )
-        const config = parseGateConfig(
+        const port = yield* runGate(
           `listen: 127.0.0.1:0\ndestination: web1\nhost_key: k\ngatehouse: { grpc: "127.0.0.1:1", api_key_file: api.key }\nusers: { root: ./authorized_keys, deploy: ./authorized_keys }\npolicy:\n${checkRootPolicy()}\n`,
-          path.join(f.dir, "gate.yml")
+          path.join(f.dir, "gate.yml"),
+          unreachable
         )
-        if ("problems" in config) return yield* Effect.die(new Error(config.problems.join("\n")))
-        const running = yield* Effect.acquireRelease(
-          Effect.promise(() =>
-            startSshGate({
-              config,
-              hostKey: ssh2.utils.generateKeyPairSync("ed25519").private,
-              client: unreachable,
-              log: () => {}
-            })
-          ),
-          (running) => Effect.promise(() => running.close())
-        )
-        const done = yield* (yield* runSsh({ port: running.port, user: "root", identity: f.identity, command: "true" }))
-          .exit
+        const done = yield* (yield* runSsh({ port, user: "root", identity: f.identity, command: "true" })).exit
         assert.strictEqual(done.code, deniedExitStatus)
         assert.match(done.stderr, /Gatehouse: access denied: the approval service failed \(UNAVAILABLE: /)
       }).pipe(Effect.scoped),
@@ -343,30 +334,17 @@ describe.skipIf(skip)("examples/ssh-check-gate across a server restart", () => {
         const identity = path.join(dir, "client_ed25519")
         execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", identity])
         fs.copyFileSync(`${identity}.pub`, path.join(dir, "authorized_keys"))
-        const file = path.join(dir, "gate.yml")
-        const config = parseGateConfig(
-          `listen: 127.0.0.1:0\ndestination: web1\nhost_key: k\ngatehouse: { grpc: "${grpc}", api_key_file: data/admin.key }\nusers: { root: ./authorized_keys }\npolicy:\n  - { users: [root], action: check }\n`,
-          file
-        )
-        if ("problems" in config) return yield* Effect.die(new Error(config.problems.join("\n")))
         const apiKey = fs.readFileSync(path.join(data, "admin.key"), "utf8").trim()
         const connect = Effect.acquireRelease(
           Effect.sync(() => makeAuthServiceClient({ address: grpc, apiKey, insecure: true })),
           (client) => Effect.sync(() => client.close())
         )
-        const gateClient = authServiceEffectClient(yield* connect)
-        const gate = yield* Effect.acquireRelease(
-          Effect.promise(() =>
-            startSshGate({
-              config,
-              hostKey: ssh2.utils.generateKeyPairSync("ed25519").private,
-              client: gateClient,
-              log: () => {}
-            })
-          ),
-          (running) => Effect.promise(() => running.close())
+        const gatePort = yield* runGate(
+          `listen: 127.0.0.1:0\ndestination: web1\nhost_key: k\ngatehouse: { grpc: "${grpc}", api_key_file: data/admin.key }\nusers: { root: ./authorized_keys }\npolicy:\n  - { users: [root], action: check }\n`,
+          path.join(dir, "gate.yml"),
+          authServiceEffectClient(yield* connect)
         )
-        const ssh = yield* runSsh({ port: gate.port, user: "root", identity, command: "echo after-restart" })
+        const ssh = yield* runSsh({ port: gatePort, user: "root", identity, command: "echo after-restart" })
         const [, authId] = yield* ssh.stderrMatching(/request: +(ghreq_\S+)/)
         first.child.kill("SIGKILL")
         yield* Effect.promise(() => first.exited)

@@ -4,8 +4,8 @@ import { Effect, type Scope } from "effect"
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url))
 const bin = fileURLToPath(new URL("../../packages/server/src/bin.ts", import.meta.url))
-// Absolute, so the loader resolves whatever directory the server runs in.
-const tsxLoader = pathToFileURL(`${repoRoot}/node_modules/tsx/dist/loader.mjs`).href
+/** tsx's loader by absolute URL (what `npx tsx` does, from any working directory). */
+export const tsxLoader = pathToFileURL(`${repoRoot}/node_modules/tsx/dist/loader.mjs`).href
 
 /** Node arguments that run the `gatehouse` CLI straight from source. */
 export const gatehouseCommand = (args: ReadonlyArray<string>) => [
