@@ -219,6 +219,8 @@ export const startGatehouse = async (options: {
   readonly nodeArgs?: ReadonlyArray<string>
   /** More environment for the server (e.g. `GATEHOUSE_LOG_LEVEL`). */
   readonly env?: Readonly<Record<string, string>>
+  /** A `gatehouse.yml` for the server (`--config`), e.g. with a Proxmox cluster. */
+  readonly configYaml?: string
 }): Promise<GatehouseProcess> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gatehouse-bench-"))
   const routesDir = path.join(dir, "routes")
@@ -226,6 +228,11 @@ export const startGatehouse = async (options: {
   if (options.routes > 0)
     fs.writeFileSync(path.join(routesDir, "routes.yml"), routesYaml(options.routes, options.health, options.portBase))
   const port = await freePort()
+  const configArgs: Array<string> = []
+  if (options.configYaml !== undefined) {
+    fs.writeFileSync(path.join(dir, "gatehouse.yml"), options.configYaml)
+    configArgs.push("--config", path.join(dir, "gatehouse.yml"))
+  }
   const entry =
     options.mode === "dist"
       ? [distBin]
@@ -240,7 +247,16 @@ export const startGatehouse = async (options: {
   const started = performance.now()
   const child = spawn(
     process.execPath,
-    [...(options.nodeArgs ?? []), ...entry, "serve", "--http", `127.0.0.1:${port}`, "--data", path.join(dir, "data")],
+    [
+      ...(options.nodeArgs ?? []),
+      ...entry,
+      "serve",
+      "--http",
+      `127.0.0.1:${port}`,
+      "--data",
+      path.join(dir, "data"),
+      ...configArgs
+    ],
     {
       cwd: dir,
       env: {

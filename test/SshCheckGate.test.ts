@@ -14,13 +14,13 @@ import {
 } from "@gatehouse-edge/transport-grpc/client"
 import { Effect, Option, Schedule, type Scope } from "effect"
 import { TestClock } from "effect/testing"
-import ssh2 from "ssh2"
 import { recentApproval } from "../examples/ssh-check-gate/CheckGate.js"
 import { type CheckScope, parseGateConfig } from "../examples/ssh-check-gate/GateConfig.js"
 import { deniedExitStatus, startSshGate } from "../examples/ssh-check-gate/SshGate.js"
 import { spawnServer, tsxLoader } from "./support/Cli.js"
 import { requireTool } from "./support/e2e.js"
 import { runSsh } from "./support/SshClient.js"
+import { parseableKeyPair } from "./support/SshKeys.js"
 import { tempDir } from "./support/TempDir.js"
 import { startTestServer, type TestServer } from "./support/TestServer.js"
 import { watchProcess } from "./support/WatchedProcess.js"
@@ -53,7 +53,7 @@ const runGate = (yaml: string, file: string, client: AuthServiceEffectClient) =>
   Effect.gen(function* () {
     const config = parseGateConfig(yaml, file)
     if ("problems" in config) return yield* Effect.die(new Error(config.problems.join("\n")))
-    const hostKey = ssh2.utils.generateKeyPairSync("ed25519").private
+    const hostKey = parseableKeyPair().private
     const running = yield* Effect.acquireRelease(
       Effect.promise(() => startSshGate({ config, hostKey, client, log: () => {} })),
       (running) => Effect.promise(() => running.close())

@@ -25,7 +25,11 @@ const loadHostKey = async (file: string): Promise<Buffer> => {
     return fail([`cannot read the host key ${file}: ${error.code ?? error.message}`])
   })
   if (existing !== undefined) return existing
-  const pair = ssh2.utils.generateKeyPairSync("ed25519", { comment: "ssh-check-gate" })
+  // ssh2 1.17 cannot read back about 0.4% of the ed25519 keys it generates: draw again until it can.
+  let pair = ssh2.utils.generateKeyPairSync("ed25519", { comment: "ssh-check-gate" })
+  while (ssh2.utils.parseKey(pair.private) instanceof Error || ssh2.utils.parseKey(pair.public) instanceof Error) {
+    pair = ssh2.utils.generateKeyPairSync("ed25519", { comment: "ssh-check-gate" })
+  }
   await fs.writeFile(file, pair.private, { mode: 0o600, flag: "wx" })
   await fs.writeFile(`${file}.pub`, `${pair.public}\n`, { mode: 0o644 })
   return Buffer.from(pair.private)

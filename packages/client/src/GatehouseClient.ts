@@ -20,7 +20,7 @@ export interface GatehouseClientOptions {
  * The Gatehouse API: every endpoint of the contract as `client.<group>.<endpoint>(request?)` with the derived
  * client's request shape (`{ params, query, payload }`), plus the WebSocket streams next to the snapshot they
  * extend: `health.watch()`, `events.watch(query?)`, `routes.watch()`, `routes.validateStream(documents)` and
- * `authRequests.watch(authId)`.
+ * `authRequests.watch(authId)`, and the hypervisor's stats, journal and tail streams.
  */
 export interface GatehouseClientShape {
   readonly system: GroupCalls<"system">
@@ -42,6 +42,29 @@ export interface GatehouseClientShape {
   readonly authRequests: GroupCalls<"authRequests"> & {
     /** The request's current state, then each change; ends after a final state (WebSocket). */
     readonly watch: GatehouseStreams["watchAuthRequest"]
+  }
+  /** Proxmox VE nodes and LXC containers; journal and tail exist only as streams. */
+  readonly hypervisor: Omit<
+    GroupCalls<"hypervisor">,
+    "journal" | "nodeJournal" | "guestJournal" | "unitJournal" | "tail"
+  > & {
+    /** The node's stats every second (WebSocket). */
+    readonly watchNodeStats: GatehouseStreams["watchNodeStats"]
+    /** The guest's stats line every second (WebSocket). */
+    readonly watchGuestStats: GatehouseStreams["watchGuestStats"]
+    /** Follows a journal over SSH (WebSocket). */
+    readonly journal: GatehouseStreams["journal"]
+    /** Follows files over SSH (WebSocket). */
+    readonly tail: GatehouseStreams["tail"]
+  }
+  /** Docker and Podman engines. */
+  readonly docker: GroupCalls<"docker"> & {
+    /** The container list, then again whenever it changed (WebSocket). */
+    readonly watchContainers: GatehouseStreams["watchContainers"]
+    /** A container's stats at the engine's cadence (WebSocket). */
+    readonly watchStats: GatehouseStreams["watchContainerStats"]
+    /** A container's last lines, then each new one (WebSocket). */
+    readonly followLogs: GatehouseStreams["followContainerLogs"]
   }
   /** The client derived from the contract, as is: for per-call options such as `responseMode`. */
   readonly api: HttpApiClient.ForApi<typeof GatehouseApi>
@@ -72,6 +95,23 @@ export const makeGatehouseClient = Effect.fn("GatehouseClient.make")(function* (
     events: { ...calls.events, watch: streams.watchEvents },
     files: calls.files,
     authRequests: { ...calls.authRequests, watch: streams.watchAuthRequest },
+    hypervisor: {
+      nodes: calls.hypervisor.nodes,
+      guests: calls.hypervisor.guests,
+      nodeStats: calls.hypervisor.nodeStats,
+      guestStats: calls.hypervisor.guestStats,
+      lxc: calls.hypervisor.lxc,
+      watchNodeStats: streams.watchNodeStats,
+      watchGuestStats: streams.watchGuestStats,
+      journal: streams.journal,
+      tail: streams.tail
+    },
+    docker: {
+      ...calls.docker,
+      watchContainers: streams.watchContainers,
+      watchStats: streams.watchContainerStats,
+      followLogs: streams.followContainerLogs
+    },
     api
   })
 })

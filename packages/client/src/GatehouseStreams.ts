@@ -1,4 +1,14 @@
-import type { AuthRequest, Event, HealthMap, RouteEntry, RouteValidationMessage } from "@gatehouse-edge/core/domain"
+import type {
+  AuthRequest,
+  ContainerLogLine,
+  ContainerStats,
+  ContainerSummary,
+  Event,
+  HealthMap,
+  NodeStats,
+  RouteEntry,
+  RouteValidationMessage
+} from "@gatehouse-edge/core/domain"
 import { GatehouseApi, type StreamEndpoint, StreamEndpoints } from "@gatehouse-edge/transport-http/api"
 import { Deferred, Effect, Schema, Stream } from "effect"
 import type { HttpClientResponse } from "effect/http"
@@ -17,6 +27,15 @@ export type EventsQuery = NonNullable<EndpointRequest<EndpointOf<"events", "list
  */
 export type StreamError<E extends HttpApiEndpoint.ConstraintRequest> = EndpointError<E> | WebSocketClosed
 
+/** The query of `hypervisor.journal`: `node`, `vmid` (0 or absent: the node), `service` (units), `limit` (1–1000). */
+export type JournalQuery = EndpointRequest<EndpointOf<"hypervisor", "journal">>["query"]
+
+/** The query of `hypervisor.tail`: `node`, `vmid` (0 or absent: the node), `file` (absolute paths), `limit`. */
+export type TailQuery = EndpointRequest<EndpointOf<"hypervisor", "tail">>["query"]
+
+/** The query of `docker.followLogs`: `limit` (1–1000), `stdout`, `stderr`, `since`, `until`, `timestamps`. */
+export type LogsQuery = NonNullable<EndpointRequest<EndpointOf<"docker", "logs">>["query"]>
+
 /** The WebSocket streams of the API. */
 export interface GatehouseStreams {
   /** The health map, then a new map at most once per second when a status changes. Never ends by itself. */
@@ -29,6 +48,33 @@ export interface GatehouseStreams {
   readonly watchAuthRequest: (
     authId: string
   ) => Stream.Stream<AuthRequest, StreamError<EndpointOf<"authRequests", "get">>>
+  /** The Docker container list, then again whenever it changed. */
+  readonly watchContainers: () => Stream.Stream<
+    ReadonlyArray<ContainerSummary>,
+    StreamError<EndpointOf<"docker", "containers">>
+  >
+  /** A container's stats at the engine's cadence. */
+  readonly watchContainerStats: (
+    id: string
+  ) => Stream.Stream<ContainerStats, StreamError<EndpointOf<"docker", "stats">>>
+  /** A container's last lines, then each new one until it stops. */
+  readonly followContainerLogs: (
+    id: string,
+    query?: LogsQuery
+  ) => Stream.Stream<ContainerLogLine, StreamError<EndpointOf<"docker", "logs">>>
+  /** A Proxmox VE node's stats every second. */
+  readonly watchNodeStats: (
+    node: string
+  ) => Stream.Stream<NodeStats, StreamError<EndpointOf<"hypervisor", "nodeStats">>>
+  /** A guest's stats line every second. */
+  readonly watchGuestStats: (
+    node: string,
+    vmid: number
+  ) => Stream.Stream<string, StreamError<EndpointOf<"hypervisor", "guestStats">>>
+  /** A journal's last `limit` lines, then each new line (over SSH on the node); ends when the command does. */
+  readonly journal: (query: JournalQuery) => Stream.Stream<string, StreamError<EndpointOf<"hypervisor", "journal">>>
+  /** Files' last `limit` lines, then each new line (`tail -F` on the node or in a container). */
+  readonly tail: (query: TailQuery) => Stream.Stream<string, StreamError<EndpointOf<"hypervisor", "tail">>>
   /**
    * Sends each YAML document and emits the server's answers: one frame per route, then a `done` frame per
    * document. Ends (closing the socket) once every document sent has its `done` frame and `documents` ended.
@@ -50,6 +96,8 @@ export interface StreamOptions {
 const decodeFrames =
   <S extends StreamEndpoint>(endpoint: S) =>
   <E>(frames: Stream.Stream<string, E>): Stream.Stream<S["frame"]["Type"], E | Schema.SchemaError> => {
+    // A text stream's frame is the value itself (one line), not JSON.
+    if (endpoint.encoding === "text") return frames as Stream.Stream<S["frame"]["Type"], E>
     const decode = Schema.decodeUnknownEffect(
       Schema.fromJsonString(endpoint.frame as Schema.Codec<S["frame"]["Type"], S["frame"]["Encoded"]>)
     )
@@ -142,5 +190,28 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
       })
     )
 
-  return { watchHealth, watchEvents, watchRoutes, watchAuthRequest, validateStream } as GatehouseStreams
+  const watchNodeStats = (node: string) => subscribe(StreamEndpoints.nodeStats, { params: { node } })
+  const watchGuestStats = (node: string, vmid: number) =>
+    subscribe(StreamEndpoints.guestStats, { params: { node, vmid } })
+  const journal = (query: JournalQuery) => subscribe(StreamEndpoints.journal, { query })
+  const tail = (query: TailQuery) => subscribe(StreamEndpoints.tail, { query })
+  const watchContainers = () => subscribe(StreamEndpoints.dockerContainers)
+  const watchContainerStats = (id: string) => subscribe(StreamEndpoints.dockerStats, { params: { id } })
+  const followContainerLogs = (id: string, query: LogsQuery = {}) =>
+    subscribe(StreamEndpoints.dockerLogs, { params: { id }, query })
+
+  return {
+    watchHealth,
+    watchEvents,
+    watchRoutes,
+    watchAuthRequest,
+    validateStream,
+    watchNodeStats,
+    watchGuestStats,
+    journal,
+    tail,
+    watchContainers,
+    watchContainerStats,
+    followContainerLogs
+  } as GatehouseStreams
 }

@@ -1,18 +1,24 @@
 import type {
   AuthRequest,
   AuthRequestFilter,
+  ContainerAction,
+  ContainerLogLine,
+  ContainerStats,
+  ContainerSummary,
   Event,
   FileType,
   HealthMap,
+  LxcAction,
   NewAuthRequest,
   NewUser,
+  NodeStats,
   RouteEntry,
   RouteValidationMessage
 } from "@gatehouse-edge/core/domain"
 import { type Effect, ManagedRuntime, Stream } from "effect"
 import type { EndpointName, EndpointOf, EndpointSuccess, GroupName } from "./ApiCalls.js"
 import { GatehouseClient, type GatehouseClientOptions, type GatehouseClientShape } from "./GatehouseClient.js"
-import type { EventsQuery } from "./GatehouseStreams.js"
+import type { EventsQuery, JournalQuery, LogsQuery, TailQuery } from "./GatehouseStreams.js"
 
 /** Options of one call. */
 export interface CallOptions {
@@ -75,6 +81,33 @@ export interface GatehousePromiseClient extends AsyncDisposable {
     readonly createUser: (user: NewUser, options?: CallOptions) => Result<"authRequests", "createUser">
     readonly listUsers: (options?: CallOptions) => Result<"authRequests", "listUsers">
     readonly listNodes: (user?: string, options?: CallOptions) => Result<"authRequests", "listNodes">
+  }
+  /** Proxmox VE nodes and LXC containers. */
+  readonly hypervisor: {
+    readonly nodes: (options?: CallOptions) => Result<"hypervisor", "nodes">
+    readonly guests: (options?: CallOptions) => Result<"hypervisor", "guests">
+    readonly nodeStats: (node: string, options?: CallOptions) => Result<"hypervisor", "nodeStats">
+    /** The `STATUS|CPU%|MEM USAGE/LIMIT|MEM%|NET I/O|BLOCK I/O` line. */
+    readonly guestStats: (node: string, vmid: number, options?: CallOptions) => Result<"hypervisor", "guestStats">
+    /** Starts, stops (gracefully) or restarts a container; resolves once Proxmox's task finished. */
+    readonly lxc: (node: string, vmid: number, action: LxcAction, options?: CallOptions) => Result<"hypervisor", "lxc">
+    readonly watchNodeStats: (node: string) => AsyncIterable<NodeStats>
+    readonly watchGuestStats: (node: string, vmid: number) => AsyncIterable<string>
+    /** The last lines of a journal, then each new line; `break` closes the socket and ends the remote command. */
+    readonly journal: (query: JournalQuery) => AsyncIterable<string>
+    /** The last lines of files, then each new line. */
+    readonly tail: (query: TailQuery) => AsyncIterable<string>
+  }
+  /** Docker and Podman engines; containers by id, unique id prefix or name. */
+  readonly docker: {
+    readonly containers: (options?: CallOptions) => Result<"docker", "containers">
+    readonly stats: (id: string, options?: CallOptions) => Result<"docker", "stats">
+    /** The last lines (`limit`, default 100) of stdout and stderr. */
+    readonly logs: (id: string, query?: LogsQuery, options?: CallOptions) => Result<"docker", "logs">
+    readonly act: (id: string, action: ContainerAction, options?: CallOptions) => Result<"docker", "act">
+    readonly watchContainers: () => AsyncIterable<ReadonlyArray<ContainerSummary>>
+    readonly watchStats: (id: string) => AsyncIterable<ContainerStats>
+    readonly followLogs: (id: string, query?: LogsQuery) => AsyncIterable<ContainerLogLine>
   }
   /** Closes every open stream and releases the client. */
   readonly close: () => Promise<void>
@@ -181,6 +214,26 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
       createUser: (user, o) => call((c) => c.authRequests.createUser({ payload: defined(user) }), o),
       listUsers: (o) => call((c) => c.authRequests.listUsers(), o),
       listNodes: (user, o) => call((c) => c.authRequests.listNodes({ query: defined({ user }) }), o)
+    },
+    hypervisor: {
+      nodes: (o) => call((c) => c.hypervisor.nodes(), o),
+      guests: (o) => call((c) => c.hypervisor.guests(), o),
+      nodeStats: (node, o) => call((c) => c.hypervisor.nodeStats({ params: { node } }), o),
+      guestStats: (node, vmid, o) => call((c) => c.hypervisor.guestStats({ params: { node, vmid } }), o),
+      lxc: (node, vmid, action, o) => call((c) => c.hypervisor.lxc({ params: { node, vmid, action } }), o),
+      watchNodeStats: (node) => iterate((c) => c.hypervisor.watchNodeStats(node)),
+      watchGuestStats: (node, vmid) => iterate((c) => c.hypervisor.watchGuestStats(node, vmid)),
+      journal: (query) => iterate((c) => c.hypervisor.journal(query)),
+      tail: (query) => iterate((c) => c.hypervisor.tail(query))
+    },
+    docker: {
+      containers: (o) => call((c) => c.docker.containers(), o),
+      stats: (id, o) => call((c) => c.docker.stats({ params: { id } }), o),
+      logs: (id, query, o) => call((c) => c.docker.logs({ params: { id }, query: defined(query ?? {}) }), o),
+      act: (id, action, o) => call((c) => c.docker.act({ params: { id, action } }), o),
+      watchContainers: () => iterate((c) => c.docker.watchContainers()),
+      watchStats: (id) => iterate((c) => c.docker.watchStats(id)),
+      followLogs: (id, query) => iterate((c) => c.docker.followLogs(id, query))
     },
     close,
     [Symbol.asyncDispose]: close

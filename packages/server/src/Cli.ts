@@ -1,5 +1,7 @@
 import { Command } from "effect/cli"
 import { authCommand } from "./commands/Auth.js"
+import { dockerCommand } from "./commands/Docker.js"
+import { hypervisorCommand } from "./commands/Hypervisor.js"
 import { openApiCommand } from "./commands/OpenApi.js"
 import { serveCommand } from "./commands/Serve.js"
 import { storeCommand } from "./commands/Store.js"
@@ -16,6 +18,8 @@ export const gatehouseCli = Command.make("gatehouse").pipe(
     storeCommand,
     authCommand,
     usersCommand,
-    nodesCommand
+    nodesCommand,
+    hypervisorCommand,
+    dockerCommand
   ])
 )

@@ -6,12 +6,16 @@ import {
   ConfigSourceLive,
   type ConfigSources,
   ConfigWatcher,
+  DockerLive,
+  DockerRouteProvider,
   EventBus,
   EventRepository,
   FileRoutes,
   FilesLive,
   type GatehouseConfig,
   HealthLive,
+  HypervisorLive,
+  NodeShellLive,
   RouteListLive,
   RoutesLive,
   RouteValidatorLive,
@@ -35,7 +39,7 @@ export const databasePath = (config: GatehouseConfig) => path.join(config.dataDi
 /**
  * Every core service of a running server, independent of any transport: store → events → route table (with the
  * route files as its first provider) → health, route list, files, config and the file watcher, authentication,
- * auth requests.
+ * auth requests, the Proxmox VE clusters, the Docker engines.
  * HTTP and gRPC are built on this same layer. Closing it stops monitors and the watcher and closes the store.
  */
 export const layerCore = (options: CoreOptions) => {
@@ -54,9 +58,16 @@ export const layerCore = (options: CoreOptions) => {
   const adminKey = Layer.effectDiscard(ensureAdminKey(config.dataDir))
   const authentication = Layer.merge(AuthenticationLive.layer, adminKey)
   const authRequests = AuthRequestsLive.layer(config.authRequests).pipe(Layer.provide(store))
+  // SSH connections are opened on the first command and pooled per node; none exist without SSH config.
+  const hypervisor = HypervisorLive.layer(config.hypervisor).pipe(Layer.provide(NodeShellLive.layer))
+  // One dockerode client per configured engine; nothing is called until a request needs it.
+  const docker = DockerLive.layer(config.docker)
 
   return RouteListLive.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(HealthLive.layer, files, watcher, authRequests)),
+    Layer.provideMerge(Layer.mergeAll(HealthLive.layer, files, watcher, authRequests, DockerRouteProvider.layer)),
+    // Below health and the route list (both ask the hypervisor which routes target a guest) and the Docker route
+    // provider (which reads the engines).
+    Layer.provideMerge(Layer.merge(hypervisor, docker)),
     Layer.provideMerge(Layer.merge(routeTable, configSource)),
     Layer.provideMerge(Layer.merge(events, authentication)),
     Layer.provideMerge(repositories)

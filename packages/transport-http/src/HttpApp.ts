@@ -3,9 +3,11 @@ import { HttpIncomingMessage, HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatehouseApi } from "./api/GatehouseApi.js"
 import { AuthRequestsHandlers } from "./handlers/AuthRequestsHandlers.js"
+import { DockerHandlers } from "./handlers/DockerHandlers.js"
 import { EventsHandlers } from "./handlers/EventsHandlers.js"
 import { FilesHandlers } from "./handlers/FilesHandlers.js"
 import { HealthHandlers } from "./handlers/HealthHandlers.js"
+import { HypervisorHandlers } from "./handlers/HypervisorHandlers.js"
 import { RoutesHandlers } from "./handlers/RoutesHandlers.js"
 import { SystemHandlers } from "./handlers/SystemHandlers.js"
 import { type HttpLimits, layerApiResponses } from "./middleware/ApiResponses.js"
@@ -19,7 +21,16 @@ const MAX_PATH_PARAMETER_LENGTH = 16 * 1024
 
 /** Every route of the API with its handlers and middleware. Needs the core services and a `ServerDescription`. */
 export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
-  Layer.provide([SystemHandlers, RoutesHandlers, HealthHandlers, EventsHandlers, FilesHandlers, AuthRequestsHandlers]),
+  Layer.provide([
+    SystemHandlers,
+    RoutesHandlers,
+    HealthHandlers,
+    EventsHandlers,
+    FilesHandlers,
+    AuthRequestsHandlers,
+    HypervisorHandlers,
+    DockerHandlers
+  ]),
   Layer.provide([layerRequestValidation, layerAuthentication])
 )
 

@@ -11,7 +11,8 @@ type JsonObject = Record<string, unknown>
 const queryParameterSchemas: Record<string, JsonObject> = {
   limit: { type: "integer", minimum: 1, maximum: 1000, default: 100 },
   category: { type: "string", pattern: "^[a-z0-9_]{1,64}$" },
-  filename: { type: "string", minLength: 1, maxLength: 255 }
+  filename: { type: "string", minLength: 1, maxLength: 255 },
+  vmid: { type: "integer", minimum: 0, description: "Guest id; 0 or absent: the node itself" }
 }
 
 // A schema's JSON Schema with its definitions moved into `components.schemas` (kept when already there).
@@ -45,6 +46,7 @@ const closes = (errors: ReadonlyArray<ApiErrorClass>) =>
 const streamExtension = (endpoint: AnyStreamEndpoint, components: Record<string, unknown>): JsonObject => ({
   summary: endpoint.summary,
   frame: componentSchema(endpoint.frame, components),
+  frame_encoding: endpoint.encoding,
   ...(endpoint.input === undefined ? {} : { input: componentSchema(endpoint.input, components) }),
   upgrade_only: endpoint.upgradeOnly,
   ends: endpoint.ends,

@@ -76,7 +76,7 @@ describe("importing @gatehouse-edge/transport-http", () => {
     () =>
       Effect.gen(function* () {
         const found = driversIn(yield* loadedModules("@gatehouse-edge/core"))
-        for (const pkg of ["(yaml)", `(${sqliteDriverPackage})`, "(chokidar)"]) {
+        for (const pkg of ["(yaml)", `(${sqliteDriverPackage})`, "(chokidar)", "(ssh2)"]) {
           assert.isTrue(
             found.some((entry) => entry.endsWith(pkg)),
             `${pkg} not detected`

@@ -3,8 +3,11 @@ import { parse as parseScalar } from "yaml"
 import { closestMatch } from "../yaml/DidYouMean.js"
 import { ConfigFile } from "./ConfigFile.js"
 
-/** Environment variables that are not config keys (they pick the file, or belong to the tooling). */
-const RESERVED = new Set(["GATEHOUSE_CONFIG", "GATEHOUSE_E2E", "GATEHOUSE_COMMIT"])
+/**
+ * Environment variables that are not config keys: they pick the file, give the CLI its API key, or belong to the
+ * tooling.
+ */
+const RESERVED = new Set(["GATEHOUSE_CONFIG", "GATEHOUSE_API_KEY", "GATEHOUSE_E2E", "GATEHOUSE_COMMIT"])
 
 type AnyField = { readonly schema?: AnyField; readonly fields?: AnyFields; readonly ast: SchemaAST.AST }
 type AnyFields = Record<string, AnyField>

@@ -8,7 +8,17 @@ import {
   UserCreatedEvent
 } from "./AuthRequestEvents.js"
 import { ConfigErrorEvent, ConfigReloadEvent } from "./ConfigEvents.js"
+import { DockerDieEvent, DockerHealthStatusEvent, DockerStartEvent, DockerStopEvent } from "./DockerEvents.js"
 import { HealthDownEvent, HealthUpEvent } from "./HealthEvents.js"
+import {
+  CacheRecoveredEvent,
+  CacheStaleEvent,
+  LxcFailedEvent,
+  LxcRestartEvent,
+  LxcStartEvent,
+  LxcStopEvent,
+  PermissionsMissingEvent
+} from "./HypervisorEvents.js"
 
 /** Every kind of event, in one list: the closed set of `category/action` pairs. */
 const kinds = [
@@ -21,7 +31,18 @@ const kinds = [
   AuthRequestRejectedEvent,
   AuthRequestRegisteredEvent,
   AuthRequestExpiredEvent,
-  UserCreatedEvent
+  UserCreatedEvent,
+  LxcStartEvent,
+  LxcStopEvent,
+  LxcRestartEvent,
+  LxcFailedEvent,
+  CacheStaleEvent,
+  CacheRecoveredEvent,
+  PermissionsMissingEvent,
+  DockerStartEvent,
+  DockerStopEvent,
+  DockerDieEvent,
+  DockerHealthStatusEvent
 ] as const
 
 type Kind = (typeof kinds)[number]
@@ -37,7 +58,18 @@ export const Event = Schema.Union([
   AuthRequestRejectedEvent.schema,
   AuthRequestRegisteredEvent.schema,
   AuthRequestExpiredEvent.schema,
-  UserCreatedEvent.schema
+  UserCreatedEvent.schema,
+  LxcStartEvent.schema,
+  LxcStopEvent.schema,
+  LxcRestartEvent.schema,
+  LxcFailedEvent.schema,
+  CacheStaleEvent.schema,
+  CacheRecoveredEvent.schema,
+  PermissionsMissingEvent.schema,
+  DockerStartEvent.schema,
+  DockerStopEvent.schema,
+  DockerDieEvent.schema,
+  DockerHealthStatusEvent.schema
 ]).annotate({ identifier: "Event" })
 export type Event = typeof Event.Type
 

@@ -15,8 +15,10 @@ import {
 } from "effect"
 import { type HealthInfo, type HealthMap, ServerHealthKey } from "../domain/Health.js"
 import { HealthEvents } from "../domain/HealthEvents.js"
+import type { Route } from "../domain/Route.js"
 import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import { Events } from "../events/Events.js"
+import { GuestLocator, type GuestLocatorShape } from "../hypervisor/GuestLocator.js"
 import { type RouteRecord, Routes } from "../routes/Routes.js"
 import type { CheckResult } from "./CheckResult.js"
 import { Health } from "./Health.js"
@@ -47,9 +49,26 @@ const firstCheckDelay = (intervalMs: number) =>
     Effect.sleep(Duration.millis(ms))
   )
 
-/** A route's monitor, unless it has none or is excluded from serving (then its health is `unknown`). */
-const monitorOf = (record: RouteRecord): Option.Option<Monitor> =>
-  record.excluded ? Option.none() : monitorFor(record.route)
+/**
+ * A route whose target is a Proxmox VE container that is not running is unhealthy without a probe: the cache
+ * already knows, and the probe would only time out. Otherwise the route's own check runs.
+ */
+const guestAware = (
+  locator: GuestLocatorShape | undefined,
+  route: Route,
+  check: Effect.Effect<CheckResult>
+): Effect.Effect<CheckResult> =>
+  locator === undefined
+    ? check
+    : Effect.flatMap(locator.locate(route), (found) =>
+        found === undefined || found.vmid === 0 || found.status === "running"
+          ? check
+          : Effect.succeed<CheckResult>({
+              status: "unhealthy",
+              latency_ms: 0,
+              error: `container ${found.vmid} on node ${found.node} is ${found.status}`
+            })
+      )
 
 /**
  * Builds the real Health service: follows the route table and runs one monitor fiber per monitored route.
@@ -58,6 +77,12 @@ const monitorOf = (record: RouteRecord): Option.Option<Monitor> =>
 export const make: Effect.Effect<Health["Service"], never, Routes | Events | Scope.Scope> = Effect.gen(function* () {
   const routes = yield* Routes
   const events = yield* Events
+  const locator = yield* GuestLocator
+  // A route's monitor, unless it has none or is excluded from serving (then its health is `unknown`).
+  const monitorOf = (record: RouteRecord): Option.Option<Monitor> =>
+    record.excluded
+      ? Option.none()
+      : Option.map(monitorFor(record.route), (m) => ({ ...m, check: guestAware(locator, record.route, m.check) }))
   // Only touched inside synchronous blocks, so each read or write of it is atomic with respect to other fibers.
   const table = new Map<string, Slot>()
   // Bumped on every status or route-set change; `changes` turns each bump into a fresh map.

@@ -2,6 +2,7 @@ import { Effect, Layer, Stream } from "effect"
 import { type HealthInfo, type HealthMap, ServerHealthKey } from "../domain/Health.js"
 import type { RouteEntry } from "../domain/RouteEntry.js"
 import { Health } from "../health/Health.js"
+import { GuestLocator } from "../hypervisor/GuestLocator.js"
 import { RouteList } from "./RouteList.js"
 import { type RouteRecord, Routes } from "./Routes.js"
 
@@ -22,23 +23,37 @@ const describeSameRoutes = (records: ReadonlyArray<RouteRecord>, health: HealthM
   records.length === Object.keys(health).length - (ServerHealthKey in health ? 1 : 0) &&
   records.every((record) => record.route.alias in health)
 
-/** {@link RouteList} over the route table and the health service. */
+/**
+ * {@link RouteList} over the route table and the health service. With a hypervisor, a route without a `proxmox`
+ * field is listed with the guest that reverse lookup finds for it (SPEC §2).
+ */
 export const layer: Layer.Layer<RouteList, never, Routes | Health> = Layer.effect(
   RouteList,
   Effect.gen(function* () {
     const routes = yield* Routes
     const health = yield* Health
+    const locator = yield* GuestLocator
+    const located = (entry: RouteEntry): Effect.Effect<RouteEntry> =>
+      locator === undefined || entry.proxmox !== undefined
+        ? Effect.succeed(entry)
+        : Effect.map(locator.locate(entry), (found) =>
+            found === undefined ? entry : { ...entry, proxmox: { node: found.node, vmid: found.vmid } }
+          )
+    const entries = (records: ReadonlyArray<RouteRecord>, map: HealthMap) =>
+      locator === undefined
+        ? Effect.succeed(records.map((record) => toRouteEntry(record, map)))
+        : Effect.forEach(records, (record) => located(toRouteEntry(record, map)))
     return RouteList.of({
-      list: Effect.zipWith(routes.list, health.snapshot, (records, map) =>
-        records.map((record) => toRouteEntry(record, map))
-      ).pipe(Effect.withSpan("RouteList.list")),
+      list: Effect.flatMap(Effect.zip(routes.list, health.snapshot), ([records, map]) => entries(records, map)).pipe(
+        Effect.withSpan("RouteList.list")
+      ),
       get: Effect.fn("RouteList.get")(function* (alias: string) {
         const record = yield* routes.get(alias)
-        return toRouteEntry(record, yield* health.snapshot)
+        return yield* located(toRouteEntry(record, yield* health.snapshot))
       }),
       changes: Stream.zipLatestWith(routes.changes, health.changes, (records, map) => ({ records, map })).pipe(
         Stream.filter(({ records, map }) => describeSameRoutes(records, map)),
-        Stream.map(({ records, map }) => records.map((record) => toRouteEntry(record, map)))
+        Stream.mapEffect(({ records, map }) => entries(records, map))
       )
     })
   })

@@ -1,4 +1,3 @@
-import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { formatListenAddress } from "@gatehouse-edge/core"
 import {
@@ -8,16 +7,12 @@ import {
 } from "@gatehouse-edge/transport-grpc/client"
 import { Effect, Option } from "effect"
 import { Flag } from "effect/cli"
-import { adminKeyPath } from "../AdminKey.js"
-import { failWith, readServerConfig } from "./ServerConfig.js"
+import { clientFlags, readApiKey, readFileFor } from "./ClientFlags.js"
+import { readServerConfig } from "./ServerConfig.js"
 
 /** The flags of every command that calls the gRPC API. */
 export const grpcFlags = {
-  config: Flag.String("config").pipe(Flag.withDescription("Config file (as for serve)"), Flag.optional),
-  data: Flag.String("data").pipe(
-    Flag.withDescription("Data directory, where admin.key is read from (default ./data)"),
-    Flag.optional
-  ),
+  ...clientFlags,
   grpc: Flag.String("grpc").pipe(
     Flag.withDescription("gRPC address host:port (default: GATEHOUSE_GRPC_ADDR, then the config's, 127.0.0.1:50443)"),
     Flag.optional
@@ -26,12 +21,7 @@ export const grpcFlags = {
     Flag.withDescription("Call over the server's unix socket instead (no API key needed)"),
     Flag.optional
   ),
-  apiKeyFile: Flag.String("api-key-file").pipe(
-    Flag.withDescription("File holding the API key (default: GATEHOUSE_API_KEY, then <data>/admin.key)"),
-    Flag.optional
-  ),
-  ca: Flag.String("ca").pipe(Flag.withDescription("Use TLS, trusting this CA certificate (PEM)"), Flag.optional),
-  json: Flag.Boolean("json").pipe(Flag.withDescription("Print JSON instead of text"), Flag.withDefault(false))
+  ca: Flag.String("ca").pipe(Flag.withDescription("Use TLS, trusting this CA certificate (PEM)"), Flag.optional)
 }
 
 export interface GrpcFlags {
@@ -43,13 +33,6 @@ export interface GrpcFlags {
   readonly ca: Option.Option<string>
 }
 
-const readFile = (file: string, what: string) =>
-  Effect.tryPromise(() => fs.readFile(file)).pipe(
-    Effect.catch((error) =>
-      failWith([`gatehouse: cannot read ${what} ${file}: ${(error.cause as NodeJS.ErrnoException).code ?? error}`])
-    )
-  )
-
 /**
  * A client of the server's AuthService: the address from `--grpc`, `GATEHOUSE_GRPC_ADDR` or the config, the API
  * key from `--api-key-file`, `GATEHOUSE_API_KEY` or `<data>/admin.key` (never from the command line, where other
@@ -57,19 +40,12 @@ const readFile = (file: string, what: string) =>
  */
 export const connect = Effect.fnUntraced(function* (flags: GrpcFlags) {
   const { config } = yield* readServerConfig({ config: flags.config, data: flags.data, grpc: flags.grpc })
-  const rootCerts = Option.isSome(flags.ca) ? yield* readFile(flags.ca.value, "the CA certificate") : undefined
+  const rootCerts = Option.isSome(flags.ca) ? yield* readFileFor(flags.ca.value, "the CA certificate") : undefined
   let target: { address: string; apiKey?: string }
   if (Option.isSome(flags.unixSocket)) {
     target = { address: `unix:${path.resolve(flags.unixSocket.value)}` }
   } else {
-    const keyFile = Option.getOrUndefined(flags.apiKeyFile)
-    const fromEnv = process.env.GATEHOUSE_API_KEY
-    const apiKey =
-      keyFile !== undefined
-        ? (yield* readFile(keyFile, "the API key file")).toString("utf8").trim()
-        : fromEnv !== undefined && fromEnv !== ""
-          ? fromEnv
-          : (yield* readFile(adminKeyPath(config.dataDir), "the admin key")).toString("utf8").trim()
+    const apiKey = yield* readApiKey(flags.apiKeyFile, config.dataDir)
     target = { address: formatListenAddress(config.grpc), apiKey }
   }
   const client = makeAuthServiceClient({

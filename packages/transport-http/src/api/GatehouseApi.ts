@@ -1,8 +1,10 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AuthRequestsApi } from "./AuthRequestsApi.js"
+import { DockerApi } from "./DockerApi.js"
 import { EventsApi } from "./EventsApi.js"
 import { FilesApi } from "./FilesApi.js"
 import { HealthApi } from "./HealthApi.js"
+import { HypervisorApi } from "./HypervisorApi.js"
 import { RequestValidation } from "./RequestValidation.js"
 import { RoutesApi } from "./RoutesApi.js"
 import { SystemApi } from "./SystemApi.js"
@@ -15,6 +17,8 @@ export class GatehouseApi extends HttpApi.make("gatehouse")
   .add(EventsApi)
   .add(FilesApi)
   .add(AuthRequestsApi)
+  .add(HypervisorApi)
+  .add(DockerApi)
   .prefix("/api/v1")
   .middleware(RequestValidation)
   .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error", errors: "all" })

@@ -15,6 +15,30 @@ const DecimalInteger = Schema.String.check(
   )
 )
 
+/** A Proxmox VE node name as it appears in a path or query (PVE's own rule: letters, digits, inner `-`). */
+export const NodeParam = Schema.String.check(
+  Schema.isPattern(/^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/, { message: "expected a node name" })
+).annotate({ description: "Proxmox VE node name" })
+
+/** A guest id (`vmid`): a whole number ≥ 0 written in decimal digits; 0 means the node itself. */
+export const VmidParam = DecimalInteger.pipe(
+  Schema.decodeTo(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 999_999_999 })))
+).annotate({ description: "Guest id (vmid); 0 = the node itself" })
+
+/** A yes/no query flag: `true`/`false` or `1`/`0`. */
+export const BooleanParam = Schema.Literals(["true", "false", "1", "0"]).pipe(
+  Schema.decodeTo(
+    Schema.Boolean,
+    SchemaTransformation.transform({
+      decode: (text: "true" | "false" | "1" | "0") => text === "true" || text === "1",
+      encode: (value: boolean): "true" | "false" | "1" | "0" => (value ? "true" : "false")
+    })
+  )
+)
+
+/** A container reference in a path: an id, an id prefix or a name (checked by the service, 400 when malformed). */
+export const ContainerParam = Schema.String.annotate({ description: "Container id, unique id prefix, or name" })
+
 /** `limit` of list endpoints: 1–1000. */
 export const Limit = DecimalInteger.pipe(
   Schema.decodeTo(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })))

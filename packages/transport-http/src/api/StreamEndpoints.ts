@@ -3,12 +3,27 @@ import {
   AuthRequest,
   AuthRequestNotFound,
   ClientTooSlow,
+  ContainerLogLine,
+  ContainerStats,
+  ContainerSummary,
+  DockerFailed,
+  DockerHostUnreachable,
   Event,
+  GuestNotFound,
   HealthMap,
+  HypervisorNodeNotFound,
   InvalidArgument,
+  NodeStats,
+  ProxmoxAccessDenied,
+  ProxmoxFailed,
+  ProxmoxTimedOut,
+  ProxmoxUnreachable,
   RouteEntry,
   RouteValidationMessage,
   ServerShuttingDown,
+  SshFailed,
+  SshHostKeyMismatch,
+  SshUnreachable,
   SubscriberTooSlow,
   ValidationQueueFull,
   ValidationTimedOut,
@@ -42,8 +57,10 @@ export interface StreamEndpoint<
 > {
   readonly group: G
   readonly endpoint: N
-  /** Each server → client text frame is one JSON value of this schema. */
+  /** Each server → client text frame is one value of this schema: JSON, or the text itself (`encoding: "text"`). */
   readonly frame: Frame
+  /** `json` (default): a frame is the JSON encoding of the value; `text`: a frame is the string itself (one line). */
+  readonly encoding: "json" | "text"
   /** Each client → server text frame (one document of this schema); `undefined`: client messages are ignored. */
   readonly input: Input
   /** `true`: the endpoint only exists as a stream (a plain GET answers 426); else a plain GET answers a snapshot. */
@@ -61,17 +78,32 @@ const declare = <
   Frame extends Schema.Top,
   Input extends Schema.Top | undefined = undefined
 >(
-  definition: Omit<StreamEndpoint<G, N, Frame, Input>, "input" | "upgradeOnly" | "errors"> & {
+  definition: Omit<StreamEndpoint<G, N, Frame, Input>, "input" | "upgradeOnly" | "errors" | "encoding"> & {
     readonly input?: Input
+    readonly encoding?: "json" | "text"
     readonly upgradeOnly?: boolean
     readonly errors?: ReadonlyArray<ApiErrorClass>
   }
 ): StreamEndpoint<G, N, Frame, Input> => ({
   ...definition,
   input: definition.input as Input,
+  encoding: definition.encoding ?? "json",
   upgradeOnly: definition.upgradeOnly ?? false,
   errors: definition.errors ?? []
 })
+
+// A stream of a remote command's output lines, one text frame per line.
+const declareLines = <N extends StreamEndpointName<"hypervisor">>(endpoint: N, what: string) =>
+  declare({
+    group: "hypervisor",
+    endpoint,
+    frame: Schema.String,
+    encoding: "text",
+    upgradeOnly: true,
+    summary: `${what}: the last \`limit\` lines, then each new one, as text frames`,
+    ends: "when the remote command exits; SSH failures close it with 1011 and the reason",
+    errors: [SshUnreachable, SshHostKeyMismatch, SshFailed]
+  })
 
 /** The errors that can end any stream: the server shutting down (1001) and a client that does not read (1008). */
 export const StreamErrorsOfEveryStream: ReadonlyArray<ApiErrorClass> = [ServerShuttingDown, ClientTooSlow]
@@ -118,7 +150,53 @@ export const StreamEndpoints = {
     summary: "The request's current state, then each change",
     ends: "after a final state (approved, rejected, expired, registered): at once for a decided request",
     errors: [InvalidArgument, AuthRequestNotFound]
-  })
+  }),
+  nodeStats: declare({
+    group: "hypervisor",
+    endpoint: "nodeStats",
+    frame: NodeStats,
+    summary: "The node's stats every second, polled once for all watchers of the node",
+    ends: "never: it polls until the client closes; an upstream failure closes it (1011)",
+    errors: [HypervisorNodeNotFound, ProxmoxUnreachable, ProxmoxFailed, ProxmoxAccessDenied, ProxmoxTimedOut]
+  }),
+  guestStats: declare({
+    group: "hypervisor",
+    endpoint: "guestStats",
+    frame: Schema.String,
+    encoding: "text",
+    summary: "The guest's stats line every second, from the resource cache",
+    ends: "never: it follows the cache until the client closes; a guest that disappears closes it (1008)",
+    errors: [GuestNotFound, ProxmoxUnreachable, ProxmoxFailed, ProxmoxAccessDenied, ProxmoxTimedOut]
+  }),
+  dockerContainers: declare({
+    group: "docker",
+    endpoint: "containers",
+    frame: Schema.Array(ContainerSummary),
+    summary: "The container list, then again whenever it changed (checked every 5 s, once for all watchers)",
+    ends: "never: it follows the engines until the client closes; no engine answering closes it (1011)",
+    errors: [DockerHostUnreachable, DockerFailed]
+  }),
+  dockerStats: declare({
+    group: "docker",
+    endpoint: "stats",
+    frame: ContainerStats,
+    summary: "A stats sample at the engine's cadence (about 1 s for Docker, 5 s for Podman); one engine stream for all",
+    ends: "when the engine ends the stream (the container was removed); the engine failing closes it (1011)",
+    errors: [DockerHostUnreachable, DockerFailed]
+  }),
+  dockerLogs: declare({
+    group: "docker",
+    endpoint: "logs",
+    frame: ContainerLogLine,
+    summary: "The last `limit` lines, then each new line; one engine follow for all watchers of the same query",
+    ends: "when the container stops; the engine failing (its daemon stopped) closes it with 1011 and the reason",
+    errors: [DockerHostUnreachable, DockerFailed]
+  }),
+  journal: declareLines("journal", "The journal of the node (or of container `vmid`)"),
+  nodeJournal: declareLines("nodeJournal", "The node's journal"),
+  guestJournal: declareLines("guestJournal", "The container's journal"),
+  unitJournal: declareLines("unitJournal", "One unit's journal in the container (or on the node with vmid 0)"),
+  tail: declareLines("tail", "The files' last lines, then each new line (`tail -F`)")
 } as const
 
 /** Any declared stream endpoint. */

@@ -13,8 +13,10 @@ export const isWebSocketUpgrade = (request: HttpServerRequest.HttpServerRequest)
 type Frame<S extends StreamEndpoint> = S["frame"]["Type"]
 type Input<S extends StreamEndpoint> = S["input"] extends Schema.Top ? S["input"]["Type"] : never
 
-// Frames are encoded with the declared schema, so a frame is exactly what the HTTP body of the same value is.
+// Frames are encoded with the declared schema, so a frame is exactly what the HTTP body of the same value is; a
+// text stream's frame is the line itself.
 const encoder = <S extends StreamEndpoint>(endpoint: S) => {
+  if (endpoint.encoding === "text") return (frame: Frame<S>): string => frame as string
   const encode = Schema.encodeSync(
     Schema.fromJsonString(endpoint.frame as unknown as Schema.Codec<Frame<S>, unknown>)
   ) as (frame: Frame<S>) => string

@@ -5,6 +5,7 @@ import {
   AuthenticationLive,
   AuthRequestsLive,
   ConfigSourceLive,
+  DockerLive,
   EventBus,
   EventRepository,
   Events,
@@ -13,7 +14,9 @@ import {
   generateApiKey,
   Health,
   HealthMemory,
+  HypervisorLive,
   loadConfig,
+  NodeShellLive,
   RouteListLive,
   RoutesLive,
   RouteValidatorLive,
@@ -122,6 +125,8 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
     )
     const events = EventBus.layer({ historyCap: 1000 })
     const authRequests = AuthRequestsLive.layer()
+    // The clusters of the config (none unless `configYaml` names some).
+    const hypervisor = HypervisorLive.layer(loaded.config.hypervisor).pipe(Layer.provide(NodeShellLive.layer))
     const routes = FileRoutes.layer({ routesDir }).pipe(
       Layer.provideMerge(RoutesLive.layer),
       Layer.provideMerge(RouteValidatorLive.layerOnWorkers)
@@ -132,7 +137,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
         Layer.merge(healthOverRoutes(options.health ?? {}), FilesLive.layer({ configFile, routesDir }))
       ),
       Layer.provideMerge(Layer.merge(routes, configSource)),
-      Layer.provideMerge(authRequests),
+      Layer.provideMerge(Layer.mergeAll(authRequests, hypervisor, DockerLive.layer(loaded.config.docker))),
       Layer.provideMerge(Layer.merge(events, ValidationWorkersLive.layerWith(options.validation ?? {})))
     )
     const authentication = Layer.merge(AuthenticationLive.layer, testKey)

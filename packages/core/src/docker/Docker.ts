@@ -1,0 +1,98 @@
+import { Context, type Effect, type Stream } from "effect"
+import type { InvalidArgument } from "../domain/CommonErrors.js"
+import type {
+  ContainerAction,
+  ContainerActionResult,
+  ContainerLogLine,
+  ContainerStats,
+  ContainerSummary
+} from "../domain/Docker.js"
+import type {
+  ContainerIdAmbiguous,
+  ContainerNotFound,
+  DockerFailed,
+  DockerHostUnreachable,
+  DockerNotConfigured
+} from "../domain/DockerErrors.js"
+import type { ProviderState } from "../routes/RouteProviders.js"
+
+/** What an engine call can fail with: the engine down, or an error it answered. */
+export type EngineError = DockerHostUnreachable | DockerFailed
+
+/** Finding a container failed: a malformed reference, no engine, an engine failing, none or several matches. */
+export type ContainerLookupError =
+  | InvalidArgument
+  | DockerNotConfigured
+  | EngineError
+  | ContainerNotFound
+  | ContainerIdAmbiguous
+
+/** A container event from an engine's event stream. */
+export interface ContainerEvent {
+  readonly host: string
+  readonly id: string
+  readonly name: string
+  readonly action: "start" | "stop" | "die" | "health_status"
+  /** `health_status`: the new status; `die`: the exit code. */
+  readonly detail?: string
+}
+
+/** Which of a container's output to read (SPEC §6). */
+export interface LogQuery {
+  /** The last lines to give, 1–1000 (default 100). */
+  readonly limit?: number | undefined
+  readonly stdout?: boolean | undefined
+  readonly stderr?: boolean | undefined
+  /** Unix seconds or an RFC 3339 time, as the engine takes them. */
+  readonly since?: string | undefined
+  readonly until?: string | undefined
+  readonly timestamps?: boolean | undefined
+}
+
+/**
+ * Docker (and Podman's Docker API) engines (SPEC §6): containers of every configured host, addressed by full or
+ * unique-prefix id or by name; normalized stats, logs as lines, and start/stop/restart. Streams are shared per
+ * container: any number of watchers of one container's stats cost one engine stream, closed with the last.
+ * Lookups run before a stream is promised, so a refusal is a plain error. The real layer is `DockerLive.layer`.
+ */
+export class Docker extends Context.Service<
+  Docker,
+  {
+    /** Every container of every reachable engine, running or not. Fails only when no engine answers. */
+    readonly containers: Effect.Effect<ReadonlyArray<ContainerSummary>, DockerNotConfigured | EngineError>
+    /**
+     * The container list, then again whenever it changed, checked every 5 s: one check for all watchers, which
+     * stops with the last of them.
+     */
+    readonly watchContainers: Stream.Stream<ReadonlyArray<ContainerSummary>, DockerNotConfigured | EngineError>
+    /**
+     * The routes the labels of every running container declare (SPEC §2), with their problems; an engine that does
+     * not answer is one issue, and its containers' routes are left out until it answers again.
+     */
+    readonly routeState: Effect.Effect<ProviderState, DockerNotConfigured>
+    /**
+     * Container start/stop/die/health_status events of every engine, as they happen; an engine's event stream
+     * that breaks is opened again (with back-off) when the engine is back. Never ends.
+     */
+    readonly events: Stream.Stream<ContainerEvent>
+    /** One stats sample (the engine takes about a second to measure CPU between two reads). */
+    readonly stats: (id: string) => Effect.Effect<ContainerStats, ContainerLookupError | EngineError>
+    /** Finds the container, then its stats at the engine's own cadence (shared by every watcher of it). */
+    readonly watchStats: (id: string) => Effect.Effect<Stream.Stream<ContainerStats, EngineError>, ContainerLookupError>
+    /** The last `limit` lines. */
+    readonly logs: (
+      id: string,
+      query: LogQuery
+    ) => Effect.Effect<ReadonlyArray<ContainerLogLine>, ContainerLookupError | EngineError>
+    /** Finds the container, then its last `limit` lines and each new one (one engine follow per container and query). */
+    readonly followLogs: (
+      id: string,
+      query: LogQuery
+    ) => Effect.Effect<Stream.Stream<ContainerLogLine, EngineError>, ContainerLookupError | EngineError>
+    /** Start, stop (the engine's graceful stop: SIGTERM, then SIGKILL after 10 s) or restart; idempotent. */
+    readonly act: (
+      id: string,
+      action: ContainerAction
+    ) => Effect.Effect<ContainerActionResult, ContainerLookupError | EngineError>
+  }
+>()("@gatehouse-edge/core/Docker") {}

@@ -1,0 +1,108 @@
+import Dockerode from "dockerode"
+import { Clock, Effect } from "effect"
+import type { DockerHostConfig } from "../config/ConfigSections.js"
+import { SecretUnreadable } from "../config/ReadSecret.js"
+import { readTextFile } from "../config/ReadTextFile.js"
+import { DockerFailed, DockerHostUnreachable } from "../domain/DockerErrors.js"
+import type { EngineError } from "./Docker.js"
+
+/** One configured engine: its name and a call that maps the engine's failures to typed errors. */
+export interface DockerEngine {
+  readonly host: string
+  /** Runs one dockerode call; a down engine fails at once during its back-off instead of waiting on the network. */
+  readonly call: <A>(f: (docker: Dockerode) => Promise<A>) => Effect.Effect<A, EngineError>
+}
+
+/** How dockerode reports a failure: an HTTP status and the engine's JSON message, or a socket error code. */
+interface DockerodeError {
+  readonly statusCode?: number
+  readonly json?: { readonly message?: string } | null
+  readonly reason?: string
+  readonly code?: string
+  readonly message?: string
+}
+
+/** The engine's own words for a failed call (its JSON `message`), or dockerode's. */
+export const engineMessage = (error: unknown): string => {
+  const e = error as DockerodeError
+  return (e.json?.message ?? e.reason ?? e.message ?? String(error)).trim()
+}
+
+/** The HTTP status of a failed engine call, or `undefined` when the engine did not answer at all. */
+export const engineStatus = (error: unknown): number | undefined => (error as DockerodeError).statusCode
+
+const backoffInitialMs = 500
+const backoffMaxMs = 30_000
+
+/**
+ * Connects to one engine (`unix:///path`, or `tcp://host:port` with TLS files read now). No API version is set:
+ * dockerode then calls unversioned paths, which every engine serves at its own current version (Docker 29 refuses
+ * anything below 1.44, so a pinned old version would break there).
+ */
+export const makeDockerEngine = Effect.fn("DockerEngine.make")(function* (config: DockerHostConfig) {
+  const url = new URL(config.url)
+  const read = (key: string, file: string | undefined) =>
+    file === undefined
+      ? Effect.succeed(undefined)
+      : readTextFile(file).pipe(
+          Effect.mapError(
+            (error) =>
+              new SecretUnreadable({
+                key: `docker.hosts (${config.name}) tls.${key}`,
+                path: file,
+                reason: error.reason
+              })
+          )
+        )
+  const tls = config.tls
+  const ca = yield* read("ca", tls?.ca)
+  const cert = yield* read("cert", tls?.cert)
+  const key = yield* read("key", tls?.key)
+  const docker =
+    url.protocol === "unix:"
+      ? new Dockerode({ socketPath: decodeURIComponent(url.pathname) })
+      : new Dockerode({
+          host: url.hostname,
+          port: Number(url.port || (tls === undefined ? 2375 : 2376)),
+          protocol: tls === undefined ? "http" : "https",
+          ...(ca === undefined ? {} : { ca }),
+          ...(cert === undefined ? {} : { cert }),
+          ...(key === undefined ? {} : { key })
+        })
+  const host = config.name
+  let failures = 0
+  let retryAt = 0
+  let lastError: DockerHostUnreachable | undefined
+
+  const call = <A>(f: (docker: Dockerode) => Promise<A>): Effect.Effect<A, EngineError> =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      if (lastError !== undefined && now < retryAt) {
+        return yield* new DockerHostUnreachable({
+          host,
+          detail: `${lastError.detail} (next attempt in ${retryAt - now} ms)`
+        })
+      }
+      return yield* Effect.tryPromise({ try: () => f(docker), catch: (error) => error }).pipe(
+        Effect.tap(() =>
+          Effect.sync(() => {
+            failures = 0
+            lastError = undefined
+          })
+        ),
+        Effect.catch((error): Effect.Effect<never, EngineError> => {
+          const status = engineStatus(error)
+          if (status !== undefined) return Effect.fail(new DockerFailed({ host, status, detail: engineMessage(error) }))
+          // No answer at all: the engine is down (or the socket is gone); back off before the next try.
+          return Effect.flatMap(Clock.currentTimeMillis, (at) => {
+            failures++
+            retryAt = at + Math.min(backoffMaxMs, backoffInitialMs * 2 ** (failures - 1))
+            const unreachable = new DockerHostUnreachable({ host, detail: engineMessage(error) })
+            lastError = unreachable
+            return Effect.fail(unreachable)
+          })
+        })
+      )
+    })
+  return { host, call } satisfies DockerEngine
+})

@@ -1,0 +1,336 @@
+import { Duration, Effect, Layer, RcMap, Schedule, type Scope, Stream } from "effect"
+import type { DockerConfig } from "../config/ConfigSections.js"
+import type { SecretUnreadable } from "../config/ReadSecret.js"
+import type { ContainerAction, ContainerLogLine, ContainerSummary } from "../domain/Docker.js"
+import { ContainerIdAmbiguous, ContainerNotFound, DockerFailed, DockerNotConfigured } from "../domain/DockerErrors.js"
+import type { ValidationIssue } from "../domain/ValidationIssue.js"
+import type { ProvidedRoute, ProviderState } from "../routes/RouteProviders.js"
+import { makeLogDecoder } from "./ContainerLogDecoder.js"
+import { containerRefProblem, type ListedContainer, matchContainers } from "./ContainerRef.js"
+import { containerRoutes } from "./ContainerRoutes.js"
+import { containerStatsOf, type EngineStats } from "./ContainerStatsOf.js"
+import { type ContainerEvent, Docker, type LogQuery } from "./Docker.js"
+import { type DockerEngine, makeDockerEngine } from "./DockerEngine.js"
+import { fromEngineStream } from "./EngineStreams.js"
+
+const defaultLimit = 100
+
+interface Found extends ListedContainer {
+  readonly engine: DockerEngine
+}
+
+/** Splits newline-delimited JSON (the engine's stats stream) across chunks. */
+const jsonLines = () => {
+  let carry = ""
+  return (chunk: Buffer): ReadonlyArray<EngineStats> => {
+    const parts = (carry + chunk.toString("utf8")).split("\n")
+    carry = parts.pop() ?? ""
+    return parts.filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as EngineStats)
+  }
+}
+
+// A daemon shutting down still answers for a moment: its ping must fail, or the daemon must be gone, within this.
+const ping = (engine: DockerEngine) => Effect.asVoid(engine.call((d) => d.ping()))
+
+/** An engine event (`GET /events`) as far as it is read. */
+interface EngineEvent {
+  readonly Type?: string
+  readonly Action?: string
+  readonly Actor?: { readonly ID?: string; readonly Attributes?: Readonly<Record<string, string>> }
+}
+
+const containerActions = new Set(["start", "stop", "die", "health_status"])
+
+/** A container event of interest, or `undefined` (`health_status: healthy` → action `health_status`, detail `healthy`). */
+const containerEventOf = (host: string, event: EngineEvent): ContainerEvent | undefined => {
+  if (event.Type !== "container" || event.Actor?.ID === undefined) return undefined
+  const [action = "", status] = (event.Action ?? "").split(":").map((part) => part.trim())
+  if (!containerActions.has(action)) return undefined
+  const attributes = event.Actor.Attributes ?? {}
+  const detail = action === "die" ? attributes.exitCode : status
+  return {
+    host,
+    id: event.Actor.ID,
+    name: attributes.name ?? event.Actor.ID.slice(0, 12),
+    action: action as ContainerEvent["action"],
+    ...(detail === undefined ? {} : { detail })
+  }
+}
+
+const logOptions = (query: LogQuery, tail: number) => ({
+  stdout: query.stdout ?? true,
+  stderr: query.stderr ?? true,
+  timestamps: query.timestamps ?? false,
+  tail,
+  ...(query.since === undefined ? {} : { since: query.since }),
+  ...(query.until === undefined ? {} : { until: query.until })
+})
+
+/**
+ * Forgets what a shared stream was opened for when the stream closes, unless a newer watcher registered it again
+ * meanwhile: the maps stay as small as the set of streams open.
+ */
+const forgetWithStream = <V>(map: Map<string, V>, key: string, value: V) =>
+  Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      if (map.get(key) === value) map.delete(key)
+    })
+  )
+
+/** Builds the service over the configured engines (none: every call answers `DockerNotConfigured`). */
+export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig) {
+  const engines = yield* Effect.forEach(config.hosts, makeDockerEngine)
+  const configured = engines.length === 0 ? Effect.fail(new DockerNotConfigured()) : Effect.void
+
+  const listAll = Effect.forEach(
+    engines,
+    (engine) =>
+      Effect.result(
+        Effect.map(
+          engine.call((d) => d.listContainers({ all: true })),
+          (list) => list.map((c) => ({ engine, raw: c }))
+        )
+      ),
+    { concurrency: "unbounded" }
+  )
+
+  const containers = Effect.gen(function* () {
+    yield* configured
+    const results = yield* listAll
+    const reachable = results.flatMap((r) => (r._tag === "Success" ? [r.success] : []))
+    const down = results.flatMap((r) => (r._tag === "Failure" ? [r.failure] : []))
+    // One engine down must not hide the others; only when none answers is the list an error.
+    const firstDown = down[0]
+    if (reachable.length === 0 && firstDown !== undefined) return yield* Effect.fail(firstDown)
+    return reachable.flat().map(
+      ({ engine, raw }): ContainerSummary => ({
+        host: engine.host,
+        id: raw.Id,
+        name: (raw.Names?.[0] ?? "").replace(/^\//, ""),
+        image: raw.Image,
+        state: raw.State,
+        status: raw.Status,
+        labels: raw.Labels ?? {},
+        routes: raw.State === "running" ? containerRoutes(engine.host, raw).aliases : []
+      })
+    )
+  }).pipe(Effect.withSpan("Docker.containers"))
+
+  const find = Effect.fn("Docker.find")(function* (ref: string) {
+    const problem = containerRefProblem(ref)
+    if (problem !== undefined) return yield* problem
+    yield* configured
+    const results = yield* listAll
+    const listed: Array<Found> = results.flatMap((r) =>
+      r._tag === "Success"
+        ? r.success.map(({ engine, raw }) => ({
+            engine,
+            host: engine.host,
+            id: raw.Id,
+            name: (raw.Names?.[0] ?? "").replace(/^\//, "")
+          }))
+        : []
+    )
+    const matches = matchContainers(ref, listed) as ReadonlyArray<Found>
+    if (matches.length === 1) return matches[0]!
+    if (matches.length > 1) {
+      return yield* new ContainerIdAmbiguous({
+        id: ref,
+        matches: matches.map((m) => ({ host: m.host, id: m.id, name: m.name }))
+      })
+    }
+    // Not found where we could look; an engine that did not answer might have it, and that is the answer.
+    for (const result of results) if (result._tag === "Failure") return yield* Effect.fail(result.failure)
+    return yield* new ContainerNotFound({ id: ref })
+  })
+
+  const statsOnce = (found: Found) =>
+    Effect.map(
+      found.engine.call((d) => d.getContainer(found.id).stats({ stream: false }) as unknown as Promise<EngineStats>),
+      (raw) => containerStatsOf(found.host, found.id, raw)
+    )
+
+  // One engine stats stream per container, shared by its watchers; a late one gets the latest sample first.
+  const statsStreams = yield* RcMap.make({
+    lookup: (key: string) =>
+      Effect.gen(function* () {
+        const found = foundByKey.get(key)!
+        yield* forgetWithStream(foundByKey, key, found)
+        return yield* Stream.share(
+          fromEngineStream({
+            host: found.host,
+            open: found.engine.call((d) => d.getContainer(found.id).stats({ stream: true })),
+            decode: jsonLines(),
+            stillThere: ping(found.engine)
+          }).pipe(Stream.map((raw) => containerStatsOf(found.host, found.id, raw))),
+          { capacity: 16, strategy: "sliding", replay: 1 }
+        )
+      }),
+    idleTimeToLive: Duration.zero
+  })
+  const foundByKey = new Map<string, Found>()
+
+  const isTty = (found: Found) =>
+    Effect.map(
+      found.engine.call((d) => d.getContainer(found.id).inspect()),
+      (info) => info.Config?.Tty === true
+    )
+
+  const readLogs = Effect.fn("Docker.logs")(function* (ref: string, query: LogQuery) {
+    const found = yield* find(ref)
+    const limit = query.limit ?? defaultLimit
+    const tty = yield* isTty(found)
+    const bytes = yield* found.engine.call((d) =>
+      d.getContainer(found.id).logs({ ...logOptions(query, limit), follow: false })
+    )
+    const decoder = makeLogDecoder({ tty, timestamps: query.timestamps ?? false })
+    const lines = [...decoder.push(bytes as Buffer), ...decoder.end()]
+    // The engine's `tail` counts its own messages; a line it split counts twice, so cut to the lines asked for.
+    return lines.slice(-limit)
+  })
+
+  // One engine follow per container and query, shared; a late watcher first gets the last `limit` lines.
+  const follows = yield* RcMap.make({
+    lookup: (key: string) =>
+      Effect.gen(function* () {
+        const entry = followByKey.get(key)!
+        yield* forgetWithStream(followByKey, key, entry)
+        const { found, query, tty } = entry
+        const limit = query.limit ?? defaultLimit
+        const decoder = makeLogDecoder({ tty, timestamps: query.timestamps ?? false })
+        return yield* Stream.share(
+          fromEngineStream<ContainerLogLine>({
+            host: found.host,
+            open: found.engine.call((d) =>
+              d.getContainer(found.id).logs({ ...logOptions(query, limit), follow: true })
+            ),
+            decode: decoder.push,
+            flush: decoder.end,
+            stillThere: ping(found.engine)
+          }).pipe(Stream.rechunk(1)),
+          { capacity: 4096, strategy: "suspend", replay: limit }
+        )
+      }),
+    idleTimeToLive: Duration.zero
+  })
+  const followByKey = new Map<string, { readonly found: Found; readonly query: LogQuery; readonly tty: boolean }>()
+
+  const act = Effect.fn("Docker.act")(function* (ref: string, action: ContainerAction) {
+    const found = yield* find(ref)
+    const container = (d: Parameters<Parameters<DockerEngine["call"]>[0]>[0]) => d.getContainer(found.id)
+    const state = Effect.map(
+      found.engine.call((d) => container(d).inspect()),
+      (info) => info.State?.Status ?? "unknown"
+    )
+    const before = yield* state
+    if (action === "start" && before === "running") return { message: "container already running", state: before }
+    if (action === "stop" && before !== "running" && before !== "paused" && before !== "restarting") {
+      return { message: "container already stopped", state: before }
+    }
+    yield* found.engine
+      .call((d) =>
+        action === "start"
+          ? container(d).start()
+          : action === "stop"
+            ? container(d).stop({ t: 10 })
+            : container(d).restart({ t: 10 })
+      )
+      // 304 Not Modified: someone else got there first, which is the state asked for.
+      .pipe(
+        Effect.catchIf(
+          (error) => error instanceof DockerFailed && error.status === 304,
+          () => Effect.void
+        )
+      )
+    const after = yield* state
+    const message =
+      action === "start" ? "container started" : action === "stop" ? "container stopped" : "container restarted"
+    return { message, state: after }
+  })
+
+  const routeState = Effect.gen(function* () {
+    yield* configured
+    const results = yield* listAll
+    const routes: Array<ProvidedRoute> = []
+    const issues: Array<ValidationIssue> = []
+    results.forEach((result, index) => {
+      if (result._tag === "Failure") {
+        issues.push({ path: [], message: result.failure.message, provider: `docker:${engines[index]!.host}` })
+        return
+      }
+      for (const { engine, raw } of result.success) {
+        if (raw.State !== "running") continue
+        const report = containerRoutes(engine.host, raw)
+        routes.push(...report.routes)
+        issues.push(...report.issues)
+      }
+    })
+    return { routes, issues } satisfies ProviderState
+  }).pipe(Effect.withSpan("Docker.routeState"))
+
+  const engineEvents = (engine: DockerEngine): Stream.Stream<ContainerEvent> => {
+    const decode = jsonLines()
+    return fromEngineStream({
+      host: engine.host,
+      open: engine.call((d) =>
+        d.getEvents({
+          filters: JSON.stringify({ type: ["container"], event: ["start", "stop", "die", "health_status"] })
+        })
+      ),
+      decode: (chunk) => decode(chunk) as ReadonlyArray<EngineEvent>,
+      stillThere: ping(engine)
+    }).pipe(
+      Stream.map((event) => containerEventOf(engine.host, event)),
+      Stream.filter((event): event is ContainerEvent => event !== undefined),
+      // The engine went away (or its stream ended): open it again once it answers, backing off meanwhile.
+      Stream.concat(Stream.fail(new DockerFailed({ host: engine.host, status: 0, detail: "event stream ended" }))),
+      // 0.5 s doubling, but never more than 30 s apart.
+      Stream.retry(Schedule.min([Schedule.exponential(Duration.millis(500)), Schedule.spaced(Duration.seconds(30))])),
+      Stream.catch(() => Stream.empty)
+    )
+  }
+  const events = Stream.mergeAll(engines.map(engineEvents), { concurrency: "unbounded" })
+
+  // Compared as JSON: the engine's list order and fields are stable, so equal text is an unchanged list.
+  const watchContainers = yield* Stream.fromEffectSchedule(containers, Schedule.fixed(Duration.seconds(5))).pipe(
+    Stream.changesWith((a, b) => JSON.stringify(a) === JSON.stringify(b)),
+    Stream.share({ capacity: 1, strategy: "sliding", replay: 1 })
+  )
+
+  return Docker.of({
+    containers,
+    watchContainers,
+    routeState,
+    events,
+    stats: Effect.fn("Docker.stats")(function* (ref: string) {
+      return yield* statsOnce(yield* find(ref))
+    }),
+    watchStats: Effect.fn("Docker.watchStats")(function* (ref: string) {
+      const found = yield* find(ref)
+      const key = JSON.stringify([found.host, found.id])
+      foundByKey.set(key, found)
+      return Stream.unwrap(RcMap.get(statsStreams, key))
+    }),
+    logs: readLogs,
+    followLogs: Effect.fn("Docker.followLogs")(function* (ref: string, query: LogQuery) {
+      const found = yield* find(ref)
+      const tty = yield* isTty(found)
+      const key = JSON.stringify([
+        found.host,
+        found.id,
+        query.limit ?? defaultLimit,
+        query.stdout,
+        query.stderr,
+        query.since,
+        query.until,
+        query.timestamps
+      ])
+      followByKey.set(key, { found, query, tty })
+      return Stream.unwrap(RcMap.get(follows, key))
+    }),
+    act
+  })
+}) as (config: DockerConfig) => Effect.Effect<Docker["Service"], SecretUnreadable, Scope.Scope>
+
+/** The real Docker service over dockerode, one client per configured engine. */
+export const layer = (config: DockerConfig) => Layer.effect(Docker)(make(config))

@@ -1,0 +1,52 @@
+import { Duration, Effect, Layer, Schedule, Stream } from "effect"
+import { DockerEvents } from "../domain/DockerEvents.js"
+import { Events } from "../events/Events.js"
+import { type ProviderState, RouteProviders } from "../routes/RouteProviders.js"
+import { Docker } from "./Docker.js"
+
+// Engines send several events for one change (stop then die); one re-read after a short quiet period covers them.
+const settleMs = 200
+// A missed event (the engine's stream was down) is caught up with by a periodic re-read.
+const resyncEvery = Duration.seconds(30)
+
+/**
+ * Adds the routes of the Docker engines' running containers to the route table (SPEC §2), as the provider
+ * `docker`: read at start, again within a second of each container start/stop/die/health_status event of an
+ * engine, and every 30 s. Each of those events is also recorded as a `docker/*` event. Without engines, nothing.
+ */
+export const layer: Layer.Layer<never, never, Docker | RouteProviders | Events> = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const docker = yield* Docker
+    const providers = yield* RouteProviders
+    const events = yield* Events
+    const first = yield* Effect.result(docker.routeState)
+    // No engine configured: no provider at all, so the route table and `/route/list` are unchanged.
+    if (first._tag === "Failure") return
+    const recorded = docker.events.pipe(
+      Stream.tap((event) =>
+        events.publish(
+          DockerEvents[event.action]({
+            host: event.host,
+            id: event.id,
+            name: event.name,
+            ...(event.detail === undefined ? {} : { detail: event.detail })
+          })
+        )
+      )
+    )
+    const triggers = Stream.merge(
+      Stream.debounce(recorded, Duration.millis(settleMs)),
+      Stream.fromSchedule(Schedule.spaced(resyncEvery))
+    )
+    const states: Stream.Stream<ProviderState> = Stream.concat(
+      Stream.succeed(first.success),
+      triggers.pipe(
+        Stream.mapEffect(() =>
+          // `routeState` fails only when no engine is configured, which was ruled out above.
+          Effect.orDie(docker.routeState)
+        )
+      )
+    )
+    yield* providers.add({ name: "docker", states })
+  })
+)

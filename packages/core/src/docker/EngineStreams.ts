@@ -1,0 +1,105 @@
+import { type Cause, Effect, Queue, Stream } from "effect"
+import { DockerHostUnreachable } from "../domain/DockerErrors.js"
+import type { EngineError } from "./Docker.js"
+
+// Items queued for a slow consumer; beyond that the pump waits, and the engine's stream is paused (TCP then holds
+// the engine back) once a few chunks are read but not yet decoded.
+const queueSize = 256
+const pauseAboveChunks = 16
+
+type Event =
+  | { readonly _tag: "Chunk"; readonly chunk: Buffer }
+  | { readonly _tag: "End" }
+  | { readonly _tag: "Error"; readonly error: Error }
+
+/** Moves the readable's chunks into the queue as decoded items, pausing the readable while the queue is full. */
+const pump = <A>(
+  host: string,
+  readable: NodeJS.ReadableStream,
+  queue: Queue.Queue<A, EngineError | Cause.Done>,
+  decode: (chunk: Buffer) => ReadonlyArray<A>,
+  flush: () => ReadonlyArray<A>,
+  stillThere: Effect.Effect<void, EngineError>
+) =>
+  Effect.gen(function* () {
+    const pending: Array<Event> = []
+    let paused = false
+    let wake: (() => void) | undefined
+    const push = (event: Event) => {
+      pending.push(event)
+      if (!paused && pending.length > pauseAboveChunks) {
+        paused = true
+        readable.pause()
+      }
+      const w = wake
+      wake = undefined
+      w?.()
+    }
+    readable.on("data", (chunk: Buffer) => push({ _tag: "Chunk", chunk }))
+    readable.on("end", () => push({ _tag: "End" }))
+    readable.on("error", (error: Error) => push({ _tag: "Error", error }))
+    const next = Effect.callback<Event>((resume) => {
+      const take = () => {
+        const event = pending.shift()
+        if (event === undefined) {
+          wake = take
+          return
+        }
+        if (paused && pending.length < pauseAboveChunks / 4) {
+          paused = false
+          readable.resume()
+        }
+        resume(Effect.succeed(event))
+      }
+      take()
+      return Effect.sync(() => {
+        wake = undefined
+      })
+    })
+    while (true) {
+      const event = yield* next
+      if (event._tag === "Chunk") {
+        const items = decode(event.chunk)
+        if (items.length > 0) yield* Queue.offerAll(queue, items)
+      } else if (event._tag === "End") {
+        const rest = flush()
+        if (rest.length > 0) yield* Queue.offerAll(queue, rest)
+        // A daemon that shuts down ends its streams cleanly too: only an engine that still answers ended it.
+        const alive = yield* Effect.result(stillThere)
+        if (alive._tag === "Failure") return yield* Queue.fail(queue, alive.failure)
+        return yield* Queue.end(queue)
+      } else {
+        // The connection was cut before the response ended: the daemon went away in the middle of the stream.
+        return yield* Queue.fail(
+          queue,
+          new DockerHostUnreachable({ host, detail: `stream cut: ${event.error.message}` })
+        )
+      }
+    }
+  })
+
+/**
+ * A Node readable of the engine (a stats or logs response) as a Stream of what `decode` makes of each chunk, with
+ * back-pressure; interrupting the stream destroys the readable, which closes the engine's stream. A response that
+ * ends while the engine still answers is the end of the stream (the container stopped); a connection cut before
+ * it ends, or an end because the daemon is going away, fails with `DockerHostUnreachable`.
+ */
+export const fromEngineStream = <A>(options: {
+  readonly host: string
+  readonly open: Effect.Effect<NodeJS.ReadableStream, EngineError>
+  readonly decode: (chunk: Buffer) => ReadonlyArray<A>
+  readonly flush?: () => ReadonlyArray<A>
+  /** Asked when the response ends: fails when the engine itself went away (then the stream fails too). */
+  readonly stillThere: Effect.Effect<void, EngineError>
+}): Stream.Stream<A, EngineError> =>
+  Stream.callback<A, EngineError>(
+    Effect.fnUntraced(function* (queue) {
+      const readable = yield* Effect.acquireRelease(options.open, (r) =>
+        Effect.sync(() => (r as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.())
+      )
+      yield* Effect.forkScoped(
+        pump(options.host, readable, queue, options.decode, options.flush ?? (() => []), options.stillThere)
+      )
+    }),
+    { bufferSize: queueSize, strategy: "suspend" }
+  )

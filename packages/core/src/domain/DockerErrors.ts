@@ -1,0 +1,41 @@
+import { Schema } from "effect"
+import { ApiError } from "./ApiError.js"
+
+/** No Docker engine is configured (503 / UNAVAILABLE). */
+export class DockerNotConfigured extends ApiError<DockerNotConfigured>()("DockerNotConfigured", {
+  code: "unavailable",
+  fields: {},
+  message: () => "no Docker engine is configured (docker.hosts)"
+}) {}
+
+/** A configured engine did not answer; the other engines keep working (503 / UNAVAILABLE). */
+export class DockerHostUnreachable extends ApiError<DockerHostUnreachable>()("DockerHostUnreachable", {
+  code: "unavailable",
+  fields: { host: Schema.String, detail: Schema.String },
+  message: (e) => `Docker host "${e.host}" is unreachable: ${e.detail}`
+}) {}
+
+/** An engine answered with an error (502 / BAD_GATEWAY); `detail` is its message. */
+export class DockerFailed extends ApiError<DockerFailed>()("DockerFailed", {
+  code: "bad_gateway",
+  fields: { host: Schema.String, status: Schema.Int, detail: Schema.String },
+  message: (e) => `Docker host "${e.host}" answered ${e.status}: ${e.detail}`
+}) {}
+
+/** No container of any engine has this id, id prefix, name, or route alias (404 / NOT_FOUND). */
+export class ContainerNotFound extends ApiError<ContainerNotFound>()("ContainerNotFound", {
+  code: "not_found",
+  fields: { id: Schema.String },
+  message: (e) => `container "${e.id}" not found`
+}) {}
+
+/** An id prefix that matches several containers (409 / FAILED_PRECONDITION), each listed. */
+export class ContainerIdAmbiguous extends ApiError<ContainerIdAmbiguous>()("ContainerIdAmbiguous", {
+  code: "failed_precondition",
+  fields: {
+    id: Schema.String,
+    matches: Schema.Array(Schema.Struct({ host: Schema.String, id: Schema.String, name: Schema.String }))
+  },
+  message: (e) =>
+    `container id "${e.id}" is ambiguous: it matches ${e.matches.map((m) => `${m.name} (${m.id.slice(0, 12)} on ${m.host})`).join(", ")}`
+}) {}

@@ -1,0 +1,110 @@
+import { Schema } from "effect"
+import { ApiError } from "./ApiError.js"
+
+/** No Proxmox VE cluster is configured (503 / UNAVAILABLE). */
+export class HypervisorNotConfigured extends ApiError<HypervisorNotConfigured>()("HypervisorNotConfigured", {
+  code: "unavailable",
+  fields: {},
+  message: () => "no Proxmox VE cluster is configured (hypervisor.clusters)"
+}) {}
+
+/** No configured cluster has a node of this name (404 / NOT_FOUND). */
+export class HypervisorNodeNotFound extends ApiError<HypervisorNodeNotFound>()("HypervisorNodeNotFound", {
+  code: "not_found",
+  fields: { node: Schema.String },
+  message: (e) => `node "${e.node}" not found`
+}) {}
+
+/** The node has no guest with this id (404 / NOT_FOUND). */
+export class GuestNotFound extends ApiError<GuestNotFound>()("GuestNotFound", {
+  code: "not_found",
+  fields: { node: Schema.String, vmid: Schema.Int },
+  message: (e) => `container ${e.vmid} not found on node "${e.node}"`
+}) {}
+
+/** A command inside a container that is not running (409 / FAILED_PRECONDITION). */
+export class GuestNotRunning extends ApiError<GuestNotRunning>()("GuestNotRunning", {
+  code: "failed_precondition",
+  fields: { node: Schema.String, vmid: Schema.Int, status: Schema.String },
+  message: (e) => `container ${e.vmid} is not running (status: ${e.status})`
+}) {}
+
+/** The cluster's API did not answer: connection refused, reset, DNS, TLS handshake (503 / UNAVAILABLE). */
+export class ProxmoxUnreachable extends ApiError<ProxmoxUnreachable>()("ProxmoxUnreachable", {
+  code: "unavailable",
+  fields: { cluster: Schema.String, detail: Schema.String },
+  message: (e) => `Proxmox VE cluster "${e.cluster}" is unreachable: ${e.detail}`
+}) {}
+
+/**
+ * The cluster's API answered with an error, or with something that is not its JSON envelope (502 / BAD_GATEWAY).
+ * `status` is Proxmox's HTTP status and `detail` its error text (the reason phrase).
+ */
+export class ProxmoxFailed extends ApiError<ProxmoxFailed>()("ProxmoxFailed", {
+  code: "bad_gateway",
+  fields: { cluster: Schema.String, status: Schema.Int, detail: Schema.String },
+  message: (e) => `Proxmox VE cluster "${e.cluster}" answered ${e.status}: ${e.detail}`
+}) {}
+
+/**
+ * The cluster refused Gatehouse's own credentials (Proxmox 401) or they lack a privilege (Proxmox 403). A caller of
+ * Gatehouse is not at fault, so this is 502, never 401/403 to the caller.
+ */
+export class ProxmoxAccessDenied extends ApiError<ProxmoxAccessDenied>()("ProxmoxAccessDenied", {
+  code: "bad_gateway",
+  fields: {
+    cluster: Schema.String,
+    kind: Schema.Literals(["unauthenticated", "permission_denied"]),
+    detail: Schema.String
+  },
+  message: (e) =>
+    e.kind === "unauthenticated"
+      ? `Proxmox VE cluster "${e.cluster}" refused Gatehouse's credentials: ${e.detail}`
+      : `Proxmox VE cluster "${e.cluster}" denied a privilege to Gatehouse: ${e.detail}`
+}) {}
+
+/** A Proxmox API call or an LXC operation did not finish in time (504 / DEADLINE_EXCEEDED). */
+export class ProxmoxTimedOut extends ApiError<ProxmoxTimedOut>()("ProxmoxTimedOut", {
+  code: "timeout",
+  fields: { cluster: Schema.String, operation: Schema.String, timeout_ms: Schema.Int },
+  message: (e) => `Proxmox VE cluster "${e.cluster}": ${e.operation} did not finish within ${e.timeout_ms} ms`
+}) {}
+
+/** A Proxmox task (UPID) ended with an exit status other than `OK` (502 / BAD_GATEWAY). */
+export class ProxmoxTaskFailed extends ApiError<ProxmoxTaskFailed>()("ProxmoxTaskFailed", {
+  code: "bad_gateway",
+  fields: { cluster: Schema.String, upid: Schema.String, exitstatus: Schema.String },
+  message: (e) => `Proxmox VE task ${e.upid} failed: ${e.exitstatus}`
+}) {}
+
+/** No SSH access is configured for the node (`hypervisor.clusters[].ssh.nodes`) (503 / UNAVAILABLE). */
+export class SshNotConfigured extends ApiError<SshNotConfigured>()("SshNotConfigured", {
+  code: "unavailable",
+  fields: { node: Schema.String },
+  message: (e) => `no SSH access is configured for node "${e.node}" (hypervisor.clusters[].ssh.nodes)`
+}) {}
+
+/** The node's SSH server could not be reached (503 / UNAVAILABLE). */
+export class SshUnreachable extends ApiError<SshUnreachable>()("SshUnreachable", {
+  code: "unavailable",
+  fields: { node: Schema.String, detail: Schema.String },
+  message: (e) => `SSH to node "${e.node}" failed: ${e.detail}`
+}) {}
+
+/** The node presented a host key other than the pinned one; Gatehouse never authenticated (502 / BAD_GATEWAY). */
+export class SshHostKeyMismatch extends ApiError<SshHostKeyMismatch>()("SshHostKeyMismatch", {
+  code: "bad_gateway",
+  fields: { node: Schema.String, expected: Schema.String, presented: Schema.String },
+  message: (e) =>
+    `SSH host key of node "${e.node}" does not match the pinned key (expected ${e.expected}, got ${e.presented})`
+}) {}
+
+/**
+ * SSH to the node failed after connecting: authentication refused, a channel refused, the connection dropped, or a
+ * command failed (exit status and the first line of its error output in `detail`) (502 / BAD_GATEWAY).
+ */
+export class SshFailed extends ApiError<SshFailed>()("SshFailed", {
+  code: "bad_gateway",
+  fields: { node: Schema.String, detail: Schema.String },
+  message: (e) => `SSH to node "${e.node}": ${e.detail}`
+}) {}

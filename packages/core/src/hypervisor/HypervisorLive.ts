@@ -1,0 +1,304 @@
+import { Context, DateTime, Effect, Layer, Option, Stream } from "effect"
+import type { HypervisorConfig } from "../config/ConfigSections.js"
+import { InvalidArgument } from "../domain/CommonErrors.js"
+import type { Guest, LxcAction } from "../domain/Hypervisor.js"
+import {
+  GuestNotFound,
+  GuestNotRunning,
+  HypervisorNodeNotFound,
+  HypervisorNotConfigured
+} from "../domain/HypervisorErrors.js"
+import { HypervisorEvents } from "../domain/HypervisorEvents.js"
+import type { Route } from "../domain/Route.js"
+import { Events } from "../events/Events.js"
+import { type ClusterRuntime, startCluster } from "./ClusterRuntime.js"
+import { GuestLocator } from "./GuestLocator.js"
+import { guestStatsLine } from "./GuestStatsLine.js"
+import { Hypervisor, type JournalRequest, type TailRequest } from "./Hypervisor.js"
+import { type LxcControlOptions, runLxcAction } from "./LxcControl.js"
+import {
+  commandInputProblems,
+  defaultLineLimit,
+  fallbackLogFile,
+  hasJournaldArgv,
+  inGuest,
+  journalArgv,
+  tailArgv
+} from "./NodeCommands.js"
+import { NodeShell } from "./NodeShell.js"
+import { nodeStatsOf } from "./NodeStatsOf.js"
+import { watchPermissions } from "./PermissionWatch.js"
+import type { PveError } from "./PveClient.js"
+import { PveNodeStatus } from "./PveSchemas.js"
+import type { ClusterSnapshot } from "./ResourceCache.js"
+import { makeSharedFollows } from "./SharedFollows.js"
+import { makeSharedPolls } from "./SharedPolls.js"
+
+/** Timing of the hypervisor service; every field has the SPEC's default. */
+export interface HypervisorOptions {
+  /** Per Proxmox API request. Default 10 s. */
+  readonly requestTimeoutMs?: number
+  /** Stats streams emit this often. Default 1 s. */
+  readonly statsIntervalMs?: number
+  /** A running container's addresses are looked up again after this long. Default 30 s. */
+  readonly addressRefreshMs?: number
+  readonly lxc?: Partial<LxcControlOptions>
+}
+
+const defaultLxc: LxcControlOptions = { timeoutMs: 120_000, shutdownTimeoutS: 60, pollIntervalMs: 500 }
+
+const lxcEvent = {
+  start: HypervisorEvents.lxcStart,
+  stop: HypervisorEvents.lxcStop,
+  restart: HypervisorEvents.lxcRestart
+} as const
+
+/** Builds the service over the configured clusters (none: every call answers `HypervisorNotConfigured`). */
+export const make = Effect.fn("HypervisorLive.make")(function* (
+  config: HypervisorConfig,
+  options: HypervisorOptions = {}
+) {
+  const events = yield* Events
+  const shell = yield* NodeShell
+  const timing = {
+    requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+    addressRefreshMs: options.addressRefreshMs ?? 30_000
+  }
+  const statsIntervalMs = options.statsIntervalMs ?? 1000
+  const lxcOptions = { ...defaultLxc, ...options.lxc }
+  const clusters = yield* Effect.forEach(config.clusters, (cluster) => startCluster(cluster, timing, events))
+  yield* watchPermissions(clusters, events)
+
+  const configured = clusters.length === 0 ? Effect.fail(new HypervisorNotConfigured()) : Effect.void
+
+  const snapshots = Effect.forEach(clusters, (cluster) => cluster.cache.snapshot)
+
+  // What the lists show. When no cluster has ever answered, an empty list would hide why (a wrong token, an
+  // unreachable API): fail with the first cluster's error instead. One working cluster is enough to answer.
+  const listed = Effect.andThen(
+    configured,
+    Effect.flatMap(snapshots, (all) => {
+      const failure = all.every((s) => !s.loaded) ? all[0]?.failure : undefined
+      return failure === undefined ? Effect.succeed(all) : Effect.fail(failure)
+    })
+  )
+
+  // A name not found may be new since the last refresh: look again after a refresh (at most one a second).
+  const findIn = <A>(pick: (clusters: ReadonlyArray<ClusterRuntime>) => Effect.Effect<Option.Option<A>>) =>
+    Effect.gen(function* () {
+      yield* configured
+      const first = yield* pick(clusters)
+      if (Option.isSome(first)) return first
+      yield* Effect.forEach(clusters, (cluster) => cluster.cache.freshen, { concurrency: "unbounded", discard: true })
+      return yield* pick(clusters)
+    })
+
+  const findNode = (node: string) =>
+    findIn((all) =>
+      Effect.map(
+        Effect.forEach(all, (cluster) =>
+          Effect.map(cluster.cache.snapshot, (s) => (s.nodes.some((n) => n.node === node) ? [cluster] : []))
+        ),
+        (found) => Option.fromNullishOr(found.flat()[0])
+      )
+    ).pipe(Effect.flatMap((found) => (Option.isSome(found) ? Effect.succeed(found.value) : notFound(node))))
+
+  // A node no cluster lists is unknown, unless a cluster never answered: then the node may well be there, and
+  // that cluster's failure (wrong token, unreachable) is the true answer, not a 404.
+  const notFound = (node: string): Effect.Effect<never, HypervisorNodeNotFound | PveError> =>
+    Effect.flatMap(snapshots, (all): Effect.Effect<never, HypervisorNodeNotFound | PveError> => {
+      const blind = all.find((s) => !s.loaded && s.failure !== undefined)
+      return blind?.failure !== undefined
+        ? Effect.fail(blind.failure)
+        : Effect.fail(new HypervisorNodeNotFound({ node }))
+    })
+
+  const findGuest = (node: string, vmid: number) =>
+    Effect.gen(function* () {
+      const cluster = yield* findNode(node)
+      const lookup = Effect.map(cluster.cache.snapshot, (s) =>
+        Option.fromNullishOr(s.guests.find((g) => g.node === node && g.vmid === vmid))
+      )
+      const first = yield* lookup
+      // A guest created since the last refresh: look once more before answering 404.
+      const guest = Option.isSome(first) ? first : yield* Effect.andThen(cluster.cache.freshen, lookup)
+      if (Option.isNone(guest)) return yield* new GuestNotFound({ node, vmid })
+      return { cluster, guest: guest.value }
+    })
+
+  const nodeStats = Effect.fn("Hypervisor.nodeStats")(function* (node: string) {
+    const cluster = yield* findNode(node)
+    const status = yield* cluster.client.get(`/nodes/${encodeURIComponent(node)}/status`, PveNodeStatus)
+    return nodeStatsOf(node, status, DateTime.formatIso(yield* DateTime.now))
+  })
+  const guestLine = Effect.fn("Hypervisor.guestStatsLine")(function* (node: string, vmid: number) {
+    return guestStatsLine((yield* findGuest(node, vmid)).guest)
+  })
+
+  const nodePolls = yield* makeSharedPolls(nodeStats, statsIntervalMs)
+  const follow = yield* makeSharedFollows(shell)
+  const guestPolls = yield* makeSharedPolls((key) => {
+    const [node, vmid] = key.split("\u0000") as [string, string]
+    return guestLine(node, Number(vmid))
+  }, statsIntervalMs)
+
+  // Checks done before any connection: input, node, guest and its status, SSH configured for the node.
+  const prepareCommand = Effect.fn("Hypervisor.prepareCommand")(function* (
+    request: JournalRequest | TailRequest,
+    input: Parameters<typeof commandInputProblems>[0]
+  ) {
+    const problem = commandInputProblems(input)
+    if (problem !== undefined) return yield* problem
+    const vmid = request.vmid ?? 0
+    const cluster = yield* findNode(request.node)
+    if (vmid !== 0) {
+      const { guest } = yield* findGuest(request.node, vmid)
+      if (guest.status !== "running") {
+        return yield* new GuestNotRunning({ node: request.node, vmid, status: guest.status })
+      }
+    }
+    const target = yield* cluster.sshTarget(request.node)
+    // Connect now: an unreachable node (503) or a wrong host key (502) is answered before a stream is promised.
+    yield* shell.connect(target)
+    return { target, vmid, limit: request.limit ?? defaultLineLimit }
+  })
+
+  const journal = Effect.fn("Hypervisor.journal")(function* (request: JournalRequest) {
+    const services = request.services ?? []
+    const { target, vmid, limit } = yield* prepareCommand(request, { services, limit: request.limit })
+    if (vmid === 0) return follow(target, journalArgv(services, limit), limit)
+    // A container without journald (Alpine, busybox, ...) logs to a file: follow that instead.
+    const probe = yield* shell.run(target, inGuest(vmid, hasJournaldArgv))
+    return follow(
+      target,
+      inGuest(vmid, probe.exitCode === 0 ? journalArgv(services, limit) : tailArgv([fallbackLogFile], limit)),
+      limit
+    )
+  })
+
+  const tail = Effect.fn("Hypervisor.tail")(function* (request: TailRequest) {
+    if (request.files.length === 0) {
+      return yield* new InvalidArgument({
+        message: "file is required: at least one absolute path",
+        issues: [{ path: ["file"], message: "at least one file is required" }]
+      })
+    }
+    const { target, vmid, limit } = yield* prepareCommand(request, { files: request.files, limit: request.limit })
+    // `tail -n <limit>` prints up to `limit` lines per file.
+    return follow(target, inGuest(vmid, tailArgv(request.files, limit)), limit * request.files.length)
+  })
+
+  const lxc = Effect.fn("Hypervisor.lxc")(function* (node: string, vmid: number, action: LxcAction, by: string) {
+    const { cluster, guest } = yield* findGuest(node, vmid)
+    if (guest.type !== "lxc") {
+      return yield* new InvalidArgument({
+        message: `guest ${vmid} is a ${guest.type === "qemu" ? "virtual machine" : guest.type}, not an LXC container`,
+        issues: [{ path: ["vmid"], message: "not an LXC container" }]
+      })
+    }
+    const result = yield* runLxcAction(cluster.client, node, vmid, action, lxcOptions).pipe(
+      Effect.tapError((error) =>
+        events.publish(
+          HypervisorEvents.lxcFailed({ cluster: cluster.name, node, vmid, action, error: error.message, by })
+        )
+      ),
+      // Whatever happened, the cache should show the container's new state now, not in up to 3 s.
+      Effect.ensuring(Effect.ignore(cluster.cache.refresh))
+    )
+    yield* events.publish(
+      lxcEvent[action]({
+        cluster: cluster.name,
+        node,
+        vmid,
+        status: result.status,
+        by,
+        ...(result.task === undefined ? {} : { task: result.task })
+      })
+    )
+    return result
+  })
+
+  const locate = Effect.fn("Hypervisor.locate")(function* (host: string) {
+    const wanted = host
+      .trim()
+      .toLowerCase()
+      .replace(/^\[|\]$/g, "")
+    const label = wanted.split(".")[0] ?? wanted
+    for (const snapshot of yield* snapshots) {
+      const byAddress = snapshot.guests.find((g) => g.ips.includes(wanted))
+      const byName = snapshot.guests.find((g: Guest) => {
+        const name = g.name.toLowerCase()
+        return name === wanted || name === label
+      })
+      const guest = byAddress ?? byName
+      if (guest !== undefined) {
+        return { cluster: snapshot.cluster, node: guest.node, vmid: guest.vmid, status: guest.status }
+      }
+      const node = snapshot.nodes.find((n) => n.node.toLowerCase() === wanted || n.node.toLowerCase() === label)
+      if (node !== undefined) return { cluster: snapshot.cluster, node: node.node, vmid: 0, status: node.status }
+    }
+    return undefined
+  })
+
+  const statusOf = (snapshot: ClusterSnapshot, node: string, vmid: number) =>
+    vmid === 0
+      ? snapshot.nodes.find((n) => n.node === node)?.status
+      : snapshot.guests.find((g) => g.node === node && g.vmid === vmid)?.status
+
+  // Loopback is this machine, never a guest (a guest named "localhost" must not capture every local route).
+  const isLoopback = (host: string) => /^(localhost|127(\.\d+){3}|::1|\[::1\])$/i.test(host)
+
+  const locateRoute = Effect.fn("GuestLocator.locate")(function* (route: Route) {
+    const pinned = route.proxmox
+    if (pinned !== undefined) {
+      const vmid = pinned.vmid ?? 0
+      for (const snapshot of yield* snapshots) {
+        const status = statusOf(snapshot, pinned.node, vmid)
+        if (status !== undefined) return { cluster: snapshot.cluster, node: pinned.node, vmid, status }
+      }
+      return undefined
+    }
+    if (!isLoopback(route.host)) {
+      const byHost = yield* locate(route.host)
+      if (byHost !== undefined) return byHost
+    }
+    return yield* locate(route.alias)
+  })
+
+  // Without clusters there is nothing to find: listings and health then skip the lookup.
+  const locator = clusters.length === 0 ? undefined : { locate: locateRoute }
+
+  const hypervisor = Hypervisor.of({
+    nodes: Effect.map(listed, (all) => all.flatMap((s) => s.nodes)),
+    guests: Effect.map(listed, (all) => all.flatMap((s) => s.guests)),
+    cacheState: Effect.map(snapshots, (all) =>
+      all.map((s) => ({
+        cluster: s.cluster,
+        stale: s.stale || !s.loaded,
+        ...(s.refreshedAt === undefined ? {} : { refreshed_at: new Date(s.refreshedAt).toISOString() }),
+        ...(s.failure === undefined ? {} : { error: s.failure.message })
+      }))
+    ),
+    nodeStats,
+    watchNodeStats: (node) => Stream.unwrap(Effect.as(findNode(node), nodePolls(node))),
+    guestStatsLine: guestLine,
+    watchGuestStatsLine: (node, vmid) =>
+      Stream.unwrap(Effect.as(findGuest(node, vmid), guestPolls(`${node}\u0000${vmid}`))),
+    journal,
+    tail,
+    lxc,
+    locate
+  })
+  return { hypervisor, locator }
+})
+
+/**
+ * The real hypervisor service, and the {@link GuestLocator} over its cache that route listings and health use:
+ * needs the event bus and the SSH shell (`NodeShellLive.layer`).
+ */
+export const layer = (config: HypervisorConfig, options: HypervisorOptions = {}) =>
+  Layer.effectContext(
+    Effect.map(make(config, options), ({ hypervisor, locator }) =>
+      Context.make(Hypervisor, hypervisor).pipe(Context.add(GuestLocator, locator))
+    )
+  )

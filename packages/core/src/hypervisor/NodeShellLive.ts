@@ -1,0 +1,458 @@
+import { createHash } from "node:crypto"
+import { StringDecoder } from "node:string_decoder"
+import {
+  type Cause,
+  Clock,
+  Deferred,
+  Duration,
+  Effect,
+  Layer,
+  Queue,
+  RcMap,
+  Redacted,
+  type Scope,
+  Stream
+} from "effect"
+import ssh2 from "ssh2"
+import { SshFailed, SshHostKeyMismatch, SshUnreachable } from "../domain/HypervisorErrors.js"
+import { describePin, fingerprintOf, hostKeyAlgorithmsFor, parseHostKeyPin, pinMatches } from "./HostKeyPin.js"
+import { type CommandResult, NodeShell, type SshError, type SshTarget } from "./NodeShell.js"
+import { commandLine } from "./ShellWords.js"
+
+/** Tuning of {@link make}; every field has a default suited to Proxmox VE nodes on a LAN. */
+export interface NodeShellOptions {
+  /** How long a connection may take up to authentication before it counts as unreachable (default 10 s). */
+  readonly readyTimeout?: Duration.Input
+  /** How long an unused connection stays open for the next command (default 60 s). */
+  readonly idleTimeToLive?: Duration.Input
+  /** The wait after the first failed connect; doubled per further failure (default 0.5 s). */
+  readonly backoffInitial?: Duration.Input
+  /** The longest wait between connect attempts (default 30 s). */
+  readonly backoffMax?: Duration.Input
+  /** How much of each of stdout and stderr `run` keeps (default 1 MiB each; the rest is read and dropped). */
+  readonly maxOutputBytes?: number
+  /**
+   * Channels one connection carries at once before another connection to the same node is opened (default 10:
+   * OpenSSH's `MaxSessions`, which refuses the eleventh). Raise it for nodes configured with more.
+   */
+  readonly maxChannelsPerConnection?: number
+}
+
+/**
+ * One pooled SSH connection; `closed` turns true when its socket ends, so the pool never hands it out again.
+ * `channels` counts the channels reserved on it (held by callers), against the node's per-connection limit.
+ */
+interface Connection {
+  readonly client: ssh2.Client
+  closed: boolean
+  channels: number
+}
+
+/** A connect failure remembered for back-off: the error and the time (Clock millis) before which none is tried. */
+interface Backoff {
+  readonly failures: number
+  readonly retryAt: number
+  readonly error: SshError
+}
+
+// `lines` keeps at most this many undelivered lines queued, and pauses the channel when this many bytes are read
+// but not yet split (resuming below the low mark), so a slow consumer slows the remote command instead of growing
+// memory. A line longer than `maxLineChars` is delivered in pieces of that size.
+const lineQueueSize = 128
+const pauseAboveBytes = 64 * 1024
+const resumeBelowBytes = 16 * 1024
+const maxLineChars = 1024 * 1024
+// Only the first line of stderr reaches an error message; this much is enough to hold it.
+const stderrForErrorBytes = 4096
+
+/** A chunk-to-lines splitter: UTF-8 decoded across chunk boundaries, `\n` separated, a trailing `\r` removed. */
+const lineSplitter = () => {
+  const decoder = new StringDecoder("utf8")
+  let carry = ""
+  const strip = (line: string) => (line.endsWith("\r") ? line.slice(0, -1) : line)
+  return {
+    push: (chunk: Buffer): Array<string> => {
+      const parts = (carry + decoder.write(chunk)).split("\n")
+      carry = parts.pop() ?? ""
+      const lines = parts.map(strip)
+      while (carry.length > maxLineChars) {
+        lines.push(carry.slice(0, maxLineChars))
+        carry = carry.slice(maxLineChars)
+      }
+      return lines
+    },
+    /** The final line when the output did not end with a newline. */
+    end: (): Array<string> => {
+      const rest = carry + decoder.end()
+      carry = ""
+      return rest === "" ? [] : [strip(rest)]
+    }
+  }
+}
+
+const firstLine = (text: string) => text.split("\n", 1)[0]!.replace(/\r$/, "").trim()
+
+const exitFailure = (node: string, exit: ExitInfo | undefined, stderr: string): SshFailed => {
+  if (exit === undefined) return new SshFailed({ node, detail: "connection lost before the command finished" })
+  const detail = firstLine(stderr)
+  const what =
+    exit.code === null
+      ? `command killed by signal ${exit.signal ?? "unknown"}`
+      : `command exited with status ${exit.code}`
+  return new SshFailed({ node, detail: detail === "" ? what : `${what}: ${detail}` })
+}
+
+interface ExitInfo {
+  readonly code: number | null
+  readonly signal: string | undefined
+}
+
+const onExit = (channel: ssh2.ClientChannel, record: (exit: ExitInfo) => void) =>
+  channel.on("exit", (code: number | null, signal?: string) => record({ code, signal }))
+
+/** Builds the service; the layer's scope owns the pool, so closing it ends every connection. */
+export const make = (options: NodeShellOptions = {}) =>
+  Effect.gen(function* () {
+    const readyTimeoutMs = Duration.toMillis(Duration.fromInputUnsafe(options.readyTimeout ?? "10 seconds"))
+    const backoffInitialMs = Duration.toMillis(Duration.fromInputUnsafe(options.backoffInitial ?? "500 millis"))
+    const backoffMaxMs = Duration.toMillis(Duration.fromInputUnsafe(options.backoffMax ?? "30 seconds"))
+    const maxOutputBytes = options.maxOutputBytes ?? 1024 * 1024
+    const maxChannels = Math.max(1, options.maxChannelsPerConnection ?? 10)
+    const stats = { connectionsOpened: 0, connectionsOpen: 0, channelsOpen: 0 }
+    // Each channel's exit status, recorded as soon as the channel opens.
+    const exits = new WeakMap<ssh2.ClientChannel, ExitInfo>()
+    // The pool is keyed by a string (RcMap compares keys by value); the target behind a key is kept aside because
+    // it holds the private key, which must not be part of a printable key.
+    const targets = new Map<string, SshTarget>()
+    const backoffs = new Map<string, Backoff>()
+
+    const connect = (target: SshTarget): Effect.Effect<Connection, SshError> => {
+      const pin = parseHostKeyPin(target.hostKey)
+      if (pin === undefined) {
+        return Effect.fail(
+          new SshFailed({ node: target.node, detail: "the pinned host key is not a key or a SHA256 fingerprint" })
+        )
+      }
+      return Effect.callback<Connection, SshError>((resume) => {
+        const client = new ssh2.Client()
+        const connection: Connection = { client, closed: false, channels: 0 }
+        let settled = false
+        let ready = false
+        let mismatch: string | undefined
+        const settle = (effect: Effect.Effect<Connection, SshError>) => {
+          if (settled) return
+          settled = true
+          resume(effect)
+        }
+        client.on("ready", () => {
+          ready = true
+          stats.connectionsOpened++
+          stats.connectionsOpen++
+          settle(Effect.succeed(connection))
+        })
+        client.on("error", (error: Error & { level?: string; code?: string }) => {
+          if (settled) return // a later error is followed by `close`, which marks the connection dead
+          client.destroy()
+          if (mismatch !== undefined) {
+            return settle(
+              Effect.fail(
+                new SshHostKeyMismatch({ node: target.node, expected: describePin(pin), presented: mismatch })
+              )
+            )
+          }
+          if (error.level === "client-authentication") {
+            return settle(
+              Effect.fail(new SshFailed({ node: target.node, detail: `authentication failed as ${target.user}` }))
+            )
+          }
+          const reason =
+            error.level === "client-timeout"
+              ? `no SSH handshake within ${readyTimeoutMs} ms`
+              : error.code !== undefined
+                ? `${error.code} ${target.host}:${target.port}`
+                : error.message
+          settle(Effect.fail(new SshUnreachable({ node: target.node, detail: reason })))
+        })
+        client.on("end", () => {
+          connection.closed = true
+        })
+        client.on("close", () => {
+          connection.closed = true
+          if (ready) {
+            ready = false
+            stats.connectionsOpen--
+          }
+          settle(
+            Effect.fail(new SshUnreachable({ node: target.node, detail: "connection closed during the handshake" }))
+          )
+        })
+        const serverHostKey = hostKeyAlgorithmsFor(pin)
+        client.connect({
+          host: target.host,
+          port: target.port,
+          username: target.user,
+          privateKey: Redacted.value(target.privateKey),
+          readyTimeout: readyTimeoutMs,
+          // A node that vanishes without closing the TCP connection (power loss, a cut link) would otherwise leave
+          // every follow on it hanging: three unanswered keepalives 15 s apart drop the connection.
+          keepaliveInterval: 15_000,
+          keepaliveCountMax: 3,
+          // Returning false makes ssh2 abort the key exchange, before any authentication is sent.
+          hostVerifier: (key: Buffer) => {
+            if (pinMatches(pin, key)) return true
+            mismatch = fingerprintOf(key)
+            return false
+          },
+          ...(serverHostKey === undefined
+            ? {}
+            : { algorithms: { serverHostKey: [...serverHostKey] as Array<ssh2.ServerHostKeyAlgorithm> } })
+        })
+        // Interrupted while connecting (the caller went away): drop the half-open socket.
+        return Effect.sync(() => {
+          if (!settled) {
+            settled = true
+            client.destroy()
+          }
+        })
+      })
+    }
+
+    const lookup = (key: string): Effect.Effect<Connection, SshError, Scope.Scope> =>
+      Effect.gen(function* () {
+        const target = targets.get(key)!
+        const now = yield* Clock.currentTimeMillis
+        const backoff = backoffs.get(key)
+        // During back-off fail at once with the last reason: a request must not hang on a node known to be down.
+        if (backoff !== undefined && now < backoff.retryAt) {
+          const error = backoff.error
+          return yield* Effect.fail(
+            error instanceof SshUnreachable
+              ? new SshUnreachable({
+                  node: error.node,
+                  detail: `${error.detail} (next attempt in ${backoff.retryAt - now} ms)`
+                })
+              : error
+          )
+        }
+        const connection = yield* connect(target).pipe(
+          Effect.tapError((error) =>
+            Effect.gen(function* () {
+              const failures = (backoff?.failures ?? 0) + 1
+              const wait = Math.min(backoffMaxMs, backoffInitialMs * 2 ** (failures - 1))
+              backoffs.set(key, { failures, retryAt: (yield* Clock.currentTimeMillis) + wait, error })
+            })
+          )
+        )
+        backoffs.delete(key)
+        yield* Effect.addFinalizer(() => Effect.sync(() => connection.client.end()))
+        return connection
+      })
+
+    const pool = yield* RcMap.make({
+      lookup,
+      idleTimeToLive: options.idleTimeToLive ?? "60 seconds"
+    })
+
+    // The key names everything that makes a connection different; the private key only by its hash.
+    const keyOf = (target: SshTarget) =>
+      JSON.stringify([
+        target.node,
+        target.host,
+        target.port,
+        target.user,
+        target.hostKey,
+        createHash("sha256").update(Redacted.value(target.privateKey)).digest("base64")
+      ])
+
+    /** The live pooled connection in one slot of a target, held until the caller's scope closes. */
+    const slotConnection = Effect.fnUntraced(function* (key: string) {
+      // RcMap keeps a failed lookup cached like a value; forget it so the next call asks again (and meets the
+      // back-off, which lives outside the map).
+      const connection = yield* RcMap.get(pool, key).pipe(Effect.tapError(() => RcMap.invalidate(pool, key)))
+      if (!connection.closed) return connection
+      // The connection dropped since it was pooled: forget it and connect again.
+      yield* RcMap.invalidate(pool, key)
+      return yield* RcMap.get(pool, key)
+    })
+
+    /**
+     * A connection to `target` with room for one more channel, reserved until the caller's scope closes: the
+     * first connection while it has room, then a second one, and so on (a node refuses channels past its
+     * `MaxSessions`). Usually every command shares the first.
+     */
+    const acquire = Effect.fnUntraced(function* (target: SshTarget) {
+      const base = keyOf(target)
+      for (let slot = 0; ; slot++) {
+        const key = JSON.stringify([base, slot])
+        targets.set(key, target)
+        const connection = yield* slotConnection(key)
+        if (connection.channels >= maxChannels) continue
+        connection.channels++
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => {
+            connection.channels--
+          })
+        )
+        return connection
+      }
+    })
+
+    /** An exec channel running `argv`, closed (never signalled: see test-infra §2.3) when the scope closes. */
+    const openChannel = (connection: Connection, target: SshTarget, argv: ReadonlyArray<string>) =>
+      Effect.acquireRelease(
+        Effect.gen(function* () {
+          const opened = yield* Deferred.make<ssh2.ClientChannel, SshFailed>()
+          const lost = new SshFailed({ node: target.node, detail: "connection lost before the command started" })
+          // ssh2 throws synchronously when the socket is already gone.
+          yield* Effect.try({
+            try: () =>
+              connection.client.exec(commandLine(argv), (error, channel) => {
+                if (error !== undefined && error !== null) {
+                  const reason = `the node refused a command channel: ${error.message}`
+                  return Deferred.doneUnsafe(opened, Effect.fail(new SshFailed({ node: target.node, detail: reason })))
+                }
+                stats.channelsOpen++
+                channel.once("close", () => stats.channelsOpen--)
+                // From the moment the channel exists: a quick command's exit status can arrive before whoever
+                // reads the channel has attached its listeners (it does on Node 24).
+                onExit(channel, (info) => exits.set(channel, info))
+                Deferred.doneUnsafe(opened, Effect.succeed(channel))
+              }),
+            catch: () => lost
+          })
+          return yield* Deferred.await(opened)
+        }),
+        // Resumed too: a channel paused by back-pressure would never see its end, and ssh2 reports `close` only
+        // after it.
+        (channel) =>
+          Effect.sync(() => {
+            channel.close()
+            channel.resume()
+          })
+      )
+
+    const collect = (target: SshTarget, channel: ssh2.ClientChannel) =>
+      Effect.callback<CommandResult, SshFailed>((resume) => {
+        const stdout: Array<Buffer> = []
+        const stderr: Array<Buffer> = []
+        const sizes = { stdout: 0, stderr: 0 }
+        const keep = (into: Array<Buffer>, which: "stdout" | "stderr") => (chunk: Buffer) => {
+          const room = maxOutputBytes - sizes[which]
+          if (room <= 0) return
+          const part = chunk.length > room ? chunk.subarray(0, room) : chunk
+          into.push(part)
+          sizes[which] += part.length
+        }
+        channel.on("data", keep(stdout, "stdout"))
+        channel.stderr.on("data", keep(stderr, "stderr"))
+        // ssh2 emits `close` only after stdout ended, so all output is in by then.
+        channel.on("close", () => {
+          const text = (chunks: Array<Buffer>) => Buffer.concat(chunks).toString("utf8")
+          const exit = exits.get(channel)
+          if (exit === undefined || exit.code === null) {
+            return resume(Effect.fail(exitFailure(target.node, exit, text(stderr))))
+          }
+          resume(Effect.succeed({ exitCode: exit.code, stdout: text(stdout), stderr: text(stderr) }))
+        })
+      })
+
+    const run = Effect.fn("NodeShell.run")(function* (target: SshTarget, argv: ReadonlyArray<string>) {
+      return yield* Effect.scoped(
+        Effect.gen(function* () {
+          const connection = yield* acquire(target)
+          const channel = yield* openChannel(connection, target, argv)
+          return yield* collect(target, channel)
+        })
+      )
+    })
+
+    /** Moves the channel's output into the stream's bounded queue, pausing the channel while the queue is full. */
+    const pump = (target: SshTarget, channel: ssh2.ClientChannel, queue: Queue.Queue<string, SshError | Cause.Done>) =>
+      Effect.gen(function* () {
+        const pending: Array<Buffer> = []
+        let pendingBytes = 0
+        let paused = false
+        let closed = false
+        let stderr = ""
+        let wake: (() => void) | undefined
+        const signal = () => {
+          const w = wake
+          wake = undefined
+          w?.()
+        }
+        channel.on("data", (chunk: Buffer) => {
+          pending.push(chunk)
+          pendingBytes += chunk.length
+          if (!paused && pendingBytes > pauseAboveBytes) {
+            paused = true
+            channel.pause()
+          }
+          signal()
+        })
+        channel.stderr.on("data", (chunk: Buffer) => {
+          if (stderr.length < stderrForErrorBytes) stderr += chunk.toString("utf8")
+        })
+        channel.on("close", () => {
+          closed = true
+          signal()
+        })
+        // The next chunk, or undefined once the channel closed (ssh2 closes it only after the last chunk).
+        const next = Effect.callback<Buffer | undefined>((resume) => {
+          const take = () => {
+            const chunk = pending.shift()
+            if (chunk !== undefined) {
+              pendingBytes -= chunk.length
+              if (paused && pendingBytes < resumeBelowBytes) {
+                paused = false
+                channel.resume()
+              }
+              return resume(Effect.succeed(chunk))
+            }
+            if (closed) return resume(Effect.succeed(undefined))
+            wake = take
+          }
+          take()
+          return Effect.sync(() => {
+            wake = undefined
+          })
+        })
+        const splitter = lineSplitter()
+        while (true) {
+          const chunk = yield* next
+          if (chunk === undefined) break
+          const lines = splitter.push(chunk)
+          if (lines.length > 0) yield* Queue.offerAll(queue, lines)
+        }
+        const last = splitter.end()
+        if (last.length > 0) yield* Queue.offerAll(queue, last)
+        const exit = exits.get(channel)
+        if (exit?.code === 0) return yield* Queue.end(queue)
+        return yield* Queue.fail(queue, exitFailure(target.node, exit, stderr))
+      })
+
+    const lines = (target: SshTarget, argv: ReadonlyArray<string>): Stream.Stream<string, SshError> =>
+      Stream.callback<string, SshError>(
+        Effect.fn("NodeShell.lines")(function* (queue) {
+          const connection = yield* acquire(target)
+          const channel = yield* openChannel(connection, target, argv)
+          yield* Effect.forkScoped(pump(target, channel, queue))
+        }),
+        { bufferSize: lineQueueSize, strategy: "suspend" }
+      )
+
+    return NodeShell.of({
+      connect: (target) => Effect.asVoid(Effect.scoped(acquire(target))).pipe(Effect.withSpan("NodeShell.connect")),
+      run,
+      lines,
+      stats: Effect.sync(() => ({ ...stats }))
+    })
+  })
+
+/** The real NodeShell with custom {@link NodeShellOptions}. */
+export const layerWith = (options: NodeShellOptions): Layer.Layer<NodeShell> => Layer.effect(NodeShell, make(options))
+
+/**
+ * The real NodeShell over ssh2: one pooled connection per target, host keys checked against the pin before
+ * authentication, back-off after failed connects. Scoped: closing it ends every connection.
+ */
+export const layer: Layer.Layer<NodeShell> = layerWith({})

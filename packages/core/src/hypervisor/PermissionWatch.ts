@@ -1,0 +1,60 @@
+import { Effect, type Scope, Stream } from "effect"
+import { HypervisorEvents } from "../domain/HypervisorEvents.js"
+import type { Events } from "../events/Events.js"
+import type { ClusterRuntime } from "./ClusterRuntime.js"
+import { missingPrivileges } from "./PermissionCheck.js"
+import { PvePermissions } from "./PveSchemas.js"
+
+/** Checks one cluster's effective privileges; reports the missing ones as an event and a warning. */
+const checkCluster = (cluster: ClusterRuntime, events: Events["Service"]) =>
+  cluster.client.get("/access/permissions", PvePermissions).pipe(
+    Effect.flatMap((permissions) => {
+      const missing = missingPrivileges(permissions)
+      if (missing.length === 0) return Effect.void
+      return Effect.andThen(
+        Effect.logWarning(
+          `Proxmox VE cluster "${cluster.name}": the credentials lack ${missing
+            .map((m) => `${m.privilege} on ${m.path} (${m.neededFor})`)
+            .join("; ")}`
+        ),
+        events.publish(
+          HypervisorEvents.permissionsMissing({
+            cluster: cluster.name,
+            missing: missing.map((m) => ({ path: m.path, privilege: m.privilege, needed_for: m.neededFor }))
+          })
+        )
+      )
+    }),
+    // Unreachable now: the cache reports that; the check runs again at the next reload.
+    Effect.catch((error) =>
+      Effect.logWarning(`Proxmox VE cluster "${cluster.name}": permission check failed: ${error.message}`)
+    )
+  )
+
+/**
+ * Checks every cluster's privileges at start and again after each config reload, in the background: a token
+ * with privilege separation and no ACL otherwise sees silently empty lists.
+ */
+export const watchPermissions = (
+  clusters: ReadonlyArray<ClusterRuntime>,
+  events: Events["Service"]
+): Effect.Effect<void, never, Scope.Scope> => {
+  if (clusters.length === 0) return Effect.void
+  const checkAll = Effect.forEach(clusters, (cluster) => checkCluster(cluster, events), {
+    concurrency: "unbounded",
+    discard: true
+  })
+  return Effect.gen(function* () {
+    // The newest config event now, before the first check: every reload after this point triggers a check, even
+    // one that happens while the first check runs, and no reload from before triggers a second one.
+    const last = yield* events.history({ category: "config", limit: 1 })
+    const since = last[0]?.id
+    const reloads = events.follow({ category: "config", ...(since === undefined ? {} : { since }) }).pipe(
+      // The config file's reloads only: route files change often and say nothing about Proxmox credentials.
+      Stream.filter((event) => event.action === "reload" && event.data.source === "config"),
+      Stream.runForEach(() => checkAll),
+      Effect.ignore
+    )
+    yield* Effect.forkScoped(Effect.andThen(checkAll, reloads))
+  })
+}

@@ -1,0 +1,220 @@
+import { Clock, Deferred, Effect, Ref, Schedule, type Scope, Semaphore } from "effect"
+import type { Guest, HypervisorNode } from "../domain/Hypervisor.js"
+import { HypervisorEvents } from "../domain/HypervisorEvents.js"
+import type { Events } from "../events/Events.js"
+import type { PveClient, PveError } from "./PveClient.js"
+import { type PveClusterResource, PveClusterResources, PveInterfaces } from "./PveSchemas.js"
+
+/** What the cache knows of one cluster. */
+export interface ClusterSnapshot {
+  readonly cluster: string
+  readonly nodes: ReadonlyArray<HypervisorNode>
+  readonly guests: ReadonlyArray<Guest>
+  /** At least one refresh succeeded. */
+  readonly loaded: boolean
+  /** The last refresh failed: the data is the last good one. */
+  readonly stale: boolean
+  readonly refreshedAt: number | undefined
+  /** Why the last refresh failed (`undefined` after a good one). */
+  readonly failure: PveError | undefined
+}
+
+/** How a cluster's cache refreshes. */
+export interface ResourceCacheOptions {
+  readonly refreshIntervalMs: number
+  /** Interface lookups in flight at once. */
+  readonly lookupConcurrency: number
+  /** A running container's addresses are looked up again after this long (also on every status change). */
+  readonly addressRefreshMs: number
+}
+
+/** A cluster's cache: the latest snapshot, and a refresh now (also what the poller runs). */
+export interface ResourceCache {
+  /** The latest snapshot, once the first refresh has answered (or failed): never the empty one of the start. */
+  readonly snapshot: Effect.Effect<ClusterSnapshot>
+  readonly refresh: Effect.Effect<void>
+  /**
+   * A refresh now, unless one started less than a second ago (then it waits for that one): what a lookup that
+   * missed asks for, so a client asking for unknown names cannot turn each request into a Proxmox call.
+   */
+  readonly freshen: Effect.Effect<void>
+}
+
+interface Addresses {
+  readonly ips: ReadonlyArray<string>
+  readonly status: string
+  readonly fetchedAt: number
+}
+
+const int = (value: number | undefined): number => Math.max(0, Math.round(value ?? 0))
+
+const nodeOf = (cluster: string, r: PveClusterResource): HypervisorNode => ({
+  cluster,
+  node: r.node ?? r.id.replace(/^node\//, ""),
+  status: r.status ?? "unknown",
+  ...(r.maxcpu === undefined ? {} : { cpu_count: int(r.maxcpu) }),
+  ...(r.cpu === undefined ? {} : { cpu_usage_pct: Math.round(r.cpu * 10000) / 100 }),
+  ...(r.mem === undefined ? {} : { mem_used: int(r.mem) }),
+  ...(r.maxmem === undefined ? {} : { mem_total: int(r.maxmem) }),
+  ...(r.uptime === undefined ? {} : { uptime_s: int(r.uptime) })
+})
+
+const guestOf = (cluster: string, r: PveClusterResource, ips: ReadonlyArray<string>): Guest => ({
+  cluster,
+  node: r.node ?? "",
+  vmid: int(r.vmid),
+  type: r.type === "qemu" ? "qemu" : "lxc",
+  name: r.name ?? `CT${int(r.vmid)}`,
+  status: r.status ?? "unknown",
+  cpu_usage_pct: (r.cpu ?? 0) * 100,
+  mem_used: int(r.mem),
+  mem_total: int(r.maxmem),
+  net_in: int(r.netin),
+  net_out: int(r.netout),
+  disk_read: int(r.diskread),
+  disk_write: int(r.diskwrite),
+  uptime_s: int(r.uptime),
+  ips,
+  tags: (r.tags ?? "").split(/[;,\s]+/).filter((tag) => tag !== "")
+})
+
+/** The addresses of a container's interfaces without prefix length, loopback left out. */
+const addressesOf = (interfaces: PveInterfaces): ReadonlyArray<string> => {
+  const found = new Set<string>()
+  for (const entry of interfaces ?? []) {
+    if (entry.name === "lo") continue
+    const listed = entry["ip-addresses"]?.map((a) => a["ip-address"]) ?? [entry.inet, entry.inet6]
+    for (const address of listed) if (address !== undefined) found.add(address.replace(/\/\d+$/, ""))
+  }
+  return [...found]
+}
+
+const isGuest = (r: PveClusterResource): boolean => (r.type === "lxc" || r.type === "qemu") && r.vmid !== undefined
+
+/**
+ * The resource cache of one cluster (SPEC §5.1): `/cluster/resources` every `refreshIntervalMs` by one poller
+ * (started here, stopped with the scope); LXC addresses from `/interfaces` with bounded concurrency, only when a
+ * container's status changed or its addresses are older than `addressRefreshMs`. A failed refresh keeps the last
+ * good data, marks it stale and emits `hypervisor/cache_stale` once; the next good refresh emits
+ * `hypervisor/cache_recovered`.
+ */
+export const makeResourceCache = Effect.fn("ResourceCache.make")(function* (
+  client: PveClient,
+  options: ResourceCacheOptions,
+  events: Events["Service"]
+) {
+  const cluster = client.cluster
+  const state = yield* Ref.make<ClusterSnapshot>({
+    cluster,
+    nodes: [],
+    guests: [],
+    loaded: false,
+    stale: false,
+    refreshedAt: undefined,
+    failure: undefined
+  })
+  const addresses = yield* Ref.make(new Map<number, Addresses>())
+
+  const lookupAddresses = (resources: ReadonlyArray<PveClusterResource>, now: number) =>
+    Effect.gen(function* () {
+      const known = yield* Ref.get(addresses)
+      const due = resources.filter((r) => {
+        if (r.type !== "lxc" || r.status !== "running") return false
+        const previous = known.get(int(r.vmid))
+        return (
+          previous === undefined || previous.status !== r.status || now - previous.fetchedAt >= options.addressRefreshMs
+        )
+      })
+      // A failed lookup keeps the addresses known before; the next refresh tries again.
+      yield* Effect.forEach(
+        due,
+        (r) =>
+          client.get(`/nodes/${encodeURIComponent(r.node ?? "")}/lxc/${int(r.vmid)}/interfaces`, PveInterfaces).pipe(
+            Effect.flatMap((interfaces) =>
+              Ref.update(addresses, (map) =>
+                new Map(map).set(int(r.vmid), { ips: addressesOf(interfaces), status: "running", fetchedAt: now })
+              )
+            ),
+            Effect.ignore
+          ),
+        { concurrency: options.lookupConcurrency, discard: true }
+      )
+      // A stopped container keeps its last addresses (a route still maps to it) but is looked up again on start.
+      yield* Ref.update(addresses, (map) => {
+        const next = new Map(map)
+        for (const r of resources) {
+          const entry = next.get(int(r.vmid))
+          if (isGuest(r) && entry !== undefined && r.status !== "running") {
+            next.set(int(r.vmid), { ...entry, status: r.status ?? "unknown" })
+          }
+        }
+        return next
+      })
+    })
+
+  const publish = (resources: ReadonlyArray<PveClusterResource>, now: number) =>
+    Effect.gen(function* () {
+      const known = yield* Ref.get(addresses)
+      const nodes = resources.filter((r) => r.type === "node").map((r) => nodeOf(cluster, r))
+      const guests = resources
+        .filter(isGuest)
+        .map((r) => guestOf(cluster, r, known.get(int(r.vmid))?.ips ?? []))
+        .sort((a, b) => a.vmid - b.vmid)
+      const previous = yield* Ref.getAndSet(state, {
+        cluster,
+        nodes,
+        guests,
+        loaded: true,
+        stale: false,
+        refreshedAt: now,
+        failure: undefined
+      })
+      if (previous.stale) yield* Effect.asVoid(events.publish(HypervisorEvents.cacheRecovered({ cluster })))
+    })
+
+  const refresh = Effect.gen(function* () {
+    const result = yield* Effect.result(client.get("/cluster/resources", PveClusterResources))
+    if (result._tag === "Failure") {
+      const failure = result.failure
+      const previous = yield* Ref.getAndUpdate(state, (s) => ({ ...s, stale: true, failure }))
+      if (!previous.stale) {
+        yield* Effect.asVoid(events.publish(HypervisorEvents.cacheStale({ cluster, error: failure.message })))
+      }
+      return
+    }
+    const now = yield* Clock.currentTimeMillis
+    // Publish the statuses at once; addresses follow when their lookups are done.
+    yield* publish(result.success, now)
+    yield* lookupAddresses(result.success, now)
+    yield* publish(result.success, now)
+  }).pipe(Effect.withSpan("ResourceCache.refresh", { attributes: { cluster } }))
+
+  // Serialized, so concurrent misses share one refresh instead of each making its own.
+  const freshening = yield* Semaphore.make(1)
+  let lastFreshenAt = Number.NEGATIVE_INFINITY
+  const freshen = freshening.withPermits(1)(
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      if (now - lastFreshenAt < 1000) return
+      lastFreshenAt = now
+      yield* refresh
+    })
+  )
+
+  const firstRefresh = yield* Deferred.make<void>()
+  yield* Effect.forkScoped(
+    Effect.andThen(
+      Effect.ensuring(refresh, Deferred.succeed(firstRefresh, undefined)),
+      Effect.repeat(Effect.delay(refresh, options.refreshIntervalMs), Schedule.forever)
+    )
+  )
+  return {
+    snapshot: Effect.andThen(Deferred.await(firstRefresh), Ref.get(state)),
+    refresh,
+    freshen
+  } satisfies ResourceCache
+}) as (
+  client: PveClient,
+  options: ResourceCacheOptions,
+  events: Events["Service"]
+) => Effect.Effect<ResourceCache, never, Scope.Scope>

@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest"
+import { makeLogDecoder } from "../../src/docker/ContainerLogDecoder.js"
+
+/** One multiplexed frame as the engine sends it: stream byte, three zero bytes, big-endian length, payload. */
+const frame = (stream: 1 | 2, payload: string | Buffer) => {
+  const body = typeof payload === "string" ? Buffer.from(payload, "utf8") : payload
+  const header = Buffer.alloc(8)
+  header[0] = stream
+  header.writeUInt32BE(body.length, 4)
+  return Buffer.concat([header, body])
+}
+
+const ts = "2026-11-24T10:00:00.123456789Z"
+
+describe("makeLogDecoder", () => {
+  it("demultiplexes stdout and stderr frames into lines", () => {
+    const decoder = makeLogDecoder({ tty: false, timestamps: false })
+    const lines = decoder.push(Buffer.concat([frame(1, "out 1\n"), frame(2, "err 1\n"), frame(1, "out 2\n")]))
+    expect(lines).toEqual([
+      { stream: "stdout", line: "out 1" },
+      { stream: "stderr", line: "err 1" },
+      { stream: "stdout", line: "out 2" }
+    ])
+    expect(decoder.end()).toEqual([])
+  })
+
+  it("takes frames split anywhere across chunks, byte by byte", () => {
+    const decoder = makeLogDecoder({ tty: false, timestamps: false })
+    const bytes = Buffer.concat([frame(1, "héllo wörld\n"), frame(2, "ünïcode ✓\n")])
+    const lines = [...bytes].flatMap((byte) => decoder.push(Buffer.from([byte])))
+    expect(lines.map((l) => [l.stream, l.line])).toEqual([
+      ["stdout", "héllo wörld"],
+      ["stderr", "ünïcode ✓"]
+    ])
+  })
+
+  it("re-joins a line the engine split into several messages, and a character split between them", () => {
+    const decoder = makeLogDecoder({ tty: false, timestamps: true })
+    const long = `${"a".repeat(16 * 1024 - 1)}€${"b".repeat(10)}`
+    const bytes = Buffer.from(long, "utf8")
+    const cut = 16 * 1024 // inside the 3-byte €
+    const first = Buffer.concat([Buffer.from(`${ts} `), bytes.subarray(0, cut)])
+    const second = Buffer.concat([Buffer.from("2026-11-24T10:00:00.2Z "), bytes.subarray(cut), Buffer.from("\n")])
+    const lines = [...decoder.push(frame(1, first)), ...decoder.push(frame(1, second))]
+    expect(lines).toEqual([{ stream: "stdout", timestamp: ts, line: long }])
+  })
+
+  it("keeps partial lines per stream and a final line without a newline", () => {
+    const decoder = makeLogDecoder({ tty: false, timestamps: false })
+    expect(decoder.push(Buffer.concat([frame(1, "par"), frame(2, "e1\ne")]))).toEqual([
+      { stream: "stderr", line: "e1" }
+    ])
+    expect(decoder.push(frame(1, "tial\nlast"))).toEqual([{ stream: "stdout", line: "partial" }])
+    expect(decoder.end()).toEqual([
+      { stream: "stdout", line: "last" },
+      { stream: "stderr", line: "e" }
+    ])
+  })
+
+  it("reads timestamps per message", () => {
+    const decoder = makeLogDecoder({ tty: false, timestamps: true })
+    expect(decoder.push(Buffer.concat([frame(1, `${ts} one\n`), frame(2, "2026-11-24T10:00:01Z two\n")]))).toEqual([
+      { stream: "stdout", timestamp: ts, line: "one" },
+      { stream: "stderr", timestamp: "2026-11-24T10:00:01Z", line: "two" }
+    ])
+  })
+
+  it("a TTY container's raw output: CRLF lines, times at line starts, all stdout", () => {
+    const decoder = makeLogDecoder({ tty: true, timestamps: true })
+    const lines = [
+      ...decoder.push(Buffer.from(`${ts} prompt$ ls\r\n${ts} fi`)),
+      ...decoder.push(Buffer.from("le.txt\r\n"))
+    ]
+    expect(lines).toEqual([
+      { stream: "stdout", timestamp: ts, line: "prompt$ ls" },
+      { stream: "stdout", timestamp: ts, line: "file.txt" }
+    ])
+  })
+
+  it("delivers a line longer than 1 MiB in pieces instead of holding it", () => {
+    const decoder = makeLogDecoder({ tty: false, timestamps: false })
+    const lines = decoder.push(frame(1, "x".repeat(2.5 * 1024 * 1024)))
+    expect(lines.map((l) => l.line.length)).toEqual([1024 * 1024, 1024 * 1024])
+    expect(decoder.end().map((l) => l.line.length)).toEqual([0.5 * 1024 * 1024])
+  })
+})

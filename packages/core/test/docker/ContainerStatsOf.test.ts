@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest"
+import { containerStatsOf, cpuPercent, memoryUsed } from "../../src/docker/ContainerStatsOf.js"
+
+// Shapes as the engines send them (test-infra §1.3): dockerd on cgroup v1, dockerd on cgroup v2, podman's compat API.
+const dockerV1 = {
+  read: "2026-11-24T10:00:01.000000001Z",
+  name: "/probe-web",
+  id: "abc",
+  cpu_stats: {
+    cpu_usage: { total_usage: 2_400_000_000, percpu_usage: [1, 1] },
+    system_cpu_usage: 20_000_000_000,
+    online_cpus: 2
+  },
+  precpu_stats: { cpu_usage: { total_usage: 2_000_000_000 }, system_cpu_usage: 18_000_000_000 },
+  memory_stats: {
+    usage: 50 * 1024 * 1024,
+    limit: 1024 * 1024 * 1024,
+    stats: { cache: 10 * 1024 * 1024, total_inactive_file: 8 * 1024 * 1024 }
+  },
+  blkio_stats: {
+    io_service_bytes_recursive: [
+      { major: 8, minor: 0, op: "Read", value: 4096 },
+      { major: 8, minor: 0, op: "Write", value: 8192 },
+      { op: "Total", value: 12288 }
+    ]
+  },
+  pids_stats: { current: 3 }
+}
+
+const dockerV2 = {
+  ...dockerV1,
+  memory_stats: {
+    usage: 50 * 1024 * 1024,
+    limit: 512 * 1024 * 1024,
+    stats: { inactive_file: 2 * 1024 * 1024, file: 5 * 1024 * 1024 }
+  },
+  networks: { eth0: { rx_bytes: 1000, tx_bytes: 2000 }, eth1: { rx_bytes: 1, tx_bytes: 2 } },
+  blkio_stats: {
+    io_service_bytes_recursive: [
+      { op: "read", value: 100 },
+      { op: "write", value: 200 }
+    ]
+  }
+}
+
+const podman = {
+  read: "2026-11-24T10:00:01Z",
+  name: "probe-web",
+  Id: "abc",
+  cpu_stats: { cpu_usage: { total_usage: 5000 }, system_cpu_usage: 100000, online_cpus: 2 },
+  precpu_stats: { cpu_usage: { total_usage: 0 }, system_cpu_usage: 0 },
+  memory_stats: { usage: 3 * 1024 * 1024, limit: 2 ** 40 },
+  networks: { network: { rx_bytes: 10, tx_bytes: 20 } },
+  blkio_stats: { io_service_bytes_recursive: null },
+  pids_stats: { current: 1 }
+}
+
+describe("container stats normalization", () => {
+  it("computes CPU % from the deltas as docker stats does (times the CPUs)", () => {
+    expect(cpuPercent(dockerV1)).toBeCloseTo((400_000_000 / 2_000_000_000) * 2 * 100, 6)
+    // No previous sample (Podman one-shot, a stream's first): 0, not a huge number.
+    expect(cpuPercent(podman)).toBe(0)
+  })
+
+  it("excludes the page cache on cgroup v1 and v2; uses the usage when the engine gives no detail", () => {
+    expect(memoryUsed(dockerV1)).toBe(42 * 1024 * 1024)
+    expect(memoryUsed(dockerV2)).toBe(48 * 1024 * 1024)
+    expect(memoryUsed(podman)).toBe(3 * 1024 * 1024)
+  })
+
+  it("gives the same shape for every engine", () => {
+    expect(containerStatsOf("local", "abc", dockerV2)).toEqual({
+      id: "abc",
+      name: "probe-web",
+      host: "local",
+      cpu_pct: 40,
+      mem_used: 48 * 1024 * 1024,
+      mem_limit: 512 * 1024 * 1024,
+      mem_pct: 9.38,
+      net_rx: 1001,
+      net_tx: 2002,
+      block_read: 100,
+      block_write: 200,
+      pids: 3,
+      timestamp: "2026-11-24T10:00:01.000000001Z"
+    })
+    const fromPodman = containerStatsOf("pod", "abc", podman)
+    expect(Object.keys(fromPodman).sort()).toEqual(Object.keys(containerStatsOf("local", "abc", dockerV1)).sort())
+    expect(fromPodman).toMatchObject({
+      name: "probe-web",
+      net_rx: 10,
+      net_tx: 20,
+      block_read: 0,
+      block_write: 0,
+      pids: 1
+    })
+  })
+
+  it("is 0% memory without a limit, and 0 for anything missing", () => {
+    expect(containerStatsOf("h", "x", {})).toEqual({
+      id: "x",
+      name: "",
+      host: "h",
+      cpu_pct: 0,
+      mem_used: 0,
+      mem_limit: 0,
+      mem_pct: 0,
+      net_rx: 0,
+      net_tx: 0,
+      block_read: 0,
+      block_write: 0,
+      pids: 0,
+      timestamp: ""
+    })
+  })
+})

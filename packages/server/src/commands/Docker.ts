@@ -1,0 +1,105 @@
+import type { ContainerAction, ContainerLogLine, ContainerStats, ContainerSummary } from "@gatehouse-edge/core/domain"
+import { Console, Effect, Option, Stream } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { print } from "./AuthOutput.js"
+import { withClient } from "./HttpCommand.js"
+import { httpFlags } from "./HttpConnection.js"
+
+const container = Argument.String("container").pipe(Argument.withDescription("Container id, unique id prefix, or name"))
+
+const formatContainer = (c: ContainerSummary) =>
+  `${c.host.padEnd(10)}  ${c.id.slice(0, 12)}  ${c.name.padEnd(20)}  ${c.state.padEnd(8)}  ${c.status}  ${c.image}`
+
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)}MiB`
+
+const formatStats = (s: ContainerStats) =>
+  `${s.name}  cpu ${s.cpu_pct.toFixed(1)}%  mem ${mib(s.mem_used)}/${mib(s.mem_limit)} (${s.mem_pct.toFixed(1)}%)  ` +
+  `net ${s.net_rx}/${s.net_tx} B  block ${s.block_read}/${s.block_write} B  pids ${s.pids}`
+
+const formatLine = (l: ContainerLogLine) =>
+  `${l.timestamp === undefined ? "" : `${l.timestamp} `}${l.stream === "stderr" ? "err " : ""}${l.line}`
+
+const ps = Command.make(
+  "ps",
+  httpFlags,
+  Effect.fn("gatehouse.docker.ps")(function* (flags) {
+    const all = yield* withClient(flags, (c) => c.docker.containers())
+    yield* print(flags.json, all, (list) => (list.length === 0 ? ["no containers"] : list.map(formatContainer)))
+  })
+).pipe(Command.withDescription("List the containers of every configured engine"))
+
+const stats = Command.make(
+  "stats",
+  {
+    ...httpFlags,
+    container,
+    watch: Flag.Boolean("watch").pipe(
+      Flag.withDescription("Follow at the engine's cadence until Ctrl-C"),
+      Flag.withDefault(false)
+    )
+  },
+  Effect.fn("gatehouse.docker.stats")(function* (flags) {
+    const show = (s: ContainerStats) => print(flags.json, s, formatStats)
+    yield* withClient(flags, (c) =>
+      flags.watch
+        ? Stream.runForEach(c.docker.watchStats(flags.container), show)
+        : Effect.flatMap(c.docker.stats({ params: { id: flags.container } }), show)
+    )
+  })
+).pipe(Command.withDescription("A container's CPU, memory, network and block I/O (--watch: follow)"))
+
+const logs = Command.make(
+  "logs",
+  {
+    ...httpFlags,
+    container,
+    limit: Flag.Int("limit").pipe(Flag.withDescription("The last lines, 1–1000 (default 100)"), Flag.optional),
+    follow: Flag.Boolean("follow").pipe(
+      Flag.withAlias("f"),
+      Flag.withDescription("Then follow until Ctrl-C"),
+      Flag.withDefault(false)
+    ),
+    timestamps: Flag.Boolean("timestamps").pipe(
+      Flag.withDescription("Show the engine's times"),
+      Flag.withDefault(false)
+    )
+  },
+  Effect.fn("gatehouse.docker.logs")(function* (flags) {
+    const query = {
+      ...(Option.isSome(flags.limit) ? { limit: flags.limit.value } : {}),
+      ...(flags.timestamps ? { timestamps: true } : {})
+    }
+    const show = (line: ContainerLogLine) =>
+      flags.json ? Console.log(JSON.stringify(line)) : Console.log(formatLine(line))
+    yield* withClient(flags, (c) =>
+      flags.follow
+        ? Stream.runForEach(c.docker.followLogs(flags.container, query), show)
+        : Effect.flatMap(c.docker.logs({ params: { id: flags.container }, query }), (lines) =>
+            Effect.forEach(lines, show, { discard: true })
+          )
+    )
+  })
+).pipe(Command.withDescription("A container's last lines of stdout and stderr (-f: then follow)"))
+
+const act = (action: ContainerAction, description: string) =>
+  Command.make(
+    action,
+    { ...httpFlags, container },
+    Effect.fn(`gatehouse.docker.${action}`)(function* (flags) {
+      const result = yield* withClient(flags, (c) => c.docker.act({ params: { id: flags.container, action } }))
+      yield* print(flags.json, result, (r) => `${r.message} (${r.state})`)
+    })
+  ).pipe(Command.withDescription(description))
+
+/** `gatehouse docker ...`: containers of the configured engines over the HTTP API. */
+export const dockerCommand = Command.make("docker").pipe(
+  Command.withDescription("Docker and Podman: ps, stats, logs, start, stop, restart (over HTTP)"),
+  Command.withSubcommands([
+    ps,
+    stats,
+    logs,
+    act("start", "Start a container (idempotent)"),
+    act("stop", "Stop a container gracefully (idempotent)"),
+    act("restart", "Restart a container")
+  ])
+)

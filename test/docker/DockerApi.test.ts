@@ -1,0 +1,106 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { createGatehouseClient } from "../../packages/client/src/index.js"
+import { openWs, request } from "../../packages/transport-http/test/support/Http.js"
+import { startDockerd } from "../support/Dockerd.js"
+import { requireTool } from "../support/e2e.js"
+import { startTestServer } from "../support/TestServer.js"
+
+// The Docker endpoints end to end: the real server composition and the typed client against a real dockerd.
+
+const dockerd = requireTool("dockerd")
+
+const chatty = {
+  Cmd: ["sh", "-c", 'i=0; while true; do i=$((i+1)); echo "out $i"; echo "err $i" >&2; sleep 0.1; done']
+}
+
+const world = Effect.gen(function* () {
+  const engine = yield* startDockerd
+  const server = yield* startTestServer({
+    configYaml: `docker:\n  hosts:\n    - { name: local, url: "unix://${engine.socket}" }\n`
+  })
+  const url = (p: string) => `${server.baseUrl}${p}`
+  const ws = (p: string) => `${server.wsUrl}${p}`
+  return { engine, server, url, ws, key: server.apiKey }
+})
+
+describe.skipIf(dockerd.skip)(
+  "Docker API against a real dockerd",
+  // Each test starts its own dockerd (a few seconds) and real containers.
+  { timeout: 90_000 },
+  () => {
+    it.live("containers, stats and logs over HTTP, WebSocket and the typed client; bad ids; actions", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { engine, server, url, ws, key } = yield* world
+          const id = yield* engine.run("chatty", chatty)
+          const list = yield* request(url("/docker/containers"), { key })
+          assert.strictEqual(list.status, 200)
+          assert.deepInclude(list.json[0], { host: "local", id, name: "chatty", state: "running" })
+
+          const stats = yield* request(url(`/docker/stats/${id.slice(0, 10)}`), { key })
+          assert.strictEqual(stats.status, 200)
+          assert.strictEqual(stats.json.name, "chatty")
+          const statsSocket = yield* openWs(ws("/docker/stats/chatty"), { key })
+          assert.strictEqual(JSON.parse(yield* statsSocket.next()).id, id)
+
+          const logsSocket = yield* openWs(ws("/docker/logs/chatty?limit=2&stderr=false"), { key })
+          const first = JSON.parse(yield* logsSocket.next())
+          assert.strictEqual(first.stream, "stdout")
+          const later = yield* logsSocket.until((f) => f.line !== first.line)
+          assert.match(later.line, /^out \d+$/)
+          logsSocket.socket.close()
+          const logs = yield* request(url("/docker/logs/chatty?limit=4&timestamps=true"), { key })
+          assert.strictEqual(logs.status, 200)
+          assert.isAtMost(logs.json.length, 4)
+          for (const line of logs.json) assert.match(line.timestamp, /^\d{4}-/)
+
+          for (const [bad, status] of [
+            ["a%20b", 400],
+            ["nope", 404]
+          ] as const) {
+            const reply = yield* request(url(`/docker/stats/${bad}`), { key })
+            assert.strictEqual(reply.status, status, bad)
+          }
+          for (const limit of ["0", "1001", "x"]) {
+            assert.strictEqual((yield* request(url(`/docker/logs/chatty?limit=${limit}`), { key })).status, 400, limit)
+          }
+
+          const client = createGatehouseClient({ baseUrl: server.origin, apiKey: key })
+          yield* Effect.addFinalizer(() => Effect.promise(() => client.close()))
+          assert.deepStrictEqual(yield* Effect.promise(() => client.docker.act("chatty", "stop")), {
+            message: "container stopped",
+            state: "exited"
+          })
+          assert.deepStrictEqual(yield* Effect.promise(() => client.docker.act("chatty", "stop")), {
+            message: "container already stopped",
+            state: "exited"
+          })
+          assert.deepStrictEqual(yield* Effect.promise(() => client.docker.act(id, "start")), {
+            message: "container started",
+            state: "running"
+          })
+        })
+      )
+    )
+
+    it.live("the daemon dying mid-stream: the WebSocket closes with 1011 and a reason, the server stays up", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { engine, url, ws, key } = yield* world
+          yield* engine.run("chatty", chatty)
+          const socket = yield* openWs(ws("/docker/logs/chatty?limit=1"), { key })
+          yield* socket.next()
+          yield* engine.kill
+          const closed = yield* Effect.promise(() => socket.closed)
+          assert.strictEqual(closed.code, 1011)
+          assert.match(closed.reason, /Docker host "local" is unreachable/)
+          assert.strictEqual((yield* request(url("/version"), { key })).status, 200)
+          const down = yield* request(url("/docker/containers"), { key })
+          assert.strictEqual(down.status, 503)
+          assert.match(down.json.error.message, /^Docker host "local" is unreachable/)
+        })
+      )
+    )
+  }
+)

@@ -1,0 +1,169 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Fiber, Layer, Queue, Stream } from "effect"
+import { Docker } from "../../packages/core/src/docker/Docker.js"
+import * as DockerLive from "../../packages/core/src/docker/DockerLive.js"
+import { InvalidArgument } from "../../packages/core/src/domain/CommonErrors.js"
+import {
+  ContainerNotFound,
+  DockerHostUnreachable,
+  DockerNotConfigured
+} from "../../packages/core/src/domain/DockerErrors.js"
+import { type Dockerd, startDockerd } from "../support/Dockerd.js"
+import { requireTool } from "../support/e2e.js"
+
+// The Docker service against a real dockerd (Debian docker.io) started for each test, containers with NetworkMode
+// `none`, the busybox image imported from a local rootfs.
+
+const dockerd = requireTool("dockerd")
+
+const chatty = {
+  Cmd: ["sh", "-c", 'i=0; while true; do i=$((i+1)); echo "out $i"; echo "err $i" >&2; sleep 0.1; done']
+}
+
+const serviceOn = (engine: Dockerd) =>
+  Effect.map(
+    Layer.build(DockerLive.layer({ hosts: [{ name: "local", url: `unix://${engine.socket}`, tls: undefined }] })),
+    (context) => Context.get(context, Docker)
+  )
+
+/** Runs a stream in the background; `next(n)` waits for its next n items. */
+const collect = <A, E>(stream: Stream.Stream<A, E>) =>
+  Effect.gen(function* () {
+    const received = yield* Queue.unbounded<A>()
+    const fiber = yield* Effect.forkChild(Stream.runForEach(stream, (item) => Queue.offer(received, item)))
+    return { fiber, next: (n: number) => Effect.forEach(Array.from({ length: n }), () => Queue.take(received)) }
+  })
+
+describe.skipIf(dockerd.skip)(
+  "DockerLive against a real dockerd",
+  // Each test starts its own dockerd (a few seconds) and real containers.
+  { timeout: 90_000 },
+  () => {
+    it.live("lists containers; finds them by id, id prefix and name; refuses malformed and unknown references", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const engine = yield* startDockerd
+          const id = yield* engine.run("web", { ...chatty, Labels: { "proxy.web.port": "80" } })
+          yield* engine.run("idle", { Cmd: ["true"] }, false)
+          const docker = yield* serviceOn(engine)
+          const all = yield* docker.containers
+          const web = all.find((c) => c.name === "web")
+          assert.deepInclude(web as object, { host: "local", id, image: engine.image, state: "running" })
+          assert.deepStrictEqual(web?.labels, { "proxy.web.port": "80" })
+          assert.strictEqual(all.find((c) => c.name === "idle")?.state, "created")
+          for (const ref of [id, id.slice(0, 12), "web"]) assert.strictEqual((yield* docker.stats(ref)).id, id, ref)
+          for (const bad of ["", "a/b", "x y", "-rf"])
+            assert.instanceOf(yield* Effect.flip(docker.stats(bad)), InvalidArgument, bad)
+          assert.instanceOf(yield* Effect.flip(docker.stats("nope")), ContainerNotFound)
+          const none = yield* Effect.map(Layer.build(DockerLive.layer({ hosts: [] })), (c) => Context.get(c, Docker))
+          assert.instanceOf(yield* Effect.flip(none.containers), DockerNotConfigured)
+        })
+      )
+    )
+
+    it.live("stats: one sample, and a stream at the engine's cadence", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const engine = yield* startDockerd
+          yield* engine.run("busy", chatty)
+          const docker = yield* serviceOn(engine)
+          const stats = yield* docker.stats("busy")
+          assert.strictEqual(stats.name, "busy")
+          assert.isAbove(stats.pids, 0)
+          assert.isAbove(stats.mem_used, 0)
+          assert.isAbove(stats.mem_limit, 0)
+          const stream = yield* docker.watchStats("busy")
+          const samples = yield* Stream.runCollect(Stream.take(stream, 2))
+          assert.lengthOf([...samples], 2)
+          assert.notStrictEqual([...samples][0]?.timestamp, [...samples][1]?.timestamp)
+        })
+      )
+    )
+
+    it.live("logs: the last lines of stdout and stderr, timestamps, a TTY container, and a follow", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const engine = yield* startDockerd
+          yield* engine.run("chatty", chatty)
+          yield* engine.run("tty", { Tty: true, Cmd: ["sh", "-c", "echo hello from a tty; sleep 1000"] })
+          const docker = yield* serviceOn(engine)
+          // Wait until it has written a few lines.
+          const deadline = Date.now() + 10_000
+          while ((yield* docker.logs("chatty", { limit: 6 })).length < 6 && Date.now() < deadline) {
+            yield* Effect.promise(() => new Promise((r) => setTimeout(r, 50)))
+          }
+          const last = yield* docker.logs("chatty", { limit: 6 })
+          assert.lengthOf(last, 6)
+          assert.sameMembers([...new Set(last.map((l) => l.stream))], ["stdout", "stderr"])
+          for (const line of last) assert.match(line.line, line.stream === "stdout" ? /^out \d+$/ : /^err \d+$/)
+          const onlyErr = yield* docker.logs("chatty", { limit: 3, stdout: false, timestamps: true })
+          assert.deepStrictEqual([...new Set(onlyErr.map((l) => l.stream))], ["stderr"])
+          for (const line of onlyErr) assert.match(line.timestamp ?? "", /^\d{4}-\d\d-\d\dT/)
+          const tty = yield* docker.logs("tty", { limit: 10 })
+          assert.deepStrictEqual(tty, [{ stream: "stdout", line: "hello from a tty" }])
+
+          const follow = yield* collect(yield* docker.followLogs("chatty", { limit: 2, stderr: false }))
+          const lines = yield* follow.next(5)
+          const numbers = lines.map((l) => Number(l.line.replace("out ", "")))
+          assert.deepStrictEqual(
+            numbers,
+            numbers.map((_, i) => numbers[0]! + i),
+            "consecutive, nothing lost"
+          )
+          yield* Fiber.interrupt(follow.fiber)
+        })
+      )
+    )
+
+    it.live("start, stop, restart: idempotent, with the state after", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const engine = yield* startDockerd
+          yield* engine.run("app", { Cmd: ["sleep", "1000"], StopSignal: "SIGKILL" })
+          const docker = yield* serviceOn(engine)
+          assert.deepStrictEqual(yield* docker.act("app", "start"), {
+            message: "container already running",
+            state: "running"
+          })
+          assert.deepStrictEqual(yield* docker.act("app", "stop"), { message: "container stopped", state: "exited" })
+          assert.deepStrictEqual(yield* docker.act("app", "stop"), {
+            message: "container already stopped",
+            state: "exited"
+          })
+          assert.deepStrictEqual(yield* docker.act("app", "start"), { message: "container started", state: "running" })
+          assert.deepStrictEqual(yield* docker.act("app", "restart"), {
+            message: "container restarted",
+            state: "running"
+          })
+        })
+      )
+    )
+
+    it.live("the daemon dying mid-stream fails the stream; once it is back, calls work again", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const engine = yield* startDockerd
+          yield* engine.run("chatty", chatty)
+          const docker = yield* serviceOn(engine)
+          const follow = yield* docker.followLogs("chatty", { limit: 1 })
+          const running = yield* Effect.forkChild(Stream.runDrain(follow))
+          yield* Effect.promise(() => new Promise((r) => setTimeout(r, 300)))
+          yield* engine.kill
+          const error = yield* Effect.flip(Fiber.join(running))
+          assert.instanceOf(error, DockerHostUnreachable)
+          assert.match(error.message, /^Docker host "local" is unreachable/)
+          assert.instanceOf(yield* Effect.flip(docker.containers), DockerHostUnreachable)
+          yield* engine.start
+          // Past the back-off (at most 30 s; here the first step, 0.5 s), the engine is asked again.
+          const deadline = Date.now() + 15_000
+          let listed = yield* Effect.result(docker.containers)
+          while (listed._tag === "Failure" && Date.now() < deadline) {
+            yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
+            listed = yield* Effect.result(docker.containers)
+          }
+          assert.strictEqual(listed._tag, "Success")
+        })
+      )
+    )
+  }
+)

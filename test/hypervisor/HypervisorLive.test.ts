@@ -1,0 +1,386 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Queue, Stream } from "effect"
+import { TestClock } from "effect/testing"
+import { InvalidArgument } from "../../packages/core/src/domain/CommonErrors.js"
+import { ConfigEvents } from "../../packages/core/src/domain/ConfigEvents.js"
+import {
+  GuestNotFound,
+  GuestNotRunning,
+  HypervisorNodeNotFound,
+  HypervisorNotConfigured,
+  ProxmoxAccessDenied,
+  ProxmoxTaskFailed,
+  ProxmoxTimedOut,
+  SshNotConfigured
+} from "../../packages/core/src/domain/HypervisorErrors.js"
+import { recordingShell } from "../support/RecordingShell.js"
+import { buildHypervisor, clusterOf, simulator, withToken } from "./HypervisorFixture.js"
+
+// A pause on the wall clock, whichever clock the test runs on: the simulator answers in real time.
+const pause = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+
+// Polls with a deadline on the real clock (the simulator answers in real time even where the test clock is fixed).
+const eventually = <A, E>(check: Effect.Effect<A | undefined, E>, what: string, timeoutMs = 5000) =>
+  Effect.gen(function* () {
+    const deadline = Date.now() + timeoutMs
+    while (Date.now() < deadline) {
+      const value = yield* check
+      if (value !== undefined) return value
+      yield* pause(10)
+    }
+    return yield* Effect.die(new Error(`timed out waiting for ${what}`))
+  })
+
+describe("HypervisorLive against the simulator", () => {
+  it.live("lists nodes and guests from the cache; stats JSON from the node, the stats line from the cache", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const { hypervisor } = yield* buildHypervisor({ clusters: [clusterOf(sim)] }, recordingShell().layer)
+        const nodes = yield* hypervisor.nodes
+        assert.deepStrictEqual(
+          nodes.map((n) => [n.cluster, n.node, n.status]),
+          [["sim", "pve1", "online"]]
+        )
+        const guests = yield* hypervisor.guests
+        assert.deepStrictEqual(
+          guests.map((g) => [g.vmid, g.name, g.status]),
+          [
+            [101, "web", "running"],
+            [102, "db", "stopped"]
+          ]
+        )
+        const stats = yield* hypervisor.nodeStats("pve1")
+        assert.strictEqual(stats.node, "pve1")
+        assert.isAbove(stats.mem_total, 0)
+        assert.strictEqual(stats.load_avg.length, 3)
+        assert.match(yield* hypervisor.guestStatsLine("pve1", 101), /^running\|\d+\.\d%\|[\d.]+[KMGTP]?i?B\/512MiB\|/)
+        assert.match(yield* hypervisor.guestStatsLine("pve1", 102), /^stopped\|0\.0%\|0B\//)
+      })
+    )
+  )
+
+  it.live("finds addresses of running containers and answers reverse lookups by IP, hostname and alias", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const { hypervisor } = yield* buildHypervisor({ clusters: [clusterOf(sim)] }, recordingShell().layer)
+        const web = yield* eventually(
+          Effect.map(hypervisor.guests, (all) => all.find((g) => g.vmid === 101 && g.ips.length > 0)),
+          "the addresses of 101"
+        )
+        assert.include(web.ips, "10.0.0.101")
+        assert.deepStrictEqual(yield* hypervisor.locate("10.0.0.101"), {
+          cluster: "sim",
+          node: "pve1",
+          vmid: 101,
+          status: "running"
+        })
+        assert.strictEqual((yield* hypervisor.locate("web"))?.vmid, 101)
+        assert.strictEqual((yield* hypervisor.locate("WEB.example.com"))?.vmid, 101)
+        assert.deepStrictEqual(yield* hypervisor.locate("pve1"), {
+          cluster: "sim",
+          node: "pve1",
+          vmid: 0,
+          status: "online"
+        })
+        assert.isUndefined(yield* hypervisor.locate("10.9.9.9"))
+        // Only the running container was asked for its interfaces.
+        assert.strictEqual(sim.countRequests(/\/lxc\/102\/interfaces/), 0)
+      })
+    )
+  )
+
+  it.live("unknown node 404, unknown vmid 404, not configured 503", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const { hypervisor } = yield* buildHypervisor({ clusters: [clusterOf(sim)] }, recordingShell().layer)
+        assert.instanceOf(yield* Effect.flip(hypervisor.nodeStats("nope")), HypervisorNodeNotFound)
+        assert.instanceOf(yield* Effect.flip(hypervisor.guestStatsLine("pve1", 999)), GuestNotFound)
+        assert.instanceOf(yield* Effect.flip(hypervisor.lxc("pve1", 999, "start", "test")), GuestNotFound)
+        // A miss looks again after a refresh, but no more than one refresh a second whatever the misses.
+        yield* hypervisor.nodes
+        sim.resetRequests()
+        for (let i = 0; i < 20; i++) yield* Effect.flip(hypervisor.guestStatsLine("pve1", 900 + i))
+        assert.isAtMost(sim.countRequests("/cluster/resources"), 1)
+        const none = yield* buildHypervisor({ clusters: [] }, recordingShell().layer)
+        assert.instanceOf(yield* Effect.flip(none.hypervisor.nodes), HypervisorNotConfigured)
+        assert.instanceOf(yield* Effect.flip(none.hypervisor.nodeStats("pve1")), HypervisorNotConfigured)
+      })
+    )
+  )
+
+  it.effect("one cache poll per interval; a failed refresh keeps the data, marks it stale, and recovers", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const { hypervisor, events } = yield* buildHypervisor({ clusters: [clusterOf(sim)] }, recordingShell().layer)
+        const polls = () => sim.countRequests("/cluster/resources")
+        yield* eventually(
+          Effect.sync(() => (polls() >= 1 ? true : undefined)),
+          "the first refresh"
+        )
+        yield* eventually(
+          Effect.map(hypervisor.cacheState, (s) => (s[0]?.stale === false ? true : undefined)),
+          "a fresh cache"
+        )
+        // Many readers cost nothing upstream.
+        for (let i = 0; i < 50; i++) yield* hypervisor.guestStatsLine("pve1", 101)
+        assert.strictEqual(polls(), 1)
+        // The poller sleeps only once its refresh is done: advance until it has polled again.
+        yield* eventually(
+          Effect.andThen(TestClock.adjust("3 seconds"), pause(30)).pipe(
+            Effect.map(() => (polls() >= 2 ? true : undefined))
+          ),
+          "the second refresh"
+        )
+        assert.strictEqual(polls(), 2)
+
+        yield* Effect.promise(() => sim.stop())
+        const stale = yield* eventually(
+          Effect.andThen(TestClock.adjust("3 seconds"), hypervisor.cacheState).pipe(
+            Effect.map((s) => (s[0]?.stale === true ? s[0] : undefined))
+          ),
+          "a stale cache"
+        )
+        assert.match(stale.error ?? "", /unreachable/)
+        assert.strictEqual((yield* hypervisor.guests).length, 2, "the last good data is kept")
+        yield* TestClock.adjust("3 seconds")
+        yield* Effect.promise(() => sim.start())
+        yield* TestClock.adjust("3 seconds")
+        yield* eventually(
+          Effect.map(hypervisor.cacheState, (s) => (s[0]?.stale === false ? true : undefined)),
+          "recovery"
+        )
+        const kinds = (yield* events.history({ category: "hypervisor" })).map((e) => e.action)
+        assert.deepStrictEqual(
+          kinds.filter((k) => k.startsWith("cache_")),
+          ["cache_stale", "cache_recovered"],
+          "one event per transition, not per failed poll"
+        )
+      })
+    )
+  )
+
+  it.effect("N watchers of a node's stats cost one Proxmox call per second; the last leaving stops the poll", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const { hypervisor } = yield* buildHypervisor({ clusters: [clusterOf(sim)] }, recordingShell().layer)
+        yield* hypervisor.nodes
+        const statusCalls = () => sim.countRequests("/nodes/pve1/status")
+        const frames = yield* Queue.unbounded<number>()
+        const watchers = yield* Effect.forEach(
+          Array.from({ length: 20 }, (_, i) => i),
+          (i) =>
+            hypervisor.watchNodeStats("pve1").pipe(
+              Stream.runForEach(() => Queue.offer(frames, i)),
+              Effect.forkScoped
+            )
+        )
+        for (let round = 1; round <= 3; round++) {
+          for (let seen = 0; seen < 20; seen++) yield* Queue.take(frames)
+          assert.strictEqual(statusCalls(), round)
+          yield* TestClock.adjust("1 second")
+        }
+        yield* Effect.forEach(watchers, Fiber.interrupt, { discard: true })
+        const after = statusCalls()
+        yield* TestClock.adjust("5 seconds")
+        yield* pause(100)
+        assert.strictEqual(statusCalls(), after, "no poll without watchers")
+      })
+    )
+  )
+
+  it.live("LXC start/stop/restart: waits for the task, confirms the state, idempotent, emits events", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const { hypervisor, events } = yield* buildHypervisor({ clusters: [clusterOf(sim)] }, recordingShell().layer, {
+          lxc: { pollIntervalMs: 20 }
+        })
+        const started = yield* hypervisor.lxc("pve1", 102, "start", "alice")
+        assert.strictEqual(started.message, "container started")
+        assert.strictEqual(started.status, "running")
+        assert.match(
+          started.task ?? "",
+          /^UPID:pve1:[0-9A-F]{8}:[0-9A-F]{8,9}:[0-9A-F]{8}:vzstart:102:root@pam!gatehouse:$/
+        )
+        assert.strictEqual((yield* hypervisor.guestStatsLine("pve1", 102)).split("|")[0], "running", "cache refreshed")
+        const again = yield* hypervisor.lxc("pve1", 102, "start", "alice")
+        assert.deepStrictEqual(again, { message: "container already running", status: "running" })
+        const restarted = yield* hypervisor.lxc("pve1", 102, "restart", "alice")
+        assert.strictEqual(restarted.message, "container restarted")
+        assert.match(restarted.task ?? "", /:vzreboot:102:/)
+        const stopped = yield* hypervisor.lxc("pve1", 102, "stop", "alice")
+        assert.strictEqual(stopped.message, "container stopped")
+        assert.match(stopped.task ?? "", /:vzshutdown:102:/, "a graceful shutdown first")
+        // A shutdown that fails (the container ignored it until the timeout): stopped hard after it.
+        yield* hypervisor.lxc("pve1", 102, "start", "alice")
+        sim.failNextTask(102, "shutdown timed out")
+        const forced = yield* hypervisor.lxc("pve1", 102, "stop", "alice")
+        assert.strictEqual(forced.message, "container stopped")
+        assert.match(forced.task ?? "", /:vzstop:102:/)
+        assert.deepStrictEqual(yield* hypervisor.lxc("pve1", 102, "stop", "alice"), {
+          message: "container already stopped",
+          status: "stopped"
+        })
+        const history = yield* events.history({ category: "hypervisor" })
+        const lxcEvents = history.filter((e) => e.action.startsWith("lxc_"))
+        assert.deepStrictEqual(
+          lxcEvents.map((e) => e.action),
+          ["lxc_start", "lxc_start", "lxc_restart", "lxc_stop", "lxc_start", "lxc_stop", "lxc_stop"]
+        )
+        assert.deepInclude(lxcEvents[0]?.data as object, { node: "pve1", vmid: 102, status: "running", by: "alice" })
+      })
+    )
+  )
+
+  it.live("LXC: a failed task is a 502 with its exit status; no result in time is a 504", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const { hypervisor, events } = yield* buildHypervisor({ clusters: [clusterOf(sim)] }, recordingShell().layer, {
+          lxc: { pollIntervalMs: 20, timeoutMs: 400 }
+        })
+        sim.failNextTask(102, "startup for container '102' failed")
+        const failed = yield* Effect.flip(hypervisor.lxc("pve1", 102, "start", "bob"))
+        assert.instanceOf(failed, ProxmoxTaskFailed)
+        assert.strictEqual(failed.exitstatus, "startup for container '102' failed")
+        sim.hang(/\/tasks\//)
+        const late = yield* Effect.flip(hypervisor.lxc("pve1", 102, "start", "bob"))
+        assert.instanceOf(late, ProxmoxTimedOut)
+        const failures = (yield* events.history({ category: "hypervisor" })).filter((e) => e.action === "lxc_failed")
+        assert.strictEqual(failures.length, 2)
+      })
+    )
+  )
+
+  it.live("a token with privilege separation and no ACL: the missing privileges are reported by name", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const bare = { tokenId: "root@pam!bare", secret: "0f3c2b1a-4d5e-4f60-8a9b-0c1d2e3f4a5b" }
+        const sim = yield* simulator({ tokens: [{ ...bare, privsep: true }] })
+        const { hypervisor, events } = yield* buildHypervisor(
+          { clusters: [withToken(clusterOf(sim), bare.tokenId, bare.secret)] },
+          recordingShell().layer
+        )
+        const event = yield* eventually(
+          Effect.map(events.history({ category: "hypervisor" }), (all) => all.find((e) => e.action === "permissions")),
+          "the permission report"
+        )
+        assert.deepStrictEqual(
+          (event.data as { missing: ReadonlyArray<{ privilege: string }> }).missing.map((m) => m.privilege),
+          ["Sys.Audit", "VM.Audit", "VM.PowerMgmt"]
+        )
+        // What the report explains: Proxmox answers such a token with silently empty lists.
+        assert.deepStrictEqual(yield* hypervisor.guests, [])
+      })
+    )
+  )
+
+  it.live("the privileges are checked again after each reload of the config file (not of route files)", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const { events } = yield* buildHypervisor({ clusters: [clusterOf(sim)] }, recordingShell().layer)
+        const checks = () => sim.countRequests("/access/permissions")
+        yield* eventually(
+          Effect.sync(() => (checks() === 1 ? true : undefined)),
+          "the check at start"
+        )
+        yield* events.publish(ConfigEvents.reloaded({ source: "routes", added: ["a"], removed: [], changed: [] }))
+        yield* events.publish(
+          ConfigEvents.reloaded({
+            source: "config",
+            file: "gatehouse.yml",
+            changed: ["hypervisor"],
+            restart_required: []
+          })
+        )
+        yield* eventually(
+          Effect.sync(() => (checks() === 2 ? true : undefined)),
+          "the check after the reload"
+        )
+        yield* pause(100)
+        assert.strictEqual(checks(), 2, "the route reload did not trigger one")
+      })
+    )
+  )
+
+  it.live("several clusters: each node is served by its own cluster", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const east = yield* simulator()
+        const west = yield* simulator({
+          nodes: [{ name: "pve2" }],
+          guests: [{ vmid: 201, node: "pve2", name: "cache", status: "running", ips: ["10.1.0.201/24"] }]
+        })
+        const { hypervisor } = yield* buildHypervisor(
+          { clusters: [clusterOf(east, { name: "east" }), clusterOf(west, { name: "west" })] },
+          recordingShell().layer
+        )
+        assert.deepStrictEqual(
+          (yield* hypervisor.nodes).map((n) => [n.cluster, n.node]),
+          [
+            ["east", "pve1"],
+            ["west", "pve2"]
+          ]
+        )
+        west.resetRequests()
+        assert.strictEqual((yield* hypervisor.nodeStats("pve2")).node, "pve2")
+        assert.strictEqual(west.countRequests("/nodes/pve2/status"), 1)
+        assert.strictEqual((yield* hypervisor.guestStatsLine("pve2", 201)).split("|")[0], "running")
+        // One cluster down: the other keeps answering.
+        yield* Effect.promise(() => east.stop())
+        assert.strictEqual((yield* hypervisor.nodeStats("pve2")).node, "pve2")
+      })
+    )
+  )
+
+  it.live(
+    "journal and tail: bad input, unknown node, stopped container and missing SSH are refused before any command",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const sim = yield* simulator()
+          const shell = recordingShell()
+          const { hypervisor } = yield* buildHypervisor({ clusters: [clusterOf(sim)] }, shell.layer)
+          const bad = yield* Effect.flip(hypervisor.journal({ node: "pve1", services: ["pveproxy;reboot"] }))
+          assert.instanceOf(bad, InvalidArgument)
+          assert.match(bad.message, /service/)
+          const relative = yield* Effect.flip(hypervisor.tail({ node: "pve1", files: ["etc/passwd"] }))
+          assert.instanceOf(relative, InvalidArgument)
+          assert.instanceOf(yield* Effect.flip(hypervisor.tail({ node: "pve1", files: [] })), InvalidArgument)
+          assert.instanceOf(yield* Effect.flip(hypervisor.journal({ node: "nope" })), HypervisorNodeNotFound)
+          const stopped = yield* Effect.flip(hypervisor.journal({ node: "pve1", vmid: 102 }))
+          assert.instanceOf(stopped, GuestNotRunning)
+          assert.strictEqual(stopped.message, "container 102 is not running (status: stopped)")
+          assert.instanceOf(yield* Effect.flip(hypervisor.journal({ node: "pve1" })), SshNotConfigured)
+          assert.deepStrictEqual(shell.calls, [], "nothing reached the shell")
+        })
+      )
+  )
+
+  it.live("a wrong token: calls fail with ProxmoxAccessDenied naming the cluster; the cache says why it is stale", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const { hypervisor } = yield* buildHypervisor(
+          { clusters: [withToken(clusterOf(sim), sim.token.tokenId, "00000000-0000-4000-8000-000000000000")] },
+          recordingShell().layer
+        )
+        const stale = yield* eventually(
+          Effect.map(hypervisor.cacheState, (s) => (s[0]?.error !== undefined ? s[0] : undefined)),
+          "the failed refresh"
+        )
+        assert.match(stale.error ?? "", /cluster "sim" refused Gatehouse's credentials/)
+        // Not a 404: the cluster that would know the node never answered, and that is the answer.
+        const error = yield* Effect.flip(hypervisor.nodeStats("pve1"))
+        assert.instanceOf(error, ProxmoxAccessDenied)
+        assert.strictEqual(error.cluster, "sim")
+      })
+    )
+  )
+})
