@@ -84,6 +84,38 @@ describe.skipIf(dockerd.skip)(
       )
     )
 
+    it.live("an id prefix of several containers is a 409 listing them; an empty id is a 400", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const { engine, url, key } = yield* world
+          // 17 containers: at least two share their id's first hex digit (there are only 16).
+          const ids = yield* Effect.forEach(
+            Array.from({ length: 17 }, (_, i) => `c${i}`),
+            (name) => Effect.map(engine.run(name, { Cmd: ["true"] }, false), (id) => ({ name, id }))
+          )
+          const prefix = [...new Set(ids.map((c) => c.id[0]!))].find(
+            (digit) => ids.filter((c) => c.id.startsWith(digit)).length > 1
+          )!
+          const sharing = ids.filter((c) => c.id.startsWith(prefix))
+          const reply = yield* request(url(`/docker/logs/${prefix}`), { key })
+          assert.strictEqual(reply.status, 409, reply.text)
+          assert.strictEqual(reply.json.error.code, "failed_precondition")
+          for (const { name, id } of sharing) {
+            assert.include(reply.json.error.message, name)
+            assert.include(reply.json.error.message, id.slice(0, 12))
+          }
+          // The same prefix made unique again (the whole id) finds the container.
+          const one = sharing[0]!
+          const logs = yield* request(url(`/docker/logs/${one.id}`), { key })
+          assert.strictEqual(logs.status, 200, logs.text)
+          for (const empty of ["/docker/stats/", "/docker/logs/", "/docker/stats/%20"]) {
+            const refused = yield* request(url(empty), { key })
+            assert.strictEqual(refused.status, 400, `${empty}: ${refused.text}`)
+          }
+        })
+      )
+    )
+
     it.live("the daemon dying mid-stream: the WebSocket closes with 1011 and a reason, the server stays up", () =>
       Effect.scoped(
         Effect.gen(function* () {

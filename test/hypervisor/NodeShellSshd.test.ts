@@ -81,7 +81,8 @@ describe.skipIf(sshd.skip)("NodeShell against OpenSSH sshd", () => {
       yield* Fiber.interrupt(fiber)
       // Proven on the remote side: the tail is gone (without any new output to trip over).
       yield* waitFor(processesMatching(file), (pids) => pids.length === 0, "the remote tail to exit")
-      assert.strictEqual((yield* shell.stats).channelsOpen, 0)
+      // sshd's confirmation that the channel closed arrives after the process is gone, not with it.
+      yield* waitFor(shell.stats, (s) => s.channelsOpen === 0, "sshd to confirm the channel closed")
       assert.deepStrictEqual(server.execLog(), [`'tail' '-n' '2' '-F' '${file}'`])
     }).pipe(Effect.provide(NodeShellLive.layer), Effect.scoped)
   )

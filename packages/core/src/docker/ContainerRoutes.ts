@@ -1,3 +1,4 @@
+import type { ContainerTarget } from "../domain/ContainerTarget.js"
 import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import { validateRouteLabels } from "../routes/RouteLabels.js"
 import type { ProvidedRoute } from "../routes/RouteProviders.js"
@@ -8,6 +9,7 @@ export interface ListedForRoutes {
   readonly Names?: ReadonlyArray<string>
   readonly Labels?: Readonly<Record<string, string>> | null
   readonly State?: string
+  readonly Status?: string
   readonly Ports?: ReadonlyArray<{
     readonly IP?: string
     readonly PrivatePort?: number
@@ -26,6 +28,29 @@ export interface ContainerRouteReport {
 }
 
 const nameOf = (container: ListedForRoutes) => (container.Names?.[0] ?? container.Id.slice(0, 12)).replace(/^\//, "")
+
+/**
+ * The verdict of a container's HEALTHCHECK, read from the engine's summary (`Up 5 minutes (healthy)`, `Up 2
+ * seconds (health: starting)`): the container list, which routes are made from, has no other field for it on
+ * every engine and API version (Docker added `Health` to it only in API 1.51; Podman words it the same way).
+ */
+export const healthOf = (status: string | undefined): ContainerTarget["health"] => {
+  const found = /\((healthy|unhealthy|health: starting)\)/.exec(status ?? "")?.[1]
+  return found === "health: starting" ? "starting" : (found as "healthy" | "unhealthy" | undefined)
+}
+
+/** What the route table keeps about the container behind a route. */
+export const containerTargetOf = (host: string, container: ListedForRoutes): ContainerTarget => {
+  const health = healthOf(container.Status)
+  return {
+    host,
+    id: container.Id,
+    name: nameOf(container),
+    state: container.State ?? "unknown",
+    status: container.Status ?? "",
+    ...(health === undefined ? {} : { health })
+  }
+}
 
 /**
  * Where a container is reached when its labels do not say (SPEC §2): a published TCP port on the host (an
@@ -50,7 +75,7 @@ export const inferTarget = (container: ListedForRoutes): { readonly host?: strin
 }
 
 /**
- * The routes a running container declares with `proxy.*` labels, validated as route files are (SPEC §2), with the
+ * The routes a container declares with `proxy.*` labels, validated as route files are (SPEC §2), with the
  * target inferred where no label sets it. A bad label is reported with its name (and the container) and only its
  * route is left out: the container's other routes stay. A container without `proxy.*` labels has no routes.
  */
@@ -71,7 +96,9 @@ export const containerRoutes = (host: string, container: ListedForRoutes): Conta
   })
   return {
     routes: report.routes.flatMap((r) =>
-      r.route === undefined ? [] : [{ route: r.route, source, excluded: report.excluded }]
+      r.route === undefined
+        ? []
+        : [{ route: r.route, source, excluded: report.excluded, container: containerTargetOf(host, container) }]
     ),
     issues: [...report.issues.map(tag), ...report.routes.flatMap((r) => r.issues.map(tag))],
     aliases: report.routes.map((r) => r.alias)

@@ -51,7 +51,8 @@ export interface LogQuery {
 
 /**
  * Docker (and Podman's Docker API) engines (SPEC §6): containers of every configured host, addressed by full or
- * unique-prefix id or by name; normalized stats, logs as lines, and start/stop/restart. Streams are shared per
+ * unique-prefix id, by name, or (with the route table in context) by the alias of a route their labels define;
+ * the alias of any other route is an `InvalidArgument`. Normalized stats, logs as lines, and start/stop/restart. Streams are shared per
  * container: any number of watchers of one container's stats cost one engine stream, closed with the last.
  * Lookups run before a stream is promised, so a refusal is a plain error. The real layer is `DockerLive.layer`.
  */
@@ -66,8 +67,10 @@ export class Docker extends Context.Service<
      */
     readonly watchContainers: Stream.Stream<ReadonlyArray<ContainerSummary>, DockerNotConfigured | EngineError>
     /**
-     * The routes the labels of every running container declare (SPEC §2), with their problems; an engine that does
-     * not answer is one issue, and its containers' routes are left out until it answers again.
+     * The routes the labels of every container declare (SPEC §2), with their problems and the container each route
+     * runs in (its state and HEALTHCHECK drive the route's health). A stopped container keeps the routes it had
+     * while running; an engine that does not answer is one issue, and its containers' routes are left out until
+     * it answers again.
      */
     readonly routeState: Effect.Effect<ProviderState, DockerNotConfigured>
     /**

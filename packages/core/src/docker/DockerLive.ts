@@ -1,13 +1,21 @@
-import { Duration, Effect, Layer, RcMap, Schedule, type Scope, Stream } from "effect"
+import { Duration, Effect, Layer, Option, RcMap, Schedule, type Scope, Stream } from "effect"
 import type { DockerConfig } from "../config/ConfigSections.js"
 import type { SecretUnreadable } from "../config/ReadSecret.js"
+import { InvalidArgument } from "../domain/CommonErrors.js"
+import type { ContainerTarget } from "../domain/ContainerTarget.js"
 import type { ContainerAction, ContainerLogLine, ContainerSummary } from "../domain/Docker.js"
 import { ContainerIdAmbiguous, ContainerNotFound, DockerFailed, DockerNotConfigured } from "../domain/DockerErrors.js"
 import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import type { ProvidedRoute, ProviderState } from "../routes/RouteProviders.js"
+import { type RouteRecord, Routes } from "../routes/Routes.js"
 import { makeLogDecoder } from "./ContainerLogDecoder.js"
 import { containerRefProblem, type ListedContainer, matchContainers } from "./ContainerRef.js"
-import { containerRoutes } from "./ContainerRoutes.js"
+import {
+  type ContainerRouteReport,
+  containerRoutes,
+  containerTargetOf,
+  type ListedForRoutes
+} from "./ContainerRoutes.js"
 import { containerStatsOf, type EngineStats } from "./ContainerStatsOf.js"
 import { type ContainerEvent, Docker, type LogQuery } from "./Docker.js"
 import { type DockerEngine, makeDockerEngine } from "./DockerEngine.js"
@@ -111,10 +119,31 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
         state: raw.State,
         status: raw.Status,
         labels: raw.Labels ?? {},
-        routes: raw.State === "running" ? containerRoutes(engine.host, raw).aliases : []
+        routes: containerRoutes(engine.host, raw).aliases
       })
     )
   }).pipe(Effect.withSpan("Docker.containers"))
+
+  // With the route table (the server has one), a route alias names the container its labels came from, and the
+  // alias of a route that is not a container's is a mistake the caller should hear about (SPEC §6: 400).
+  const routes = yield* Effect.serviceOption(Routes)
+  const aliasTarget = (ref: string): Effect.Effect<ContainerTarget | undefined, InvalidArgument> =>
+    Option.isNone(routes)
+      ? Effect.succeed(undefined)
+      : routes.value.get(ref).pipe(
+          Effect.map((record): RouteRecord | undefined => record),
+          Effect.catchTag("RouteNotFound", () => Effect.succeed(undefined)),
+          Effect.flatMap((record) =>
+            record === undefined || record.container !== undefined
+              ? Effect.succeed(record?.container)
+              : Effect.fail(
+                  new InvalidArgument({
+                    message: `"${ref}" is the alias of a route from ${record.provider}, not of a container`,
+                    issues: [{ path: ["id"], message: "the route's target is not a container" }]
+                  })
+                )
+          )
+        )
 
   const find = Effect.fn("Docker.find")(function* (ref: string) {
     const problem = containerRefProblem(ref)
@@ -131,7 +160,15 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
           }))
         : []
     )
-    const matches = matchContainers(ref, listed) as ReadonlyArray<Found>
+    // An exact id or name first, then a route alias, then an id prefix.
+    const exact = listed.filter((c) => c.id === ref || c.name === ref)
+    const aliased = exact.length > 0 ? undefined : yield* aliasTarget(ref)
+    const matches =
+      exact.length > 0
+        ? exact
+        : aliased !== undefined
+          ? listed.filter((c) => c.host === aliased.host && c.id === aliased.id)
+          : (matchContainers(ref, listed) as ReadonlyArray<Found>)
     if (matches.length === 1) return matches[0]!
     if (matches.length > 1) {
       return yield* new ContainerIdAmbiguous({
@@ -248,19 +285,39 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
     return { message, state: after }
   })
 
+  // The routes each container declared when last seen running, by engine and id. A stopped container's published
+  // ports and address are gone from the list, so its routes stay the ones it had, now following its state.
+  const lastRunning = new Map<string, Map<string, ContainerRouteReport>>(engines.map((e) => [e.host, new Map()]))
+
+  const routesOf = (engine: DockerEngine, raw: ListedForRoutes): ContainerRouteReport => {
+    const known = lastRunning.get(engine.host)!
+    if (raw.State === "running") {
+      const report = containerRoutes(engine.host, raw)
+      known.set(raw.Id, report)
+      return report
+    }
+    const report = known.get(raw.Id) ?? containerRoutes(engine.host, raw)
+    const container = containerTargetOf(engine.host, raw)
+    // Its label problems are reported while it runs; stopped, it keeps the routes that hold, reported down.
+    return { ...report, routes: report.routes.map((route) => ({ ...route, container })), issues: [] }
+  }
+
   const routeState = Effect.gen(function* () {
     yield* configured
     const results = yield* listAll
     const routes: Array<ProvidedRoute> = []
     const issues: Array<ValidationIssue> = []
     results.forEach((result, index) => {
+      const host = engines[index]!.host
       if (result._tag === "Failure") {
-        issues.push({ path: [], message: result.failure.message, provider: `docker:${engines[index]!.host}` })
+        issues.push({ path: [], message: result.failure.message, provider: `docker:${host}` })
         return
       }
+      // Removed containers are forgotten.
+      const present = new Set(result.success.map(({ raw }) => raw.Id))
+      for (const id of lastRunning.get(host)!.keys()) if (!present.has(id)) lastRunning.get(host)!.delete(id)
       for (const { engine, raw } of result.success) {
-        if (raw.State !== "running") continue
-        const report = containerRoutes(engine.host, raw)
+        const report = routesOf(engine, raw)
         routes.push(...report.routes)
         issues.push(...report.issues)
       }

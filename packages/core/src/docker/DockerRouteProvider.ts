@@ -10,7 +10,7 @@ const settleMs = 200
 const resyncEvery = Duration.seconds(30)
 
 /**
- * Adds the routes of the Docker engines' running containers to the route table (SPEC §2), as the provider
+ * Adds the routes of the Docker engines' containers to the route table (SPEC §2), as the provider
  * `docker`: read at start, again within a second of each container start/stop/die/health_status event of an
  * engine, and every 30 s. Each of those events is also recorded as a `docker/*` event. Without engines, nothing.
  */

@@ -5,7 +5,11 @@ import { Clock, Effect } from "effect"
  * the monitor), as opposed to `unhealthy`, which means the target answered badly or not at all.
  */
 export interface CheckResult {
-  readonly status: "healthy" | "unhealthy" | "error"
+  /**
+   * `starting` and `napping` come only from what a container's engine says: its HEALTHCHECK still in its start
+   * period, or a stopped container that an idlewatcher wakes on demand.
+   */
+  readonly status: "healthy" | "unhealthy" | "error" | "starting" | "napping"
   /** Time the check took until its verdict, in milliseconds; 0 when nothing measurable came back (silent UDP). */
   readonly latency_ms: number
   /** Why the check did not pass. */

@@ -21,6 +21,7 @@ import { Events } from "../events/Events.js"
 import { GuestLocator, type GuestLocatorShape } from "../hypervisor/GuestLocator.js"
 import { type RouteRecord, Routes } from "../routes/Routes.js"
 import type { CheckResult } from "./CheckResult.js"
+import { containerMonitor } from "./ContainerMonitor.js"
 import { Health } from "./Health.js"
 import { makeHealthFeed } from "./HealthFeed.js"
 import { applyResult, eventOf, initialHealth, type RouteHealth, type Transition, toInfo } from "./HealthState.js"
@@ -34,6 +35,8 @@ import { type Monitor, monitorFor } from "./Monitor.js"
 interface Slot {
   readonly id: number
   readonly key: string | null
+  /** The monitor's lineage (see `Monitor.lineage`): a replacement of the same lineage keeps `health`. */
+  readonly lineage: string | null
   health: RouteHealth
 }
 
@@ -79,10 +82,15 @@ export const make: Effect.Effect<Health["Service"], never, Routes | Events | Sco
   const events = yield* Events
   const locator = yield* GuestLocator
   // A route's monitor, unless it has none or is excluded from serving (then its health is `unknown`).
+  // A route whose target is a container follows the container (see `containerMonitor`).
   const monitorOf = (record: RouteRecord): Option.Option<Monitor> =>
     record.excluded
       ? Option.none()
-      : Option.map(monitorFor(record.route), (m) => ({ ...m, check: guestAware(locator, record.route, m.check) }))
+      : Option.map(monitorFor(record.route), (m) =>
+          record.container === undefined
+            ? { ...m, check: guestAware(locator, record.route, m.check) }
+            : containerMonitor(record.route, record.container, m)
+        )
   // Only touched inside synchronous blocks, so each read or write of it is atomic with respect to other fibers.
   const table = new Map<string, Slot>()
   // Bumped on every status or route-set change; `changes` turns each bump into a fresh map.
@@ -156,7 +164,7 @@ export const make: Effect.Effect<Health["Service"], never, Routes | Events | Sco
 
   const run = (alias: string, id: number, monitor: Monitor): Effect.Effect<void> =>
     Effect.andThen(
-      firstCheckDelay(monitor.healthcheck.interval_ms),
+      monitor.immediate === true ? Effect.void : firstCheckDelay(monitor.healthcheck.interval_ms),
       monitor.check.pipe(
         Effect.flatMap((result) => record(alias, id, result, monitor.healthcheck.retries)),
         Effect.withSpan("Health.check", { attributes: { alias } }),
@@ -175,12 +183,14 @@ export const make: Effect.Effect<Health["Service"], never, Routes | Events | Sco
     const fresh: Array<{ alias: string; slot: Slot; monitor: Monitor | undefined }> = []
     for (const [alias, monitor] of wanted) {
       const key = Option.match(monitor, { onNone: () => null, onSome: (m) => m.key })
+      const lineage = Option.match(monitor, { onNone: () => null, onSome: (m) => m.lineage ?? m.key })
       const existing = current.get(alias)
       if (existing !== undefined && existing.key === key) continue
       const id = yield* Ref.getAndUpdate(nextId, (n) => n + 1)
+      const carried = existing !== undefined && lineage !== null && existing.lineage === lineage
       fresh.push({
         alias,
-        slot: { id, key, health: initialHealth(key !== null, now) },
+        slot: { id, key, lineage, health: carried ? existing.health : initialHealth(key !== null, now) },
         monitor: Option.getOrUndefined(monitor)
       })
     }

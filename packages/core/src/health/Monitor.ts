@@ -18,6 +18,13 @@ export interface Monitor {
    * route whose other fields change keeps its running monitor.
    */
   readonly key: string
+  /**
+   * Monitors of one lineage carry the route's health over from one to the next (default: the key, so a changed
+   * check starts afresh): a container that stopped gets a new monitor, but its route was healthy until then.
+   */
+  readonly lineage?: string | undefined
+  /** Check at once instead of at a random point of the first second: the verdict is already known (no probe). */
+  readonly immediate?: boolean | undefined
 }
 
 const runner = (route: Route, hc: Healthcheck): Effect.Effect<CheckResult> => {

@@ -40,7 +40,13 @@ export const mergeProviderStates = (states: ReadonlyArray<ProviderState>): Merge
   const issues: Array<ValidationIssue> = []
   for (const { provided, candidate } of candidates) {
     if (candidate.issues.issues.length > 0) issues.push(...candidate.issues.issues)
-    else records.push({ route: provided.route, provider: provided.source, excluded: provided.excluded })
+    else
+      records.push({
+        route: provided.route,
+        provider: provided.source,
+        excluded: provided.excluded,
+        ...(provided.container === undefined ? {} : { container: provided.container })
+      })
   }
   return { records, issues }
 }

@@ -1,4 +1,5 @@
 import { Context, type Effect, type Scope, type Stream } from "effect"
+import type { ContainerTarget } from "../domain/ContainerTarget.js"
 import type { Route } from "../domain/Route.js"
 import type { ValidationIssue } from "../domain/ValidationIssue.js"
 
@@ -9,6 +10,8 @@ export interface ProvidedRoute {
   readonly source: string
   /** Declared but not to be served (`proxy.exclude`): listed, never health-checked. */
   readonly excluded: boolean
+  /** The container the route's target runs in, when a container defines it. */
+  readonly container?: ContainerTarget | undefined
 }
 
 /**

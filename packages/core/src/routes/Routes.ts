@@ -1,4 +1,5 @@
 import { Context, Effect, Layer, Stream, SubscriptionRef } from "effect"
+import type { ContainerTarget } from "../domain/ContainerTarget.js"
 import type { Route } from "../domain/Route.js"
 import { RouteNotFound } from "../domain/RouteErrors.js"
 import type { ValidationIssue } from "../domain/ValidationIssue.js"
@@ -8,6 +9,8 @@ export interface RouteRecord {
   readonly route: Route
   readonly provider: string
   readonly excluded: boolean
+  /** The container the route's target runs in, when a container's labels define the route. */
+  readonly container?: ContainerTarget | undefined
 }
 
 /**

@@ -30,6 +30,10 @@ const diff = (before: ReadonlyArray<RouteRecord>, after: ReadonlyArray<RouteReco
   return { added, removed, changed }
 }
 
+const containersOf = (records: ReadonlyArray<RouteRecord>) => JSON.stringify(records.map((r) => r.container ?? null))
+const sameContainers = (a: ReadonlyArray<RouteRecord>, b: ReadonlyArray<RouteRecord>) =>
+  containersOf(a) === containersOf(b)
+
 interface Entry {
   readonly provider: RouteProvider
   state: ProviderState
@@ -61,11 +65,14 @@ const make = Effect.gen(function* () {
       if (JSON.stringify(standing) !== JSON.stringify(yield* SubscriptionRef.get(problems))) {
         yield* SubscriptionRef.set(problems, standing)
       }
-      const changes = diff(yield* SubscriptionRef.get(table), merged.records)
-      if (changes.added.length + changes.removed.length + changes.changed.length > 0) {
+      const before = yield* SubscriptionRef.get(table)
+      const changes = diff(before, merged.records)
+      const routesChanged = changes.added.length + changes.removed.length + changes.changed.length > 0
+      // A container that stopped or started changes no route, so it is no reload; health still follows it.
+      if (routesChanged || !sameContainers(before, merged.records)) {
         byAlias = new Map(merged.records.map((record) => [record.route.alias, record]))
         yield* SubscriptionRef.set(table, merged.records)
-        if (announce) yield* events.publish(ConfigEvents.reloaded({ source: "routes", ...changes }))
+        if (announce && routesChanged) yield* events.publish(ConfigEvents.reloaded({ source: "routes", ...changes }))
       }
       if (issues.length > 0) yield* events.publish(ConfigEvents.rejected({ source: "routes", issues }))
       return { ...changes, issues }

@@ -4,6 +4,7 @@ import { Cause, Clock, Context, Effect, Exit } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { clientAddressOf } from "../websocket/ClientAddress.js"
 import { writeAccessLog } from "./AccessLog.js"
+import { emptyPathParameter } from "./EmptyPathParameter.js"
 import { rememberRequestId } from "./RequestIds.js"
 
 /** Request limits of the HTTP API. */
@@ -185,7 +186,12 @@ export const layerApiResponses = (limits: HttpLimits) => {
             return Effect.succeed(errorResponse(413, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`))
           }
           if (findRouteNotFound(exit.cause)) {
-            const path = shortened(request.url.split("?")[0]!)
+            const requested = request.url.split("?")[0]!
+            const empty = emptyPathParameter(request.method, requested)
+            if (empty !== undefined) {
+              return Effect.succeed(errorResponse(400, `invalid path: the ${empty} must not be empty`))
+            }
+            const path = shortened(requested)
             return Effect.succeed(errorResponse(404, `no such endpoint: ${request.method} ${path}`))
           }
           return Effect.flatMap(HttpServerError.causeResponse(exit.cause), ([derived]) =>
