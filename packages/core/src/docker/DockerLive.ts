@@ -22,6 +22,9 @@ import { type DockerEngine, makeDockerEngine } from "./DockerEngine.js"
 import { fromEngineStream } from "./EngineStreams.js"
 
 const defaultLimit = 100
+// How far back a one-output read of the last lines looks (see `readLogs`): a container that wrote this many lines
+// to one output since its last line to the other has no more of the latter to show.
+const maxTailWindow = 100_000
 
 interface Found extends ListedContainer {
   readonly engine: DockerEngine
@@ -217,13 +220,23 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
     const found = yield* find(ref)
     const limit = query.limit ?? defaultLimit
     const tty = yield* isTty(found)
-    const bytes = yield* found.engine.call((d) =>
-      d.getContainer(found.id).logs({ ...logOptions(query, limit), follow: false })
-    )
-    const decoder = makeLogDecoder({ tty, timestamps: query.timestamps ?? false })
-    const lines = [...decoder.push(bytes as Buffer), ...decoder.end()]
-    // The engine's `tail` counts its own messages; a line it split counts twice, so cut to the lines asked for.
-    return lines.slice(-limit)
+    const wanted = (line: ContainerLogLine) =>
+      line.stream === "stdout" ? query.stdout !== false : query.stderr !== false
+    // The engine's `tail` counts the lines of both outputs before it leaves one out (Docker and Podman alike), so
+    // the last line of stdout alone could come back as nothing. Both are read and filtered here, the window
+    // widening until it holds `limit` wanted lines or reaches the log's start.
+    let tail = limit
+    for (;;) {
+      const bytes = yield* found.engine.call((d) =>
+        d.getContainer(found.id).logs({ ...logOptions({ ...query, stdout: true, stderr: true }, tail), follow: false })
+      )
+      const decoder = makeLogDecoder({ tty, timestamps: query.timestamps ?? false })
+      const lines = [...decoder.push(bytes as Buffer), ...decoder.end()]
+      const kept = lines.filter(wanted)
+      // The engine's `tail` counts its own messages; a line it split counts twice, so cut to the lines asked for.
+      if (kept.length >= limit || lines.length < tail || tail >= maxTailWindow) return kept.slice(-limit)
+      tail = Math.min(tail * 4, maxTailWindow)
+    }
   })
 
   // One engine follow per container and query, shared; a late watcher first gets the last `limit` lines.

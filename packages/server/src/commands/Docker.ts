@@ -5,7 +5,9 @@ import { print } from "./AuthOutput.js"
 import { withClient } from "./HttpCommand.js"
 import { httpFlags } from "./HttpConnection.js"
 
-const container = Argument.String("container").pipe(Argument.withDescription("Container id, unique id prefix, or name"))
+const container = Argument.String("container").pipe(
+  Argument.withDescription("Container id, unique id prefix, name, or the alias of a route its labels define")
+)
 
 const formatContainer = (c: ContainerSummary) =>
   `${c.host.padEnd(10)}  ${c.id.slice(0, 12)}  ${c.name.padEnd(20)}  ${c.state.padEnd(8)}  ${c.status}  ${c.image}`
@@ -62,12 +64,26 @@ const logs = Command.make(
     timestamps: Flag.Boolean("timestamps").pipe(
       Flag.withDescription("Show the engine's times"),
       Flag.withDefault(false)
-    )
+    ),
+    stream: Flag.Literals("stream", ["stdout", "stderr"]).pipe(
+      Flag.withDescription("Only this one of the container's outputs (default: both)"),
+      Flag.optional
+    ),
+    since: Flag.String("since").pipe(
+      Flag.withDescription("Lines from this time on: Unix seconds or RFC 3339, as the engine takes them"),
+      Flag.optional
+    ),
+    until: Flag.String("until").pipe(Flag.withDescription("Lines before this time (same forms)"), Flag.optional)
   },
   Effect.fn("gatehouse.docker.logs")(function* (flags) {
     const query = {
       ...(Option.isSome(flags.limit) ? { limit: flags.limit.value } : {}),
-      ...(flags.timestamps ? { timestamps: true } : {})
+      ...(flags.timestamps ? { timestamps: true } : {}),
+      ...(Option.isSome(flags.stream)
+        ? { stdout: flags.stream.value === "stdout", stderr: flags.stream.value === "stderr" }
+        : {}),
+      ...(Option.isSome(flags.since) ? { since: flags.since.value } : {}),
+      ...(Option.isSome(flags.until) ? { until: flags.until.value } : {})
     }
     const show = (line: ContainerLogLine) =>
       flags.json ? Console.log(JSON.stringify(line)) : Console.log(formatLine(line))

@@ -1,6 +1,6 @@
 import { GatehouseClient, WebSocketClosed } from "@gatehouse-edge/client"
 import { formatListenAddress } from "@gatehouse-edge/core"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Flag } from "effect/cli"
 import { HttpClientError } from "effect/http"
 import { clientFlags, readApiKey } from "./ClientFlags.js"
@@ -52,5 +52,20 @@ export const reportHttpErrors = <A, E, R>(baseUrl: string, effect: Effect.Effect
         `gatehouse: the stream closed with ${error.code}${error.reason === "" ? "" : `: ${error.reason}`}`
       ])
     }
+    if (Schema.isSchemaError(error)) return failWith([`gatehouse: ${oneLineSchemaError(error.message)}`])
     return failWith([`gatehouse: ${error instanceof Error ? error.message : String(error)}`])
   })
+
+/**
+ * A schema error (an argument the typed client refuses to send, or an answer it cannot read) on one line: Effect
+ * words each problem as its message and, on the next line, `  at [path]`; the CLI prints `path: message`.
+ */
+const oneLineSchemaError = (message: string) => {
+  const problems: Array<string> = []
+  for (const line of message.split("\n")) {
+    const at = /^\s+at \[(.*)\]$/.exec(line)
+    if (at !== null && problems.length > 0) problems.push(`${at[1]}: ${problems.pop()}`)
+    else if (line.trim() !== "") problems.push(line.trim())
+  }
+  return `invalid ${problems.join("; ")}`
+}
