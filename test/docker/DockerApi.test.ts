@@ -5,6 +5,7 @@ import { openWs, request } from "../../packages/transport-http/test/support/Http
 import { startDockerd } from "../support/Dockerd.js"
 import { requireTool } from "../support/e2e.js"
 import { startTestServer } from "../support/TestServer.js"
+import { waitFor } from "../support/WaitFor.js"
 
 // The Docker endpoints end to end: the real server composition and the typed client against a real dockerd.
 
@@ -131,6 +132,14 @@ describe.skipIf(dockerd.skip)(
           const down = yield* request(url("/docker/containers"), { key })
           assert.strictEqual(down.status, 503)
           assert.match(down.json.error.message, /^Docker host "local" is unreachable/)
+          // Once the daemon is back (and the back-off has passed), requests work again without a restart.
+          yield* engine.start
+          yield* waitFor(
+            request(url("/docker/containers"), { key }),
+            (r) => r.status === 200 && r.json.some((c: { name: string }) => c.name === "chatty"),
+            "the engine to answer again",
+            40_000
+          )
         })
       )
     )
