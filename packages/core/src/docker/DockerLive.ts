@@ -68,6 +68,9 @@ const containerEventOf = (host: string, event: EngineEvent): ContainerEvent | un
   }
 }
 
+/** Both outputs, for a query of one: the engine's `tail` would otherwise count lines it then leaves out. */
+const oneOutputWindow = (query: LogQuery): LogQuery => ({ ...query, stdout: true, stderr: true })
+
 const logOptions = (query: LogQuery, tail: number) => ({
   stdout: query.stdout ?? true,
   stderr: query.stderr ?? true,
@@ -216,27 +219,37 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
       (info) => info.Config?.Tty === true
     )
 
-  const readLogs = Effect.fn("Docker.logs")(function* (ref: string, query: LogQuery) {
-    const found = yield* find(ref)
+  const wantedBy = (query: LogQuery) => (line: ContainerLogLine) =>
+    line.stream === "stdout" ? query.stdout !== false : query.stderr !== false
+
+  /**
+   * The last `limit` lines of the outputs asked for, and the engine `tail` that reaches back to the first of them.
+   * The engine's `tail` counts the lines of both outputs before it leaves one out (Docker and Podman alike), so
+   * the last line of stdout alone could come back as nothing: both are read and filtered here, the window widening
+   * until it holds `limit` wanted lines or reaches the log's start.
+   */
+  const lastLines = Effect.fnUntraced(function* (found: Found, query: LogQuery, tty: boolean) {
     const limit = query.limit ?? defaultLimit
-    const tty = yield* isTty(found)
-    const wanted = (line: ContainerLogLine) =>
-      line.stream === "stdout" ? query.stdout !== false : query.stderr !== false
-    // The engine's `tail` counts the lines of both outputs before it leaves one out (Docker and Podman alike), so
-    // the last line of stdout alone could come back as nothing. Both are read and filtered here, the window
-    // widening until it holds `limit` wanted lines or reaches the log's start.
+    const wanted = wantedBy(query)
     let tail = limit
     for (;;) {
       const bytes = yield* found.engine.call((d) =>
-        d.getContainer(found.id).logs({ ...logOptions({ ...query, stdout: true, stderr: true }, tail), follow: false })
+        d.getContainer(found.id).logs({ ...logOptions(oneOutputWindow(query), tail), follow: false })
       )
       const decoder = makeLogDecoder({ tty, timestamps: query.timestamps ?? false })
       const lines = [...decoder.push(bytes as Buffer), ...decoder.end()]
       const kept = lines.filter(wanted)
       // The engine's `tail` counts its own messages; a line it split counts twice, so cut to the lines asked for.
-      if (kept.length >= limit || lines.length < tail || tail >= maxTailWindow) return kept.slice(-limit)
+      if (kept.length >= limit || lines.length < tail || tail >= maxTailWindow) {
+        return { lines: kept.slice(-limit), tail, inWindow: kept.length }
+      }
       tail = Math.min(tail * 4, maxTailWindow)
     }
+  })
+
+  const readLogs = Effect.fn("Docker.logs")(function* (ref: string, query: LogQuery) {
+    const found = yield* find(ref)
+    return (yield* lastLines(found, query, yield* isTty(found))).lines
   })
 
   // One engine follow per container and query, shared; a late watcher first gets the last `limit` lines.
@@ -245,25 +258,46 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
       Effect.gen(function* () {
         const entry = followByKey.get(key)!
         yield* forgetWithStream(followByKey, key, entry)
-        const { found, query, tty } = entry
+        const { found, query, tty, window } = entry
         const limit = query.limit ?? defaultLimit
         const decoder = makeLogDecoder({ tty, timestamps: query.timestamps ?? false })
-        return yield* Stream.share(
-          fromEngineStream<ContainerLogLine>({
-            host: found.host,
-            open: found.engine.call((d) =>
-              d.getContainer(found.id).logs({ ...logOptions(query, limit), follow: true })
-            ),
-            decode: decoder.push,
-            flush: decoder.end,
-            stillThere: ping(found.engine)
-          }).pipe(Stream.rechunk(1)),
-          { capacity: 4096, strategy: "suspend", replay: limit }
-        )
+        const followed = fromEngineStream<ContainerLogLine>({
+          host: found.host,
+          open: found.engine.call((d) =>
+            d
+              .getContainer(found.id)
+              .logs({
+                ...logOptions(window === undefined ? query : oneOutputWindow(query), window?.tail ?? limit),
+                follow: true
+              })
+          ),
+          decode: decoder.push,
+          flush: decoder.end,
+          stillThere: ping(found.engine)
+        })
+        // One output of both: filtered here, past the other's lines (see `lastLines`), starting `limit` lines back.
+        const lines =
+          window === undefined
+            ? followed
+            : followed.pipe(Stream.filter(wantedBy(query)), Stream.drop(Math.max(0, window.inWindow - limit)))
+        return yield* Stream.share(lines.pipe(Stream.rechunk(1)), {
+          capacity: 4096,
+          strategy: "suspend",
+          replay: limit
+        })
       }),
     idleTimeToLive: Duration.zero
   })
-  const followByKey = new Map<string, { readonly found: Found; readonly query: LogQuery; readonly tty: boolean }>()
+  const followByKey = new Map<
+    string,
+    {
+      readonly found: Found
+      readonly query: LogQuery
+      readonly tty: boolean
+      /** For one output only: how far back the engine must read to find its last `limit` lines. */
+      readonly window?: { readonly tail: number; readonly inWindow: number } | undefined
+    }
+  >()
 
   const act = Effect.fn("Docker.act")(function* (ref: string, action: ContainerAction) {
     const found = yield* find(ref)
@@ -395,7 +429,9 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
         query.until,
         query.timestamps
       ])
-      followByKey.set(key, { found, query, tty })
+      const oneOutput = query.stdout === false || query.stderr === false
+      const window = oneOutput ? yield* lastLines(found, query, tty) : undefined
+      followByKey.set(key, { found, query, tty, window })
       return Stream.unwrap(RcMap.get(follows, key))
     }),
     act
