@@ -264,12 +264,10 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
         const followed = fromEngineStream<ContainerLogLine>({
           host: found.host,
           open: found.engine.call((d) =>
-            d
-              .getContainer(found.id)
-              .logs({
-                ...logOptions(window === undefined ? query : oneOutputWindow(query), window?.tail ?? limit),
-                follow: true
-              })
+            d.getContainer(found.id).logs({
+              ...logOptions(window === undefined ? query : oneOutputWindow(query), window?.tail ?? limit),
+              follow: true
+            })
           ),
           decode: decoder.push,
           flush: decoder.end,
