@@ -1,9 +1,9 @@
-import * as net from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { request } from "../../packages/transport-http/test/support/Http.js"
 import { startDockerd } from "../support/Dockerd.js"
 import { requireTool } from "../support/e2e.js"
+import { freePort } from "../support/FreePort.js"
 import { startTestServer } from "../support/TestServer.js"
 import { waitFor } from "../support/WaitFor.js"
 
@@ -11,18 +11,6 @@ import { waitFor } from "../support/WaitFor.js"
 // on a free loopback port (NetworkMode host) so its route's health check really runs.
 
 const dockerd = requireTool("dockerd")
-
-const freePort = () =>
-  Effect.promise(
-    () =>
-      new Promise<number>((resolve) => {
-        const server = net.createServer()
-        server.listen(0, "127.0.0.1", () => {
-          const port = (server.address() as net.AddressInfo).port
-          server.close(() => resolve(port))
-        })
-      })
-  )
 
 describe.skipIf(dockerd.skip)(
   "routes from Docker labels",
@@ -41,7 +29,7 @@ describe.skipIf(dockerd.skip)(
             })
             const key = server.apiKey
             const url = (p: string) => `${server.baseUrl}${p}`
-            const port = yield* freePort()
+            const port = yield* freePort
             const id = yield* engine.run("webapp", {
               Cmd: ["httpd", "-f", "-p", `127.0.0.1:${port}`, "-h", "/www"],
               HostConfig: { NetworkMode: "host" },

@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { Effect, type Scope } from "effect"
+import { freePort } from "./FreePort.js"
 
 /** The shims (`pct`, `journalctl`) a test node's SSH logins find first on their PATH. */
 export const fakebin = path.resolve(import.meta.dirname, "fakebin")
@@ -34,14 +35,6 @@ export interface SshdOptions {
   /** `MaxSessions`: channels one connection may have open at once (default 100; OpenSSH's own default is 10). */
   readonly maxSessions?: number
 }
-
-const freePort = Effect.callback<number>((resume) => {
-  const server = net.createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const port = (server.address() as net.AddressInfo).port
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
 
 const accepts = (port: number) =>
   Effect.callback<boolean>((resume) => {
