@@ -2,10 +2,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { createGatehouseClient } from "../../packages/client/src/index.js"
 import { openWs, request } from "../../packages/transport-http/test/support/Http.js"
-import { startDockerd } from "../support/Dockerd.js"
 import { requireTool } from "../support/e2e.js"
-import { startTestServer } from "../support/TestServer.js"
 import { waitFor } from "../support/WaitFor.js"
+import { dockerWorld } from "./DockerWorld.js"
 
 // The Docker endpoints end to end: the real server composition and the typed client against a real dockerd.
 
@@ -15,15 +14,7 @@ const chatty = {
   Cmd: ["sh", "-c", 'i=0; while true; do i=$((i+1)); echo "out $i"; echo "err $i" >&2; sleep 0.1; done']
 }
 
-const world = Effect.gen(function* () {
-  const engine = yield* startDockerd
-  const server = yield* startTestServer({
-    configYaml: `docker:\n  hosts:\n    - { name: local, url: "unix://${engine.socket}" }\n`
-  })
-  const url = (p: string) => `${server.baseUrl}${p}`
-  const ws = (p: string) => `${server.wsUrl}${p}`
-  return { engine, server, url, ws, key: server.apiKey }
-})
+const world = dockerWorld()
 
 describe.skipIf(dockerd.skip)(
   "Docker API against a real dockerd",

@@ -1,9 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { runCli } from "../support/Cli.js"
-import { startDockerd } from "../support/Dockerd.js"
 import { requireTool } from "../support/e2e.js"
-import { startTestServer } from "../support/TestServer.js"
+import { dockerWorld } from "./DockerWorld.js"
 
 // `gatehouse docker ...` as an operator runs it: a separate process calling the running server's HTTP API, which
 // talks to a real dockerd.
@@ -16,10 +15,7 @@ describe.skipIf(dockerd.skip)("gatehouse docker", () => {
     () =>
       Effect.scoped(
         Effect.gen(function* () {
-          const engine = yield* startDockerd
-          const server = yield* startTestServer({
-            configYaml: `docker:\n  hosts:\n    - { name: local, url: "unix://${engine.socket}" }\n`
-          })
+          const { engine, server } = yield* dockerWorld()
           const cli = (args: ReadonlyArray<string>) =>
             runCli(["docker", ...args, "--server", server.origin], {
               cwd: server.dir,

@@ -2,9 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { WebSocket } from "ws"
 import { request } from "../../packages/transport-http/test/support/Http.js"
-import { startDockerd } from "../support/Dockerd.js"
 import { requireTool } from "../support/e2e.js"
-import { startTestServer } from "../support/TestServer.js"
+import { dockerWorld } from "./DockerWorld.js"
 
 // A container that writes 50 MB of logs as fast as it can, followed by a client that reads and one that stops
 // reading (its TCP socket paused): the reader gets every line, the other is dropped with 1008, and the shared
@@ -52,11 +51,7 @@ describe.skipIf(dockerd.skip)("50 MB of logs through a shared follow", { timeout
     () =>
       Effect.scoped(
         Effect.gen(function* () {
-          const engine = yield* startDockerd
-          const server = yield* startTestServer({
-            configYaml: `docker:\n  hosts:\n    - { name: local, url: "unix://${engine.socket}" }\n`
-          })
-          const key = server.apiKey
+          const { engine, server, key } = yield* dockerWorld()
           // The flood starts when the test says so (a file appears), once both clients follow.
           const id = yield* engine.run("flood", {
             Cmd: [

@@ -1,11 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { request } from "../../packages/transport-http/test/support/Http.js"
-import { startDockerd } from "../support/Dockerd.js"
 import { requireTool } from "../support/e2e.js"
 import { freePort } from "../support/FreePort.js"
-import { startTestServer } from "../support/TestServer.js"
 import { waitFor } from "../support/WaitFor.js"
+import { dockerWorld } from "./DockerWorld.js"
 
 // Routes from container labels, end to end: a real dockerd, the real server composition, a container serving HTTP
 // on a free loopback port (NetworkMode host) so its route's health check really runs.
@@ -22,13 +21,9 @@ describe.skipIf(dockerd.skip)(
       () =>
         Effect.scoped(
           Effect.gen(function* () {
-            const engine = yield* startDockerd
-            const server = yield* startTestServer({
-              configYaml: `docker:\n  hosts:\n    - { name: local, url: "unix://${engine.socket}" }\n`,
+            const { engine, url, key } = yield* dockerWorld({
               routeFiles: { "files.yml": "plain:\n  host: 127.0.0.1\n  port: 9\n  healthcheck: { disable: true }\n" }
             })
-            const key = server.apiKey
-            const url = (p: string) => `${server.baseUrl}${p}`
             const port = yield* freePort
             const id = yield* engine.run("webapp", {
               Cmd: ["httpd", "-f", "-p", `127.0.0.1:${port}`, "-h", "/www"],
@@ -136,12 +131,7 @@ describe.skipIf(dockerd.skip)(
     it.live("a container's HEALTHCHECK decides its route's health; an idlewatched stopped container is napping", () =>
       Effect.scoped(
         Effect.gen(function* () {
-          const engine = yield* startDockerd
-          const server = yield* startTestServer({
-            configYaml: `docker:\n  hosts:\n    - { name: local, url: "unix://${engine.socket}" }\n`
-          })
-          const key = server.apiKey
-          const url = (p: string) => `${server.baseUrl}${p}`
+          const { engine, url, key } = yield* dockerWorld()
           // Healthy while /tmp/ok is not empty. The route's own target (port 9, nothing listens) would fail a probe:
           // healthy here proves the HEALTHCHECK, not a probe, decided.
           const checked = yield* engine.run("checked", {

@@ -1,13 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Ref, Stream, SubscriptionRef } from "effect"
+import { Effect, Layer, Ref, SubscriptionRef } from "effect"
 import type { ContainerTarget } from "../../src/domain/ContainerTarget.js"
 import type { Event } from "../../src/domain/Event.js"
-import type { HealthMap } from "../../src/domain/Health.js"
 import { containerVerdict } from "../../src/health/ContainerMonitor.js"
-import { Health } from "../../src/health/Health.js"
 import * as HealthLive from "../../src/health/HealthLive.js"
 import type { RouteRecord } from "../../src/routes/Routes.js"
-import { eventsLayer, routesLayer } from "./Fakes.js"
+import { eventsLayer, routesLayer, waitForHealth } from "./Fakes.js"
 import { httpServer } from "./LoopbackServers.js"
 import { recordOf, route } from "./RouteFixtures.js"
 
@@ -19,22 +17,7 @@ const exited: ContainerTarget = { ...running, state: "exited", status: "Exited (
 
 const inContainer = (record: RouteRecord, container: ContainerTarget): RouteRecord => ({ ...record, container })
 
-const waitFor = (what: string, pred: (m: HealthMap) => boolean) =>
-  Effect.gen(function* () {
-    const health = yield* Health
-    return yield* health.changes.pipe(
-      Stream.filter(pred),
-      Stream.runHead,
-      Effect.map(Option.getOrThrow),
-      Effect.timeoutOrElse({
-        duration: 5000,
-        orElse: () =>
-          Effect.flatMap(health.snapshot, (m) =>
-            Effect.die(new Error(`timed out waiting for ${what}; last map: ${JSON.stringify(m)}`))
-          )
-      })
-    )
-  })
+const waitFor = waitForHealth
 
 describe("container routes' health", () => {
   it("the verdict: not running is down (napping with an idlewatcher), a HEALTHCHECK decides, else the probe", () => {

@@ -1,7 +1,9 @@
-import { Effect, Layer, Ref, Stream, SubscriptionRef } from "effect"
+import { Effect, Layer, Option, Ref, Stream, SubscriptionRef } from "effect"
 import type { Event, EventInput } from "../../src/domain/Event.js"
+import type { HealthMap } from "../../src/domain/Health.js"
 import { RouteNotFound } from "../../src/domain/RouteErrors.js"
 import { Events } from "../../src/events/Events.js"
+import { Health } from "../../src/health/Health.js"
 import { type RouteRecord, Routes } from "../../src/routes/Routes.js"
 
 /** A `Routes` backed by a `SubscriptionRef` the test sets. */
@@ -40,3 +42,21 @@ export const eventsLayer = (published: Ref.Ref<ReadonlyArray<Event>>) =>
       follow: () => Stream.empty
     })
   )
+
+/** Fails the test (with the last map) instead of hanging when `health.changes` never satisfies `pred`. */
+export const waitForHealth = (what: string, pred: (m: HealthMap) => boolean, ms = 5000) =>
+  Effect.gen(function* () {
+    const health = yield* Health
+    return yield* health.changes.pipe(
+      Stream.filter(pred),
+      Stream.runHead,
+      Effect.map(Option.getOrThrow),
+      Effect.timeoutOrElse({
+        duration: ms,
+        orElse: () =>
+          Effect.flatMap(health.snapshot, (m) =>
+            Effect.die(new Error(`timed out waiting for ${what}; last map: ${JSON.stringify(m)}`))
+          )
+      })
+    )
+  })

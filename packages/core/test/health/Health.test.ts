@@ -6,7 +6,7 @@ import { Events } from "../../src/events/Events.js"
 import { Health, HealthMemory } from "../../src/health/Health.js"
 import * as HealthLive from "../../src/health/HealthLive.js"
 import type { RouteRecord } from "../../src/routes/Routes.js"
-import { eventsLayer, routesLayer } from "./Fakes.js"
+import { eventsLayer, routesLayer, waitForHealth } from "./Fakes.js"
 import { httpServer } from "./LoopbackServers.js"
 import { recordOf, route } from "./RouteFixtures.js"
 
@@ -19,23 +19,7 @@ const harness = (initial: ReadonlyArray<RouteRecord>) =>
     return { table, published, layer }
   })
 
-/** Fails the test (with the last map) instead of hanging when `health.changes` never satisfies `pred`. */
-const waitFor = (what: string, pred: (m: HealthMap) => boolean, ms = 5000) =>
-  Effect.gen(function* () {
-    const health = yield* Health
-    return yield* health.changes.pipe(
-      Stream.filter(pred),
-      Stream.runHead,
-      Effect.map(Option.getOrThrow),
-      Effect.timeoutOrElse({
-        duration: ms,
-        orElse: () =>
-          Effect.flatMap(health.snapshot, (m) =>
-            Effect.die(new Error(`timed out waiting for ${what}; last map: ${JSON.stringify(m)}`))
-          )
-      })
-    )
-  })
+const waitFor = waitForHealth
 
 /** Takes the next item of a queue the server fills, or fails the test after `ms`. */
 const next = <A>(queue: Queue.Queue<A>, what: string, ms = 5000) =>
