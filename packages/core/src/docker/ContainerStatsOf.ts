@@ -3,6 +3,8 @@ import type { ContainerStats } from "../domain/Docker.js"
 /** The parts of an engine's stats document (`GET /containers/{id}/stats`) that the normalization reads. */
 export interface EngineStats {
   readonly read?: string
+  /** When `precpu_stats` was taken (`0001-01-01T00:00:00Z` when there is no previous sample). */
+  readonly preread?: string
   readonly name?: string
   readonly id?: string
   readonly Id?: string
@@ -29,9 +31,21 @@ interface CpuStats {
 const n = (value: number | undefined | null): number =>
   typeof value === "number" && Number.isFinite(value) ? value : 0
 
+/** Nanoseconds since the epoch of an RFC 3339 time with up to nanosecond digits; `undefined` if it is not one. */
+export const epochNanos = (time: string | undefined): bigint | undefined => {
+  const match = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(time ?? "")
+  if (match === null) return undefined
+  const seconds = Date.parse(`${match[1]}${match[3]}`)
+  if (!Number.isFinite(seconds) || seconds <= 0) return undefined
+  return BigInt(seconds) * 1_000_000n + BigInt((match[2] ?? "").slice(0, 9).padEnd(9, "0"))
+}
+
 /**
- * CPU % as `docker stats` computes it: the container's CPU time over the host's in the same interval, times the
- * CPUs it may use. 0 without a previous sample (Podman's one-shot stats, the first sample of a stream).
+ * CPU % as `docker stats` computes it (100% is one CPU busy): the container's CPU time over the host's in the same
+ * interval, times the CPUs. The host's time must advance at the CPU count times wall-clock time; Podman's does not
+ * (it advances at wall-clock rate, so the formula doubles on 2 CPUs), and there the container's CPU time over the
+ * wall-clock time between the two samples is the same measure. 0 without a previous sample (Podman's one-shot
+ * stats, a stream's first).
  */
 export const cpuPercent = (stats: EngineStats): number => {
   const cpu = stats.cpu_stats
@@ -40,8 +54,17 @@ export const cpuPercent = (stats: EngineStats): number => {
   const systemDelta = n(cpu?.system_cpu_usage) - n(pre?.system_cpu_usage)
   if (n(pre?.system_cpu_usage) === 0 || cpuDelta <= 0 || systemDelta <= 0) return 0
   const cpus = n(cpu?.online_cpus) || cpu?.cpu_usage?.percpu_usage?.length || 1
+  const read = epochNanos(stats.read)
+  const preread = epochNanos(stats.preread)
+  const elapsed = read !== undefined && preread !== undefined ? Number(read - preread) : 0
+  // Podman's rate is 1/cpus of the expected one (on one CPU both formulas agree); 3/4 of it leaves room for the
+  // two readings being taken at slightly different instants.
+  if (elapsed > 0 && systemDelta < elapsed * cpus * 0.75) return (cpuDelta / elapsed) * 100
   return (cpuDelta / systemDelta) * cpus * 100
 }
+
+/** Whether a sample carries a previous one to measure CPU against (Podman's one-shot stats do not). */
+export const hasPreviousSample = (stats: EngineStats): boolean => n(stats.precpu_stats?.system_cpu_usage) > 0
 
 /**
  * Memory in use without the page cache, as `docker stats` shows it: cgroup v1 subtracts `total_inactive_file`,

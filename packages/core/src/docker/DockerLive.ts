@@ -16,7 +16,7 @@ import {
   containerTargetOf,
   type ListedForRoutes
 } from "./ContainerRoutes.js"
-import { containerStatsOf, type EngineStats } from "./ContainerStatsOf.js"
+import { containerStatsOf, type EngineStats, hasPreviousSample } from "./ContainerStatsOf.js"
 import { type ContainerEvent, Docker, type LogQuery } from "./Docker.js"
 import { type DockerEngine, makeDockerEngine } from "./DockerEngine.js"
 import { fromEngineStream } from "./EngineStreams.js"
@@ -188,10 +188,22 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
   })
 
   const statsOnce = (found: Found) =>
-    Effect.map(
-      found.engine.call((d) => d.getContainer(found.id).stats({ stream: false }) as unknown as Promise<EngineStats>),
-      (raw) => containerStatsOf(found.host, found.id, raw)
-    )
+    Effect.gen(function* () {
+      const sample = found.engine.call(
+        (d) => d.getContainer(found.id).stats({ stream: false }) as unknown as Promise<EngineStats>
+      )
+      const first = yield* sample
+      if (hasPreviousSample(first)) return containerStatsOf(found.host, found.id, first)
+      // Docker measures a one-shot sample against one it takes a second earlier; Podman sends it alone, which
+      // would always read 0% CPU. The second earlier is taken here instead.
+      yield* Effect.sleep(Duration.seconds(1))
+      const second = yield* sample
+      return containerStatsOf(found.host, found.id, {
+        ...second,
+        ...(first.read === undefined ? {} : { preread: first.read }),
+        ...(first.cpu_stats === undefined ? {} : { precpu_stats: first.cpu_stats })
+      })
+    })
 
   // One engine stats stream per container, shared by its watchers; a late one gets the latest sample first.
   const statsStreams = yield* RcMap.make({

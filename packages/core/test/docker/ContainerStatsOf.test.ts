@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { containerStatsOf, cpuPercent, memoryUsed } from "../../src/docker/ContainerStatsOf.js"
+import { containerStatsOf, cpuPercent, epochNanos, memoryUsed } from "../../src/docker/ContainerStatsOf.js"
 
 // Shapes as the engines send them (test-infra §1.3): dockerd on cgroup v1, dockerd on cgroup v2, podman's compat API.
 const dockerV1 = {
@@ -55,7 +55,30 @@ const podman = {
   pids_stats: { current: 1 }
 }
 
+// Podman 4.3's compat stats stream for a container running `yes` on 2 CPUs (captured): its system CPU time
+// advances at wall-clock rate, not twice that, so docker's formula would read 200%; one busy CPU is 100%.
+const podmanStream = {
+  read: "2026-11-24T20:48:40.091461832Z",
+  preread: "2026-11-24T20:48:35.088879134Z",
+  name: "busy",
+  cpu_stats: { cpu_usage: { total_usage: 25_151_480_000 }, system_cpu_usage: 1_402_961_000_000, online_cpus: 2 },
+  precpu_stats: { cpu_usage: { total_usage: 20_152_000_000 }, system_cpu_usage: 1_397_957_000_000, online_cpus: 2 }
+}
+
 describe("container stats normalization", () => {
+  it("reads RFC 3339 times to the nanosecond", () => {
+    expect(epochNanos("2026-11-24T20:48:40.091461832Z")! - epochNanos("2026-11-24T20:48:35.088879134Z")!).toBe(
+      5_002_582_698n
+    )
+    expect(epochNanos("2026-11-24T20:48:40Z")).toBe(epochNanos("2026-11-24T21:48:40+01:00"))
+    expect(epochNanos("0001-01-01T00:00:00Z")).toBeUndefined()
+    expect(epochNanos("yesterday")).toBeUndefined()
+  })
+
+  it("one busy CPU is 100% from Podman too: its CPU time over the time between the samples", () => {
+    expect(cpuPercent(podmanStream)).toBeCloseTo((4_999_480_000 / 5_002_582_698) * 100, 6)
+  })
+
   it("computes CPU % from the deltas as docker stats does (times the CPUs)", () => {
     expect(cpuPercent(dockerV1)).toBeCloseTo((400_000_000 / 2_000_000_000) * 2 * 100, 6)
     // No previous sample (Podman one-shot, a stream's first): 0, not a huge number.
