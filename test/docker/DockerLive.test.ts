@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Fiber, Layer, Queue, Stream } from "effect"
+import { Context, Effect, Fiber, Layer, Stream } from "effect"
 import { Docker } from "../../packages/core/src/docker/Docker.js"
 import * as DockerLive from "../../packages/core/src/docker/DockerLive.js"
 import { InvalidArgument } from "../../packages/core/src/domain/CommonErrors.js"
@@ -8,31 +8,14 @@ import {
   DockerHostUnreachable,
   DockerNotConfigured
 } from "../../packages/core/src/domain/DockerErrors.js"
-import { type Dockerd, startDockerd } from "../support/Dockerd.js"
+import { startDockerd } from "../support/Dockerd.js"
 import { requireTool } from "../support/e2e.js"
+import { chatty, logsSuite, serviceOn, statsSuite } from "./EngineSuite.js"
 
 // The Docker service against a real dockerd (Debian docker.io) started for each test, containers with NetworkMode
 // `none`, the busybox image imported from a local rootfs.
 
 const dockerd = requireTool("dockerd")
-
-const chatty = {
-  Cmd: ["sh", "-c", 'i=0; while true; do i=$((i+1)); echo "out $i"; echo "err $i" >&2; sleep 0.1; done']
-}
-
-const serviceOn = (engine: Dockerd) =>
-  Effect.map(
-    Layer.build(DockerLive.layer({ hosts: [{ name: "local", url: `unix://${engine.socket}`, tls: undefined }] })),
-    (context) => Context.get(context, Docker)
-  )
-
-/** Runs a stream in the background; `next(n)` waits for its next n items. */
-const collect = <A, E>(stream: Stream.Stream<A, E>) =>
-  Effect.gen(function* () {
-    const received = yield* Queue.unbounded<A>()
-    const fiber = yield* Effect.forkChild(Stream.runForEach(stream, (item) => Queue.offer(received, item)))
-    return { fiber, next: (n: number) => Effect.forEach(Array.from({ length: n }), () => Queue.take(received)) }
-  })
 
 describe.skipIf(dockerd.skip)(
   "DockerLive against a real dockerd",
@@ -61,58 +44,13 @@ describe.skipIf(dockerd.skip)(
       )
     )
 
-    it.live("stats: one sample, and a stream at the engine's cadence", () =>
-      Effect.scoped(
-        Effect.gen(function* () {
-          const engine = yield* startDockerd
-          yield* engine.run("busy", chatty)
-          const docker = yield* serviceOn(engine)
-          const stats = yield* docker.stats("busy")
-          assert.strictEqual(stats.name, "busy")
-          assert.isAbove(stats.pids, 0)
-          assert.isAbove(stats.mem_used, 0)
-          assert.isAbove(stats.mem_limit, 0)
-          const stream = yield* docker.watchStats("busy")
-          const samples = yield* Stream.runCollect(Stream.take(stream, 2))
-          assert.lengthOf([...samples], 2)
-          assert.notStrictEqual([...samples][0]?.timestamp, [...samples][1]?.timestamp)
-        })
-      )
+    it.live("stats: one sample, and a stream at the engine's cadence, normalized (the suite Podman runs too)", () =>
+      Effect.scoped(Effect.flatMap(startDockerd, statsSuite))
     )
 
-    it.live("logs: the last lines of stdout and stderr, timestamps, a TTY container, and a follow", () =>
-      Effect.scoped(
-        Effect.gen(function* () {
-          const engine = yield* startDockerd
-          yield* engine.run("chatty", chatty)
-          yield* engine.run("tty", { Tty: true, Cmd: ["sh", "-c", "echo hello from a tty; sleep 1000"] })
-          const docker = yield* serviceOn(engine)
-          // Wait until it has written a few lines.
-          const deadline = Date.now() + 10_000
-          while ((yield* docker.logs("chatty", { limit: 6 })).length < 6 && Date.now() < deadline) {
-            yield* Effect.promise(() => new Promise((r) => setTimeout(r, 50)))
-          }
-          const last = yield* docker.logs("chatty", { limit: 6 })
-          assert.lengthOf(last, 6)
-          assert.sameMembers([...new Set(last.map((l) => l.stream))], ["stdout", "stderr"])
-          for (const line of last) assert.match(line.line, line.stream === "stdout" ? /^out \d+$/ : /^err \d+$/)
-          const onlyErr = yield* docker.logs("chatty", { limit: 3, stdout: false, timestamps: true })
-          assert.deepStrictEqual([...new Set(onlyErr.map((l) => l.stream))], ["stderr"])
-          for (const line of onlyErr) assert.match(line.timestamp ?? "", /^\d{4}-\d\d-\d\dT/)
-          const tty = yield* docker.logs("tty", { limit: 10 })
-          assert.deepStrictEqual(tty, [{ stream: "stdout", line: "hello from a tty" }])
-
-          const follow = yield* collect(yield* docker.followLogs("chatty", { limit: 2, stderr: false }))
-          const lines = yield* follow.next(5)
-          const numbers = lines.map((l) => Number(l.line.replace("out ", "")))
-          assert.deepStrictEqual(
-            numbers,
-            numbers.map((_, i) => numbers[0]! + i),
-            "consecutive, nothing lost"
-          )
-          yield* Fiber.interrupt(follow.fiber)
-        })
-      )
+    it.live(
+      "logs: the last lines of stdout and stderr, timestamps, a TTY container, and a follow (as for Podman)",
+      () => Effect.scoped(Effect.flatMap(startDockerd, logsSuite))
     )
 
     it.live("start, stop, restart: idempotent, with the state after", () =>

@@ -1,9 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Fiber, Layer, Queue, Stream } from "effect"
-import { Docker } from "../../packages/core/src/docker/Docker.js"
-import * as DockerLive from "../../packages/core/src/docker/DockerLive.js"
+import { Effect, Fiber, Queue, Stream } from "effect"
 import { startDockerd } from "../support/Dockerd.js"
 import { requireTool } from "../support/e2e.js"
+import { serviceOn } from "./EngineSuite.js"
 
 // The engine's `tail` counts both outputs before it leaves one out: asked for the last 2 lines of stdout when the
 // last 50 lines were stderr, it gives nothing. The service reads past them, for a read and for a follow.
@@ -24,10 +23,7 @@ describe.skipIf(dockerd.skip)("one output's last lines", { timeout: 90_000 }, ()
           ],
           StopSignal: "SIGKILL"
         })
-        const docker = yield* Effect.map(
-          Layer.build(DockerLive.layer({ hosts: [{ name: "local", url: `unix://${engine.socket}`, tls: undefined }] })),
-          (context) => Context.get(context, Docker)
-        )
+        const docker = yield* serviceOn(engine)
         const deadline = Date.now() + 10_000
         while ((yield* docker.logs("mixed", { limit: 1, stdout: false })).at(-1)?.line !== "err 50") {
           if (Date.now() > deadline) assert.fail("the container did not write its lines")
