@@ -8,6 +8,7 @@ import { ContainerIdAmbiguous, ContainerNotFound, DockerFailed, DockerNotConfigu
 import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import type { ProvidedRoute, ProviderState } from "../routes/RouteProviders.js"
 import { type RouteRecord, Routes } from "../routes/Routes.js"
+import { shareWithReplay } from "../util/ShareWithReplay.js"
 import { makeLogDecoder } from "./ContainerLogDecoder.js"
 import { containerRefProblem, type ListedContainer, matchContainers } from "./ContainerRef.js"
 import {
@@ -290,11 +291,9 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
           window === undefined
             ? followed
             : followed.pipe(Stream.filter(wantedBy(query)), Stream.drop(Math.max(0, window.inWindow - limit)))
-        return yield* Stream.share(lines.pipe(Stream.rechunk(1)), {
-          capacity: 4096,
-          strategy: "suspend",
-          replay: limit
-        })
+        // Lines travel in the engine's chunks (a burst is a few large batches of work, not one per line); a
+        // follower 64 chunks behind holds the engine's stream until the WebSocket limits drop it.
+        return yield* shareWithReplay(lines, { replay: limit, capacity: 64 })
       }),
     idleTimeToLive: Duration.zero
   })

@@ -8,6 +8,7 @@ import {
   UnsupportedMediaType
 } from "@gatehouse-edge/core/domain"
 import { Cause, Context, Data, Deferred, Effect, Exit, Layer, Option, Schedule, Stream } from "effect"
+import type { NonEmptyReadonlyArray } from "effect/Array"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Socket from "effect/socket/Socket"
 import type { WebSocket } from "ws"
@@ -60,6 +61,30 @@ const awaitDrain = (ws: WebSocket, connection: IncomingMessage["socket"], policy
       orElse: () => Effect.fail(new ClientTooSlow({ queued_bytes: ws.bufferedAmount }))
     })
   )
+
+// Frames written with one system call at most; well under every drain limit, so batching never trips one.
+const batchBytes = 64 * 1024
+
+/** Consecutive runs of `frames` of at most `limit` characters each (a longer frame is a run of its own). */
+export const batchesOf = (
+  frames: NonEmptyReadonlyArray<string>,
+  limit: number
+): ReadonlyArray<NonEmptyReadonlyArray<string>> => {
+  const batches: Array<[string, ...Array<string>]> = []
+  let current: [string, ...Array<string>] | undefined
+  let size = 0
+  for (const frame of frames) {
+    if (current !== undefined && size + frame.length <= limit) {
+      current.push(frame)
+      size += frame.length
+    } else {
+      current = [frame]
+      size = frame.length
+      batches.push(current)
+    }
+  }
+  return batches
+}
 
 /**
  * Upgrades the current request to a WebSocket and runs `session`: it receives the client's text frames and
@@ -116,8 +141,17 @@ export const serveWebSocket = <E, R>(
       // A close from the client ends the input; it is not an error of the session.
       const incoming = Stream.fromIterableEffectRepeat(pull).pipe(Stream.ignore)
 
-      const send = (frame: string) =>
-        writer.write(frame).pipe(
+      // The frames of one chunk go out together: the connection is corked while they are queued, so a burst
+      // (a chatty log's lines come in the engine's chunks) costs one system call per batch, not one per frame.
+      // A batch stops at `batchBytes`, so the limits below still see every client's queue grow batch by batch.
+      const writeBatch = (frames: NonEmptyReadonlyArray<string>) =>
+        Effect.suspend(() => {
+          connection.cork()
+          return Effect.ensuring(
+            writer.writeAll(frames),
+            Effect.sync(() => connection.uncork())
+          )
+        }).pipe(
           Effect.catch(() => Effect.fail(new PeerGone({ reason: "connection lost" }))),
           Effect.andThen(
             Effect.suspend(() => {
@@ -128,12 +162,14 @@ export const serveWebSocket = <E, R>(
             })
           )
         )
+      const send = (frames: NonEmptyReadonlyArray<string>) =>
+        Effect.forEach(batchesOf(frames, batchBytes), writeBatch, { discard: true })
 
       const shutdown = Option.match(yield* Effect.serviceOption(ShutdownSignal), {
         onNone: () => Effect.never,
         onSome: (signal) => Effect.andThen(Deferred.await(signal), Effect.fail(new ServerShuttingDown()))
       })
-      const run = Stream.runForEach(session(incoming), send).pipe(
+      const run = Stream.runForEachArray(session(incoming), send).pipe(
         Effect.raceFirst(heartbeat),
         Effect.raceFirst(shutdown),
         Effect.raceFirst(Deferred.await(binary)),

@@ -1,0 +1,277 @@
+/**
+ * The Docker integration under many watchers and a chatty container, against the server as a separate process
+ * (`gatehouse serve` with one engine: a real dockerd this script starts, reached through a counting proxy so the
+ * engine's side of every stream is visible):
+ *
+ * 1. Stats fan-out: N WebSocket clients on `/docker/stats/{id}` of one container (N = 0, 1, 200). Engine stats
+ *    streams opened (target: 1 whatever N is), the delay from the first client receiving a sample to each other
+ *    client receiving the same sample (p50/p99), the server's CPU and RSS — as ratios against N = 0 measured in the
+ *    same run.
+ * 2. Log throughput: one container writes a burst of lines as fast as it can; lines per second from its first line
+ *    to its last, delivered to one WebSocket follower of `/docker/logs/{id}`, against `docker logs -f` (the engine's
+ *    own client) on an identical container. One after the other, each alone on the machine (2 cores: measured side
+ *    by side, each would slow the other); the median of the rounds, as a ratio (target ≥ 0.8).
+ *
+ *   npx tsx bench/docker.ts [--clients=200] [--duration=15] [--lines=200000] [--rounds=3] [--server=auto|dist|source]
+ *                           [--profile=<dir>]
+ */
+import { spawn } from "node:child_process"
+import { Effect } from "effect"
+import { WebSocket } from "ws"
+import { type Dockerd, startDockerd } from "../test/support/Dockerd.js"
+import { type EngineProxy, startEngineProxy } from "../test/support/EngineProxy.js"
+import {
+  cpuPercentOver,
+  distIsStale,
+  environment,
+  fmt,
+  median,
+  memoryOf,
+  mib,
+  parseArgs,
+  printTable,
+  resolveServerMode,
+  sleep,
+  startGatehouse,
+  writeResults
+} from "./support.js"
+
+const args = parseArgs({ clients: "200", duration: "15", lines: "200000", rounds: "3", server: "auto", profile: "" })
+const clientCounts = [0, 1, Number(args.clients)]
+const durationMs = Number(args.duration) * 1000
+const burstLines = Number(args.lines)
+const rounds = Number(args.rounds)
+const mode = resolveServerMode(args.server!)
+const lineText = "x".repeat(100)
+
+const percentile = (values: ReadonlyArray<number>, p: number) => {
+  if (values.length === 0) return Number.NaN
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+}
+
+/** Opens a WebSocket and resolves once it is open; `onFrame` gets each text frame with its arrival time. */
+const connect = (url: string, apiKey: string, onFrame: (text: string, at: number) => void) =>
+  new Promise<WebSocket>((resolve, reject) => {
+    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${apiKey}` } })
+    socket.on("message", (data) => onFrame(data.toString(), performance.now()))
+    socket.once("open", () => resolve(socket))
+    socket.once("unexpected-response", (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)))
+    socket.once("error", reject)
+  })
+
+const closeAll = (sockets: ReadonlyArray<WebSocket>) =>
+  Promise.all(
+    sockets.map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          if (s.readyState === WebSocket.CLOSED) return resolve()
+          s.once("close", () => resolve())
+          s.close()
+        })
+    )
+  )
+
+const run = <A>(effect: Effect.Effect<A, unknown>) => Effect.runPromise(effect as Effect.Effect<A>)
+
+/** A container that writes `burstLines` lines once `/tmp/go` appears, then idles. */
+const burstContainer = (engine: Dockerd, name: string) =>
+  run(
+    engine.run(name, {
+      Cmd: [
+        "sh",
+        "-c",
+        `while [ ! -s /tmp/go ]; do sleep 0.05; done; yes ${lineText} | head -n ${burstLines}; exec sleep 100000`
+      ],
+      StopSignal: "SIGKILL"
+    })
+  )
+
+const trigger = async (engine: Dockerd, id: string) => {
+  const exec = await run(engine.api("POST", `/containers/${id}/exec`, { Cmd: ["sh", "-c", "echo go > /tmp/go"] }))
+  await run(engine.api("POST", `/exec/${JSON.parse(exec.body).Id}/start`, { Detach: true }))
+}
+
+/** Lines per second from the first line to the last, as one reader saw them. */
+interface Throughput {
+  readonly linesPerS: number
+  readonly seconds: number
+}
+
+const rate = (first: number, last: number): Throughput => ({
+  linesPerS: (burstLines - 1) / ((last - first) / 1000),
+  seconds: (last - first) / 1000
+})
+
+const viaDockerCli = async (engine: Dockerd, id: string): Promise<Throughput> => {
+  const child = spawn("docker", ["-H", `unix://${engine.socket}`, "logs", "-f", "--tail", "0", id], {
+    stdio: ["ignore", "pipe", "ignore"]
+  })
+  let count = 0
+  let first = 0
+  let carry = ""
+  const done = new Promise<Throughput>((resolve) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      const now = performance.now()
+      const parts = (carry + chunk.toString("utf8")).split("\n")
+      carry = parts.pop() ?? ""
+      if (count === 0 && parts.length > 0) first = now
+      count += parts.length
+      if (count >= burstLines) resolve(rate(first, now))
+    })
+  })
+  await sleep(500) // the client is attached before the burst starts
+  await trigger(engine, id)
+  const result = await done
+  child.kill("SIGKILL")
+  return result
+}
+
+const viaGatehouse = async (engine: Dockerd, id: string, ws: string, apiKey: string): Promise<Throughput> => {
+  let count = 0
+  let first = 0
+  let resolveDone: (t: Throughput) => void = () => {}
+  const done = new Promise<Throughput>((resolve) => {
+    resolveDone = resolve
+  })
+  const socket = await connect(`${ws}/api/v1/docker/logs/${id}?limit=1`, apiKey, (_text, at) => {
+    if (count === 0) first = at
+    count++
+    if (count === burstLines) resolveDone(rate(first, at))
+  })
+  await sleep(500)
+  await trigger(engine, id)
+  const result = await done
+  await closeAll([socket])
+  return result
+}
+
+const main = async (engine: Dockerd, proxy: EngineProxy) => {
+  if (mode === "dist" && distIsStale())
+    console.log("warning: packages/*/dist is older than the sources (npm run build)")
+  const configYaml = `docker:\n  hosts:\n    - { name: local, url: "unix://${proxy.socket}" }\n`
+  // --profile=<dir>: the server writes a V8 CPU profile there when it stops (read it with bench/cpu-profile.ts).
+  const nodeArgs = args.profile === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${args.profile}`]
+  const server = await startGatehouse({ routes: 0, health: false, mode, portBase: 0, configYaml, nodeArgs })
+  const ws = server.origin.replace(/^http/, "ws")
+  const results: Record<string, unknown> = { environment: environment(), mode }
+  try {
+    // ---- 1. stats fan-out
+    const id = await run(
+      engine.run("chatty", {
+        Cmd: ["sh", "-c", "i=0; while true; do i=$((i+1)); echo line $i; sleep 0.1; done"],
+        StopSignal: "SIGKILL"
+      })
+    )
+    const statsOpened = () => proxy.requests().filter((r) => r.startsWith(`GET /containers/${id}/stats?`)).length
+    const statsOpen = () => proxy.open().filter((r) => r.startsWith(`GET /containers/${id}/stats?`)).length
+    const rows: Array<Array<string>> = []
+    const statsResults: Array<Record<string, number>> = []
+    let idle = { cpu: 0, rssKiB: 0 }
+    await sleep(2000)
+    for (const n of clientCounts) {
+      // sample timestamp → arrival times at the clients
+      const arrivals = new Map<string, Array<number>>()
+      let measuring = false
+      const openedBefore = statsOpened()
+      const sockets = await Promise.all(
+        Array.from({ length: n }, () =>
+          connect(`${ws}/api/v1/docker/stats/${id}`, server.apiKey, (text, at) => {
+            if (!measuring) return
+            const stamp = (JSON.parse(text) as { timestamp: string }).timestamp
+            const list = arrivals.get(stamp) ?? []
+            list.push(at)
+            arrivals.set(stamp, list)
+          })
+        )
+      )
+      await sleep(2000) // every client has its first frame and follows the engine's cadence
+      measuring = true
+      const started = performance.now()
+      const cpu = await cpuPercentOver(server.pid, durationMs)
+      const seconds = (performance.now() - started) / 1000
+      measuring = false
+      const rssKiB = memoryOf(server.pid).rssKiB
+      const openDuring = statsOpen()
+      const delays = [...arrivals.values()].flatMap((times) => times.map((t) => t - Math.min(...times)))
+      const frames = [...arrivals.values()].reduce((sum, times) => sum + times.length, 0)
+      if (n === 0) idle = { cpu, rssKiB }
+      const row = {
+        clients: n,
+        streamsOpened: statsOpened() - openedBefore,
+        streamsOpen: openDuring,
+        framesPerClientPerS: n === 0 ? 0 : frames / n / seconds,
+        fanOutP50Ms: percentile(delays, 50),
+        fanOutP99Ms: percentile(delays, 99),
+        cpuPct: cpu,
+        rssKiB
+      }
+      statsResults.push(row)
+      rows.push([
+        String(n),
+        String(row.streamsOpened),
+        String(row.streamsOpen),
+        n === 0 ? "-" : fmt(row.framesPerClientPerS, 2),
+        n === 0 ? "-" : fmt(row.fanOutP50Ms, 1),
+        n === 0 ? "-" : fmt(row.fanOutP99Ms, 1),
+        `${fmt(cpu, 1)}%`,
+        n === 0 ? "1.00×" : `${fmt(idle.cpu > 0 ? cpu / idle.cpu : Number.NaN, 2)}×`,
+        mib(rssKiB),
+        `${fmt(rssKiB / idle.rssKiB, 2)}×`
+      ])
+      await closeAll(sockets)
+      const deadline = Date.now() + 10_000
+      while (statsOpen() > 0 && Date.now() < deadline) await sleep(20)
+    }
+    console.log(`\n1. stats fan-out on /docker/stats/{id}, ${durationMs / 1000} s per row (${mode} server)\n`)
+    printTable(
+      [
+        "clients",
+        "engine streams opened",
+        "open",
+        "frames/client/s",
+        "fan-out p50 ms",
+        "p99 ms",
+        "server CPU",
+        "vs idle",
+        "RSS MiB",
+        "vs idle"
+      ],
+      rows
+    )
+    results.stats = statsResults
+
+    // ---- 2. log throughput
+    const throughputRows: Array<Array<string>> = []
+    const throughput: Array<{ cli: Throughput; gatehouse: Throughput }> = []
+    for (let r = 0; r < rounds; r++) {
+      const cli = await viaDockerCli(engine, await burstContainer(engine, `cli${r}`))
+      const gatehouse = await viaGatehouse(engine, await burstContainer(engine, `gh${r}`), ws, server.apiKey)
+      throughput.push({ cli, gatehouse })
+      throughputRows.push([
+        String(r + 1),
+        fmt(cli.linesPerS),
+        fmt(gatehouse.linesPerS),
+        `${fmt(gatehouse.linesPerS / cli.linesPerS, 2)}×`
+      ])
+    }
+    const ratio = median(throughput.map((t) => t.gatehouse.linesPerS / t.cli.linesPerS))
+    console.log(`\n2. log throughput: ${burstLines} lines of ${lineText.length + 1} bytes, first to last line\n`)
+    printTable(["round", "docker logs -f lines/s", "Gatehouse WebSocket lines/s", "ratio"], throughputRows)
+    console.log(`\nmedian ratio: ${fmt(ratio, 2)}× (target ≥ 0.8)`)
+    results.logs = { lines: burstLines, rounds: throughput, medianRatio: ratio }
+    writeResults("docker", results)
+  } finally {
+    await server.stop()
+  }
+}
+
+Effect.runPromise(
+  Effect.scoped(
+    Effect.gen(function* () {
+      const engine = yield* startDockerd
+      const proxy = yield* startEngineProxy(engine.socket)
+      yield* Effect.promise(() => main(engine, proxy))
+    })
+  )
+)
