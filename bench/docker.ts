@@ -21,6 +21,7 @@ import { WebSocket } from "ws"
 import { type Dockerd, startDockerd } from "../test/support/Dockerd.js"
 import { type EngineProxy, startEngineProxy } from "../test/support/EngineProxy.js"
 import {
+  cpuMsOf,
   cpuPercentOver,
   distIsStale,
   environment,
@@ -92,16 +93,25 @@ const trigger = async (engine: Dockerd, id: string) => {
   await run(engine.api("POST", `/exec/${JSON.parse(exec.body).Id}/start`, { Detach: true }))
 }
 
-/** Lines per second from the first line to the last, as one reader saw them. */
+/** Lines per second from the first line to the last, as one reader saw them; CPU spent on the way (ms). */
 interface Throughput {
   readonly linesPerS: number
   readonly seconds: number
+  /** The Gatehouse server's CPU over the burst (0 for the docker CLI, which does not go through it). */
+  readonly serverCpuMs: number
+  /** The reading client's CPU over the burst: this process (WebSocket) or the docker CLI process. */
+  readonly readerCpuMs: number
 }
 
-const rate = (first: number, last: number): Throughput => ({
+const rate = (first: number, last: number) => ({
   linesPerS: (burstLines - 1) / ((last - first) / 1000),
   seconds: (last - first) / 1000
 })
+
+const ownCpuMs = () => {
+  const usage = process.cpuUsage()
+  return (usage.user + usage.system) / 1000
+}
 
 const viaDockerCli = async (engine: Dockerd, id: string): Promise<Throughput> => {
   const child = spawn("docker", ["-H", `unix://${engine.socket}`, "logs", "-f", "--tail", "0", id], {
@@ -110,7 +120,7 @@ const viaDockerCli = async (engine: Dockerd, id: string): Promise<Throughput> =>
   let count = 0
   let first = 0
   let carry = ""
-  const done = new Promise<Throughput>((resolve) => {
+  const done = new Promise<ReturnType<typeof rate>>((resolve) => {
     child.stdout.on("data", (chunk: Buffer) => {
       const now = performance.now()
       const parts = (carry + chunk.toString("utf8")).split("\n")
@@ -121,17 +131,25 @@ const viaDockerCli = async (engine: Dockerd, id: string): Promise<Throughput> =>
     })
   })
   await sleep(500) // the client is attached before the burst starts
+  const cliBefore = cpuMsOf(child.pid!)
   await trigger(engine, id)
   const result = await done
+  const readerCpuMs = cpuMsOf(child.pid!) - cliBefore
   child.kill("SIGKILL")
-  return result
+  return { ...result, serverCpuMs: 0, readerCpuMs }
 }
 
-const viaGatehouse = async (engine: Dockerd, id: string, ws: string, apiKey: string): Promise<Throughput> => {
+const viaGatehouse = async (
+  engine: Dockerd,
+  id: string,
+  ws: string,
+  apiKey: string,
+  serverPid: number
+): Promise<Throughput> => {
   let count = 0
   let first = 0
-  let resolveDone: (t: Throughput) => void = () => {}
-  const done = new Promise<Throughput>((resolve) => {
+  let resolveDone: (t: ReturnType<typeof rate>) => void = () => {}
+  const done = new Promise<ReturnType<typeof rate>>((resolve) => {
     resolveDone = resolve
   })
   const socket = await connect(`${ws}/api/v1/docker/logs/${id}?limit=1`, apiKey, (_text, at) => {
@@ -140,10 +158,14 @@ const viaGatehouse = async (engine: Dockerd, id: string, ws: string, apiKey: str
     if (count === burstLines) resolveDone(rate(first, at))
   })
   await sleep(500)
+  const serverBefore = cpuMsOf(serverPid)
+  const readerBefore = ownCpuMs()
   await trigger(engine, id)
   const result = await done
+  const serverCpuMs = cpuMsOf(serverPid) - serverBefore
+  const readerCpuMs = ownCpuMs() - readerBefore
   await closeAll([socket])
-  return result
+  return { ...result, serverCpuMs, readerCpuMs }
 }
 
 const main = async (engine: Dockerd, proxy: EngineProxy) => {
@@ -246,18 +268,38 @@ const main = async (engine: Dockerd, proxy: EngineProxy) => {
     const throughput: Array<{ cli: Throughput; gatehouse: Throughput }> = []
     for (let r = 0; r < rounds; r++) {
       const cli = await viaDockerCli(engine, await burstContainer(engine, `cli${r}`))
-      const gatehouse = await viaGatehouse(engine, await burstContainer(engine, `gh${r}`), ws, server.apiKey)
+      const gatehouse = await viaGatehouse(
+        engine,
+        await burstContainer(engine, `gh${r}`),
+        ws,
+        server.apiKey,
+        server.pid
+      )
       throughput.push({ cli, gatehouse })
       throughputRows.push([
         String(r + 1),
         fmt(cli.linesPerS),
+        fmt(cli.readerCpuMs),
         fmt(gatehouse.linesPerS),
+        fmt(gatehouse.serverCpuMs),
+        fmt(gatehouse.readerCpuMs),
         `${fmt(gatehouse.linesPerS / cli.linesPerS, 2)}×`
       ])
     }
     const ratio = median(throughput.map((t) => t.gatehouse.linesPerS / t.cli.linesPerS))
     console.log(`\n2. log throughput: ${burstLines} lines of ${lineText.length + 1} bytes, first to last line\n`)
-    printTable(["round", "docker logs -f lines/s", "Gatehouse WebSocket lines/s", "ratio"], throughputRows)
+    printTable(
+      [
+        "round",
+        "docker logs -f lines/s",
+        "its CPU ms",
+        "Gatehouse WebSocket lines/s",
+        "server CPU ms",
+        "client CPU ms",
+        "ratio"
+      ],
+      throughputRows
+    )
     console.log(`\nmedian ratio: ${fmt(ratio, 2)}× (target ≥ 0.8)`)
     results.logs = { lines: burstLines, rounds: throughput, medianRatio: ratio }
     writeResults("docker", results)
