@@ -17,7 +17,6 @@
  */
 import { spawn } from "node:child_process"
 import { Effect } from "effect"
-import { WebSocket } from "ws"
 import { type Dockerd, startDockerd } from "../test/support/Dockerd.js"
 import { type EngineProxy, startEngineProxy } from "../test/support/EngineProxy.js"
 import {
@@ -36,6 +35,7 @@ import {
   startGatehouse,
   writeResults
 } from "./support.js"
+import { closeAll, connect, percentile } from "./WebSocketClients.js"
 
 const args = parseArgs({ clients: "200", duration: "15", lines: "200000", rounds: "3", server: "auto", profile: "" })
 const clientCounts = [0, 1, Number(args.clients)]
@@ -44,34 +44,6 @@ const burstLines = Number(args.lines)
 const rounds = Number(args.rounds)
 const mode = resolveServerMode(args.server!)
 const lineText = "x".repeat(100)
-
-const percentile = (values: ReadonlyArray<number>, p: number) => {
-  if (values.length === 0) return Number.NaN
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
-}
-
-/** Opens a WebSocket and resolves once it is open; `onFrame` gets each text frame with its arrival time. */
-const connect = (url: string, apiKey: string, onFrame: (text: string, at: number) => void) =>
-  new Promise<WebSocket>((resolve, reject) => {
-    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${apiKey}` } })
-    socket.on("message", (data) => onFrame(data.toString(), performance.now()))
-    socket.once("open", () => resolve(socket))
-    socket.once("unexpected-response", (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)))
-    socket.once("error", reject)
-  })
-
-const closeAll = (sockets: ReadonlyArray<WebSocket>) =>
-  Promise.all(
-    sockets.map(
-      (s) =>
-        new Promise<void>((resolve) => {
-          if (s.readyState === WebSocket.CLOSED) return resolve()
-          s.once("close", () => resolve())
-          s.close()
-        })
-    )
-  )
 
 const run = <A>(effect: Effect.Effect<A, unknown>) => Effect.runPromise(effect as Effect.Effect<A>)
 

@@ -18,7 +18,6 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Effect } from "effect"
-import { WebSocket } from "ws"
 import { clusterYaml } from "../test/pve-sim/ClusterYaml.js"
 import { startPveSimulator } from "../test/pve-sim/PveSimulator.js"
 import { type Sshd, startSshd } from "../test/support/Sshd.js"
@@ -36,6 +35,7 @@ import {
   startGatehouse,
   writeResults
 } from "./support.js"
+import { closeAll, connect, percentile } from "./WebSocketClients.js"
 
 const args = parseArgs({ clients: "1000", duration: "15", streams: "50", lines: "20", server: "auto" })
 const clientCounts = [0, 10, Number(args.clients)]
@@ -43,35 +43,6 @@ const durationMs = Number(args.duration) * 1000
 const streams = Number(args.streams)
 const lineCount = Number(args.lines)
 const mode = resolveServerMode(args.server!)
-
-const percentile = (values: ReadonlyArray<number>, p: number) => {
-  if (values.length === 0) return Number.NaN
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
-}
-
-/** Opens a WebSocket and resolves once it is open; `onFrame` gets each text frame with its arrival time. */
-const connect = (url: string, apiKey: string, onFrame: (text: string, at: number) => void) =>
-  new Promise<WebSocket>((resolve, reject) => {
-    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${apiKey}` } })
-    socket.on("message", (data) => onFrame(data.toString(), performance.now()))
-    socket.once("open", () => resolve(socket))
-    socket.once("unexpected-response", (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)))
-    socket.once("error", reject)
-  })
-
-const closeAll = async (sockets: ReadonlyArray<WebSocket>) => {
-  await Promise.all(
-    sockets.map(
-      (s) =>
-        new Promise<void>((resolve) => {
-          if (s.readyState === WebSocket.CLOSED) return resolve()
-          s.once("close", () => resolve())
-          s.close()
-        })
-    )
-  )
-}
 
 /** Frames of one tick arrive together; a gap over 300 ms starts the next tick. Delay = arrival - tick's first. */
 const fanOutDelays = (arrivals: ReadonlyArray<number>) => {
