@@ -19,8 +19,11 @@ const lineAssembler = (stream: Stream, timestamps: boolean) => {
   const decoder = new StringDecoder("utf8")
   let carry = ""
   let carryTime: string | undefined
-  const emit = (out: Array<ContainerLogLine>, line: string, time: string | undefined) =>
-    out.push({ stream, ...(time === undefined ? {} : { timestamp: time }), line: line.replace(/\r$/, "") })
+  // Once per line of a chatty container: no spread object and no regex on this path.
+  const emit = (out: Array<ContainerLogLine>, text: string, time: string | undefined) => {
+    const line = text.endsWith("\r") ? text.slice(0, -1) : text
+    out.push(time === undefined ? { stream, line } : { stream, timestamp: time, line })
+  }
   return {
     /**
      * Adds one message (a frame's payload, or a raw chunk). With timestamps, each message carries its own; a
