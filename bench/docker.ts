@@ -10,7 +10,8 @@
  * 2. Log throughput: one container writes a burst of lines as fast as it can; lines per second from its first line
  *    to its last, delivered to one WebSocket follower of `/docker/logs/{id}`, against `docker logs -f` (the engine's
  *    own client) on an identical container. One after the other, each alone on the machine (2 cores: measured side
- *    by side, each would slow the other); the median of the rounds, as a ratio (target ≥ 0.8).
+ *    by side, each would slow the other); after a warm-up burst each way, the median of the rounds, as a ratio
+ *    (target ≥ 0.8).
  *
  *   npx tsx bench/docker.ts [--clients=200] [--duration=15] [--lines=200000] [--rounds=3] [--server=auto|dist|source]
  *                           [--profile=<dir>]
@@ -238,6 +239,10 @@ const main = async (engine: Dockerd, proxy: EngineProxy) => {
     // ---- 2. log throughput
     const throughputRows: Array<Array<string>> = []
     const throughput: Array<{ cli: Throughput; gatehouse: Throughput }> = []
+    // A warm-up burst each way first (not counted), as the other benchmarks warm up: the server's first burst
+    // runs while V8 is still compiling the path.
+    await viaDockerCli(engine, await burstContainer(engine, "cli-warmup"))
+    await viaGatehouse(engine, await burstContainer(engine, "gh-warmup"), ws, server.apiKey, server.pid)
     for (let r = 0; r < rounds; r++) {
       const cli = await viaDockerCli(engine, await burstContainer(engine, `cli${r}`))
       const gatehouse = await viaGatehouse(

@@ -3,9 +3,11 @@ import { DockerHostUnreachable } from "../domain/DockerErrors.js"
 import type { EngineError } from "./Docker.js"
 
 // Items queued for a slow consumer; beyond that the pump waits, and the engine's stream is paused (TCP then holds
-// the engine back) once a few chunks are read but not yet decoded.
-const queueSize = 256
-const pauseAboveChunks = 16
+// the engine back) once this much is read but not yet decoded. Counted in bytes: the engine sends a log's every
+// line as its own HTTP chunk, so a count of chunks would pause it every few lines.
+const queueSize = 2048
+const pauseAboveBytes = 1024 * 1024
+const resumeBelowBytes = 256 * 1024
 
 type Event =
   | { readonly _tag: "Chunk"; readonly chunk: Buffer }
@@ -23,11 +25,13 @@ const pump = <A>(
 ) =>
   Effect.gen(function* () {
     const pending: Array<Event> = []
+    let pendingBytes = 0
     let paused = false
     let wake: (() => void) | undefined
     const push = (event: Event) => {
       pending.push(event)
-      if (!paused && pending.length > pauseAboveChunks) {
+      if (event._tag === "Chunk") pendingBytes += event.chunk.length
+      if (!paused && pendingBytes > pauseAboveBytes) {
         paused = true
         readable.pause()
       }
@@ -38,16 +42,21 @@ const pump = <A>(
     readable.on("data", (chunk: Buffer) => push({ _tag: "Chunk", chunk }))
     readable.on("end", () => push({ _tag: "End" }))
     readable.on("error", (error: Error) => push({ _tag: "Error", error }))
+    const shift = () => {
+      const event = pending.shift()
+      if (event?._tag === "Chunk") pendingBytes -= event.chunk.length
+      if (paused && pendingBytes < resumeBelowBytes) {
+        paused = false
+        readable.resume()
+      }
+      return event
+    }
     const next = Effect.callback<Event>((resume) => {
       const take = () => {
-        const event = pending.shift()
+        const event = shift()
         if (event === undefined) {
           wake = take
           return
-        }
-        if (paused && pending.length < pauseAboveChunks / 4) {
-          paused = false
-          readable.resume()
         }
         resume(Effect.succeed(event))
       }
@@ -59,7 +68,12 @@ const pump = <A>(
     while (true) {
       const event = yield* next
       if (event._tag === "Chunk") {
-        const items = decode(event.chunk)
+        // The engine flushes every log message as its own HTTP chunk: the chunks already read are decoded and
+        // offered together, one queue operation for a burst rather than one per line.
+        const items = [...decode(event.chunk)]
+        while (pending[0]?._tag === "Chunk") {
+          for (const item of decode((shift() as { readonly chunk: Buffer }).chunk)) items.push(item)
+        }
         if (items.length > 0) yield* Queue.offerAll(queue, items)
       } else if (event._tag === "End") {
         const rest = flush()
