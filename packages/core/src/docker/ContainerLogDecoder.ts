@@ -40,7 +40,14 @@ const lineAssembler = (stream: Stream, timestamps: boolean) => {
           payload = bytes.subarray(match[0].length)
         }
       }
-      const parts = (carry + decoder.write(payload)).split("\n")
+      const text = decoder.write(payload)
+      // The usual message: one whole line (framed output, no pending piece): no split needed.
+      if (framed && carry === "" && text.length > 0 && text.indexOf("\n") === text.length - 1) {
+        emit(out, text.slice(0, -1), carryTime)
+        carryTime = undefined
+        return
+      }
+      const parts = (carry + text).split("\n")
       carry = parts.pop() ?? ""
       for (const part of parts) {
         let line = part

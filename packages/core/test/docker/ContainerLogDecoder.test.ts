@@ -24,6 +24,20 @@ describe("makeLogDecoder", () => {
     expect(decoder.end()).toEqual([])
   })
 
+  it("an empty message is no line; a CRLF line loses its CR; a message of several lines gives each", () => {
+    const decoder = makeLogDecoder({ tty: false, timestamps: false })
+    const lines = decoder.push(
+      Buffer.concat([frame(1, ""), frame(1, "dos\r\n"), frame(2, "a\nb\n"), frame(1, "\n"), frame(1, "tail")])
+    )
+    expect(lines).toEqual([
+      { stream: "stdout", line: "dos" },
+      { stream: "stderr", line: "a" },
+      { stream: "stderr", line: "b" },
+      { stream: "stdout", line: "" }
+    ])
+    expect(decoder.end()).toEqual([{ stream: "stdout", line: "tail" }])
+  })
+
   it("takes frames split anywhere across chunks, byte by byte", () => {
     const decoder = makeLogDecoder({ tty: false, timestamps: false })
     const bytes = Buffer.concat([frame(1, "héllo wörld\n"), frame(2, "ünïcode ✓\n")])
