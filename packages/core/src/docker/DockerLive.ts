@@ -447,5 +447,8 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
   })
 }) as (config: DockerConfig) => Effect.Effect<Docker["Service"], SecretUnreadable, Scope.Scope>
 
-/** The real Docker service over dockerode, one client per configured engine. */
+/**
+ * The real Docker service over dockerode, one client per configured engine. Built where `Routes` is in context
+ * (as the server composes it), containers are also found by the alias of a route their labels define.
+ */
 export const layer = (config: DockerConfig) => Layer.effect(Docker)(make(config))
