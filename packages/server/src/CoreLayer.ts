@@ -1,6 +1,7 @@
 import * as path from "node:path"
 import {
   ApiKeyRepository,
+  ApiKeysLive,
   AuthenticationLive,
   AuthRequestsLive,
   ConfigSourceLive,
@@ -15,10 +16,15 @@ import {
   type GatehouseConfig,
   HealthLive,
   HypervisorLive,
+  LoginLive,
   NodeShellLive,
+  OidcLoginRepository,
   RouteListLive,
   RoutesLive,
   RouteValidatorLive,
+  ServerSecrets,
+  SessionRepository,
+  SessionsLive,
   StoreLive
 } from "@gatehouse-edge/core"
 import { Layer } from "effect"
@@ -33,19 +39,32 @@ export interface CoreOptions {
   readonly strict?: boolean | undefined
 }
 
+/** The origin browsers reach the server by: `http.public_url`, else `http://<listen address>`. */
+export const publicUrlOf = (config: GatehouseConfig): string => {
+  if (config.http.publicUrl !== undefined) return config.http.publicUrl
+  const host = config.http.host === "0.0.0.0" || config.http.host === "::" ? "127.0.0.1" : config.http.host
+  return `http://${host.includes(":") ? `[${host}]` : host}:${config.http.port}`
+}
+
 /** The SQLite file of the embedded store. */
 export const databasePath = (config: GatehouseConfig) => path.join(config.dataDir, "gatehouse.db")
 
 /**
  * Every core service of a running server, independent of any transport: store → events → route table (with the
  * route files as its first provider) → health, route list, files, config and the file watcher, authentication,
- * auth requests, the Proxmox VE clusters, the Docker engines.
+ * sessions, sign-in and API keys, auth requests, the Proxmox VE clusters, the Docker engines.
  * HTTP and gRPC are built on this same layer. Closing it stops monitors and the watcher and closes the store.
  */
 export const layerCore = (options: CoreOptions) => {
   const { config } = options
   const store = StoreLive.layer({ filename: databasePath(config) })
-  const repositories = Layer.mergeAll(EventRepository.layer, ApiKeyRepository.layer).pipe(Layer.provide(store))
+  const repositories = Layer.mergeAll(
+    EventRepository.layer,
+    ApiKeyRepository.layer,
+    SessionRepository.layer,
+    OidcLoginRepository.layer,
+    ServerSecrets.layer
+  ).pipe(Layer.provide(store))
   const events = EventBus.layer({ historyCap: config.events.history })
   const validator = RouteValidatorLive.layer
   const routeTable = FileRoutes.layer({ routesDir: config.routesDir, strict: options.strict }).pipe(
@@ -56,7 +75,13 @@ export const layerCore = (options: CoreOptions) => {
   const files = FilesLive.layer({ configFile: config.configFile, routesDir: config.routesDir })
   const watcher = ConfigWatcher.layer({ configFile: config.configFile, routesDir: config.routesDir })
   const adminKey = Layer.effectDiscard(ensureAdminKey(config.dataDir))
-  const authentication = Layer.merge(AuthenticationLive.layer, adminKey)
+  // Sessions (signed cookies, CSRF) → authentication of keys and cookies → API key management and sign-in.
+  const sessions = SessionsLive.layer({ ttlMs: config.auth.sessionTtlMs })
+  const login = LoginLive.layer({ users: config.auth.users, oidc: config.auth.oidc, publicUrl: publicUrlOf(config) })
+  const authentication = Layer.mergeAll(ApiKeysLive.layer, login).pipe(
+    Layer.provideMerge(Layer.merge(AuthenticationLive.layer, adminKey)),
+    Layer.provideMerge(sessions)
+  )
   const authRequests = AuthRequestsLive.layer(config.authRequests).pipe(Layer.provide(store))
   // SSH connections are opened on the first command and pooled per node; none exist without SSH config.
   const hypervisor = HypervisorLive.layer(config.hypervisor).pipe(Layer.provide(NodeShellLive.layer))
@@ -69,7 +94,8 @@ export const layerCore = (options: CoreOptions) => {
     // provider (which reads the engines).
     Layer.provideMerge(Layer.merge(hypervisor, docker)),
     Layer.provideMerge(Layer.merge(routeTable, configSource)),
-    Layer.provideMerge(Layer.merge(events, authentication)),
+    Layer.provideMerge(authentication),
+    Layer.provideMerge(events),
     Layer.provideMerge(repositories)
   )
 }

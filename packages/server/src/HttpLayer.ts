@@ -26,7 +26,9 @@ export const layerHttp = (config: GatehouseConfig, version: VersionInfo) => {
     ...WebSocketPolicy.defaultValue(),
     allowedHosts: allowedHosts(config.http.host, config.http.allowedHosts),
     maxConnectionsPerClient: config.http.maxStreamsPerClient,
-    maxConnections: config.http.maxStreams
+    maxConnections: config.http.maxStreams,
+    publicOrigin: config.http.publicUrl,
+    secureCookies: config.http.secureCookies
   })
   const limits = {
     maxBodyBytes: config.http.maxBodyBytes,

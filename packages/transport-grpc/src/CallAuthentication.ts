@@ -24,6 +24,11 @@ export const bearerAuthenticator: CallAuthenticator = (metadata) => {
 }
 
 /** The principal of a call on the local unix socket: whoever can open it (mode 0770) is trusted. */
-export const unixSocketPrincipal: Principal = { method: "unix_socket", subject: "unix-socket", roles: ["admin"] }
+export const unixSocketPrincipal: Principal = {
+  method: "unix_socket",
+  subject: "unix-socket",
+  roles: ["admin"],
+  scopes: ["admin"]
+}
 
 export const unixSocketAuthenticator: CallAuthenticator = () => Effect.succeed(unixSocketPrincipal)

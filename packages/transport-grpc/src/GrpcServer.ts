@@ -6,7 +6,7 @@ import { Context, Data, Effect, Layer } from "effect"
 import { HealthImplementation } from "grpc-health-check"
 import { bearerAuthenticator, type CallAuthenticator, unixSocketAuthenticator } from "./CallAuthentication.js"
 import { makeAuthServiceHandlers } from "./handlers/AuthServiceHandlers.js"
-import { gatehousePackageDefinition, loadGatehouseProto } from "./ProtoLoader.js"
+import { gatehousePackageDefinition, loadGatehouseProto, requiredScopes } from "./ProtoLoader.js"
 
 /** Where the gRPC server listens. */
 export interface GrpcServerOptions {
@@ -69,7 +69,12 @@ const makeServer = Effect.fnUntraced(function* (options: GrpcServerOptions, auth
   })
   server.addService(
     loadGatehouseProto().gatehouse.v1.AuthService.service,
-    makeAuthServiceHandlers({ context, authenticate, heartbeatMs: options.heartbeatMs ?? 15_000 })
+    makeAuthServiceHandlers({
+      context,
+      authenticate,
+      requiredScopes: requiredScopes(),
+      heartbeatMs: options.heartbeatMs ?? 15_000
+    })
   )
   new HealthImplementation({ "": "SERVING", "gatehouse.v1.AuthService": "SERVING" }).addToServer(server)
   new ReflectionService(gatehousePackageDefinition()).addToServer(server)

@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url"
+import { parseScope, type Scope } from "@gatehouse-edge/core/domain"
 import * as grpc from "@grpc/grpc-js"
 import * as protoLoader from "@grpc/proto-loader"
 import type { ProtoGrpcType } from "./gen/auth.js"
@@ -7,7 +8,7 @@ import type { ProtoGrpcType } from "./gen/auth.js"
 export const protoDir = fileURLToPath(new URL("../proto", import.meta.url))
 
 /** The proto files of package `gatehouse.v1`, relative to {@link protoDir}. */
-export const protoFiles = ["gatehouse/v1/auth.proto", "gatehouse/v1/node.proto"] as const
+export const protoFiles = ["gatehouse/v1/auth.proto", "gatehouse/v1/node.proto", "gatehouse/v1/options.proto"] as const
 
 // The same options the generated types were produced with (see the `codegen` script), so values match them.
 const loaderOptions: protoLoader.Options = {
@@ -25,3 +26,28 @@ export const gatehousePackageDefinition = (): protoLoader.PackageDefinition =>
 /** Loads `gatehouse.v1` for grpc-js: service definitions and message types, typed by the generated code. */
 export const loadGatehouseProto = (): ProtoGrpcType =>
   grpc.loadPackageDefinition(gatehousePackageDefinition()) as unknown as ProtoGrpcType
+
+/** The option of a method that names the scope it needs (`options.proto`). */
+const REQUIRED_SCOPE_OPTION = "(gatehouse.v1.required_scope)"
+
+/**
+ * The scope each `AuthService` method declares in the protos (`option (gatehouse.v1.required_scope)`): the contract
+ * says what each RPC needs, and the server checks it. A method without one (or with an unknown scope) is an error
+ * at start, never an open door.
+ */
+export const requiredScopes = (): Readonly<Record<string, Scope>> => {
+  const service = gatehousePackageDefinition()["gatehouse.v1.AuthService"] as unknown as Record<
+    string,
+    { readonly options: Readonly<Record<string, unknown>> }
+  >
+  return Object.fromEntries(
+    Object.entries(service).map(([method, definition]) => {
+      const declared = definition.options[REQUIRED_SCOPE_OPTION]
+      const parsed = typeof declared === "string" ? parseScope(declared) : undefined
+      if (parsed === undefined || "error" in parsed) {
+        throw new Error(`gatehouse.v1.AuthService/${method} declares no valid required_scope (${String(declared)})`)
+      }
+      return [method, parsed.scope]
+    })
+  )
+}

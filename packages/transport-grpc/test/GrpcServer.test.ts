@@ -321,7 +321,11 @@ describe("gRPC AuthService", () => {
       Effect.scoped,
       Effect.provide(
         GrpcServer.layer({ host: "127.0.0.1", port: 0 }).pipe(
-          Layer.provide(Authentication.layerTest({ k: { method: "api_key", subject: "api-key:k", roles: ["admin"] } })),
+          Layer.provide(
+            Authentication.layerTest({
+              k: { method: "api_key", subject: "api-key:k", roles: ["admin"], scopes: ["admin"] }
+            })
+          ),
           // The transport's side of a broken core: the service dies, the client must see INTERNAL.
           Layer.provide(
             Layer.succeed(AuthRequests)(

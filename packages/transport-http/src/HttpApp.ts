@@ -2,17 +2,20 @@ import { ByteSize, Layer } from "effect"
 import { HttpIncomingMessage, HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatehouseApi } from "./api/GatehouseApi.js"
+import { AccessHandlers } from "./handlers/AccessHandlers.js"
 import { AuthRequestsHandlers } from "./handlers/AuthRequestsHandlers.js"
 import { DockerHandlers } from "./handlers/DockerHandlers.js"
 import { EventsHandlers } from "./handlers/EventsHandlers.js"
 import { FilesHandlers } from "./handlers/FilesHandlers.js"
 import { HealthHandlers } from "./handlers/HealthHandlers.js"
 import { HypervisorHandlers } from "./handlers/HypervisorHandlers.js"
+import { LoginHandlers } from "./handlers/LoginHandlers.js"
 import { RoutesHandlers } from "./handlers/RoutesHandlers.js"
 import { SystemHandlers } from "./handlers/SystemHandlers.js"
 import { type HttpLimits, layerApiResponses } from "./middleware/ApiResponses.js"
 import { layerAuthentication } from "./middleware/AuthenticationAdapter.js"
 import { layerRequestValidation } from "./middleware/RequestValidationLayer.js"
+import { layerPages } from "./pages/PageRoutes.js"
 import { WebSocketConnections } from "./websocket/WebSocketConnections.js"
 import { layerShutdownTrigger, ShutdownSignal } from "./websocket/WebSocketSession.js"
 
@@ -23,6 +26,8 @@ const MAX_PATH_PARAMETER_LENGTH = 16 * 1024
 export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
   Layer.provide([
     SystemHandlers,
+    LoginHandlers,
+    AccessHandlers,
     RoutesHandlers,
     HealthHandlers,
     EventsHandlers,
@@ -41,7 +46,7 @@ export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
 export const layerHttpApp = (limits: HttpLimits) =>
   layerShutdownTrigger.pipe(
     Layer.provideMerge(
-      HttpRouter.serve(Layer.mergeAll(layerApiRoutes, layerApiResponses(limits)), {
+      HttpRouter.serve(Layer.mergeAll(layerApiRoutes, layerPages, layerApiResponses(limits)), {
         disableLogger: true,
         disableListenLog: true,
         // The router's default (100) turned valid aliases of 101–253 characters into "no such endpoint": path

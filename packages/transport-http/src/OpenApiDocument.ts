@@ -2,6 +2,7 @@ import { type ApiErrorClass, closeCodeOf } from "@gatehouse-edge/core/domain"
 import { Schema } from "effect"
 import { OpenApi } from "effect/http-api"
 import { GatehouseApi } from "./api/GatehouseApi.js"
+import { requiredScopeOf, type ScopeRequirement } from "./api/Scopes.js"
 import { type AnyStreamEndpoint, StreamEndpoints, StreamErrorsOfEveryStream } from "./api/StreamEndpoints.js"
 
 type JsonObject = Record<string, unknown>
@@ -56,11 +57,34 @@ const streamExtension = (endpoint: AnyStreamEndpoint, components: Record<string,
   ]
 })
 
+// `<group>.<endpoint>` (the operation id) → the scope the endpoint declares.
+const declaredScopes = (): ReadonlyMap<string, ScopeRequirement> => {
+  const scopes = new Map<string, ScopeRequirement>()
+  for (const group of Object.values(GatehouseApi.groups)) {
+    for (const endpoint of Object.values(group.endpoints)) {
+      const scope = requiredScopeOf(endpoint.annotations)
+      if (scope !== undefined) scopes.set(`${group.identifier}.${endpoint.name}`, scope)
+    }
+  }
+  return scopes
+}
+
+// OpenAPI 3.1 lets a requirement of any scheme list "role names required for the execution": the scope.
+const withScope = (operation: JsonObject, scope: ScopeRequirement | undefined) => {
+  if (scope === undefined || !Array.isArray(operation.security)) return
+  operation["x-required-scope"] = scope
+  if (scope === "authenticated") return
+  operation.security = (operation.security as Array<Record<string, Array<string>>>).map((requirement) =>
+    Object.fromEntries(Object.keys(requirement).map((scheme) => [scheme, [scope]]))
+  )
+}
+
 /**
  * The OpenAPI 3.1 description of {@link GatehouseApi}, as served at `/api/v1/openapi.json`. The WebSocket side of
  * each stream endpoint comes from the stream table: `x-websocket: true` on the GET it upgrades, and
  * `x-websocket-stream` with the frame schema, the input schema of two-way streams, when the stream ends and the
- * close codes it can end with.
+ * close codes it can end with. Each protected operation names the scope it needs: `x-required-scope`, and as the
+ * scopes of its security requirements (`bearer`: an API key, `session`: the session cookie).
  */
 export const openApiDocument = (): JsonObject => {
   const spec = OpenApi.fromApi(GatehouseApi) as unknown as {
@@ -70,8 +94,10 @@ export const openApiDocument = (): JsonObject => {
   const streams = new Map<string, AnyStreamEndpoint>(
     Object.values(StreamEndpoints).map((endpoint) => [`${endpoint.group}.${endpoint.endpoint}`, endpoint])
   )
+  const scopes = declaredScopes()
   for (const operations of Object.values(spec.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
+      withScope(operation, scopes.get(String(operation.operationId)))
       const parameters = (operation.parameters ?? []) as Array<{ name: string; in: string; schema: JsonObject }>
       for (const parameter of parameters) {
         const schema = parameter.in === "query" ? queryParameterSchemas[parameter.name] : undefined

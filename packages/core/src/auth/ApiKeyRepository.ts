@@ -1,5 +1,6 @@
 import { Context, Data, Effect, Layer, Option } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
+import type { Scope } from "../domain/Scope.js"
 
 /** An API key as stored: never the key itself, only its public prefix (to find it) and the SHA-256 of the key. */
 export interface StoredApiKey {
@@ -9,6 +10,8 @@ export interface StoredApiKey {
   /** Hex SHA-256 of the whole key. */
   readonly sha256: string
   readonly roles: ReadonlyArray<string>
+  /** What the key may do (checked by every endpoint and RPC). */
+  readonly scopes: ReadonlyArray<Scope>
   /** RFC 3339 times. */
   readonly created_at: string
   readonly expires_at: string | null
@@ -23,13 +26,18 @@ export class ApiKeyConflict extends Data.TaggedError("ApiKeyConflict")<{ readonl
   }
 }
 
-interface Row extends Omit<StoredApiKey, "roles"> {
+interface Row extends Omit<StoredApiKey, "roles" | "scopes"> {
   readonly roles: string
+  readonly scopes: string
 }
 
-const fromRow = (row: Row): StoredApiKey => ({ ...row, roles: JSON.parse(row.roles) as ReadonlyArray<string> })
+const fromRow = (row: Row): StoredApiKey => ({
+  ...row,
+  roles: JSON.parse(row.roles) as ReadonlyArray<string>,
+  scopes: JSON.parse(row.scopes) as ReadonlyArray<Scope>
+})
 
-const columns = "id, name, prefix, sha256, roles, created_at, expires_at, last_used_at, revoked_at"
+const columns = "id, name, prefix, sha256, roles, scopes, created_at, expires_at, last_used_at, revoked_at"
 
 /**
  * The `api_keys` table, in SQL that SQLite and PostgreSQL both accept. A duplicate name or prefix is an
@@ -59,7 +67,7 @@ export class ApiKeyRepository extends Context.Service<
 
       return ApiKeyRepository.of({
         insert: Effect.fn("ApiKeyRepository.insert")(function* (key: StoredApiKey) {
-          yield* sql`INSERT INTO api_keys ${sql.insert({ ...key, roles: JSON.stringify(key.roles) })}`.pipe(
+          yield* sql`INSERT INTO api_keys ${sql.insert({ ...key, roles: JSON.stringify(key.roles), scopes: JSON.stringify(key.scopes) })}`.pipe(
             Effect.catchIf(isConflict, () => Effect.fail(new ApiKeyConflict({ name: key.name }))),
             Effect.catch((error) => (error instanceof ApiKeyConflict ? Effect.fail(error) : Effect.die(error)))
           )

@@ -4,25 +4,30 @@ import type { Principal } from "../domain/Principal.js"
 import { apiKeyPrefix, keyMatches } from "./ApiKeyFormat.js"
 import { ApiKeyRepository, type StoredApiKey } from "./ApiKeyRepository.js"
 import { Authentication, type Credential } from "./Authentication.js"
+import { Sessions } from "./Sessions.js"
 import { makeVerifiedKeyCache } from "./VerifiedKeyCache.js"
 
 const principalOf = (key: StoredApiKey): Principal => ({
   method: "api_key",
   subject: `api-key:${key.name}`,
-  roles: key.roles
+  roles: key.roles,
+  scopes: key.scopes
 })
 
 const isPast = (time: string | null, now: number) => time !== null && Date.parse(time) <= now
 
 /**
- * {@link Authentication} over the stored API keys: a key is valid when its prefix is stored, its hash matches
- * (compared in constant time), and it is neither revoked nor expired. Keys that verified are taken as valid for a
- * minute without checking again (a script sends its key on every request); a revoked key stops working then.
+ * {@link Authentication} over the stored API keys and the browser sessions. A key is valid when its prefix is
+ * stored, its hash matches (compared in constant time), and it is neither revoked nor expired. Keys that verified
+ * are taken as valid for a minute without checking again (a script sends its key on every request), unless
+ * `invalidateKeys` runs first (revoking a key through the API does); `last_used_at` is written when a key is
+ * verified, so at most once a minute per key. Session cookies are judged by {@link Sessions}.
  */
-export const layer: Layer.Layer<Authentication, never, ApiKeyRepository> = Layer.effect(
+export const layer: Layer.Layer<Authentication, never, ApiKeyRepository | Sessions> = Layer.effect(
   Authentication,
   Effect.gen(function* () {
     const keys = yield* ApiKeyRepository
+    const sessions = yield* Sessions
     const cache = makeVerifiedKeyCache({ ttlMs: 60_000, maxEntries: 1024 })
 
     // The work (a store lookup, SHA-256, recording the use) has its span; a cached key has none.
@@ -35,20 +40,25 @@ export const layer: Layer.Layer<Authentication, never, ApiKeyRepository> = Layer
       const now = yield* Clock.currentTimeMillis
       if (key.revoked_at !== null || isPast(key.expires_at, now) || !keyMatches(token, key.sha256)) return undefined
       yield* keys.touch(key.id, DateTime.formatIso(DateTime.makeUnsafe(now)))
-      return principalOf(key)
+      return {
+        principal: principalOf(key),
+        expiresAt: key.expires_at === null ? undefined : Date.parse(key.expires_at)
+      }
     })
+
+    const byKey = (token: string) =>
+      Effect.flatMap(cache.lookup(token, verify(token)), (principal) =>
+        principal === undefined
+          ? Effect.fail(new Unauthenticated({ message: "missing or invalid API key" }))
+          : Effect.succeed(principal)
+      )
 
     return Authentication.of({
       // Runs on every request, so it is chained rather than an `Effect.fn`: measured, the generator and the span
       // (a context change every later lookup pays for) cost more than the rest of authenticating a cached key.
-      authenticate: (credential: Credential) => {
-        const token = Redacted.value(credential.key)
-        return Effect.flatMap(cache.lookup(token, verify(token)), (principal) =>
-          principal === undefined
-            ? Effect.fail(new Unauthenticated({ message: "missing or invalid API key" }))
-            : Effect.succeed(principal)
-        )
-      }
+      authenticate: (credential: Credential) =>
+        credential._tag === "ApiKey" ? byKey(Redacted.value(credential.key)) : sessions.authenticate(credential.cookie),
+      invalidateKeys: cache.forget
     })
   })
 )

@@ -9,26 +9,32 @@ export interface VerifiedKeyCacheOptions {
   readonly maxEntries: number
 }
 
+/** A key that verified: who it is, and when the key itself expires (epoch ms), if it does. */
+export interface VerifiedKey {
+  readonly principal: Principal
+  readonly expiresAt?: number | undefined
+}
+
 /**
  * Remembers keys that verified, so a client sending the same key on every request costs a map lookup instead of a
  * SHA-256 and a store lookup. Only successes are remembered (random wrong keys cannot grow it), for `ttlMs` at
- * most; `forget` drops every entry at once, e.g. when a key is revoked.
+ * most and never past the key's own expiry; `forget` drops every entry at once, e.g. when a key is revoked.
  */
 export const makeVerifiedKeyCache = (options: VerifiedKeyCacheOptions) => {
-  const entries = new Map<string, { readonly principal: Principal; readonly at: number }>()
+  const entries = new Map<string, { readonly principal: Principal; readonly until: number }>()
   return {
-    lookup: (key: string, verify: Effect.Effect<Principal | undefined>): Effect.Effect<Principal | undefined> =>
+    lookup: (key: string, verify: Effect.Effect<VerifiedKey | undefined>): Effect.Effect<Principal | undefined> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const hit = entries.get(key)
-        if (hit !== undefined && now - hit.at < options.ttlMs) return Effect.succeed(hit.principal)
+        if (hit !== undefined && now < hit.until) return Effect.succeed(hit.principal)
         if (hit !== undefined) entries.delete(key)
-        return Effect.tap(verify, (principal) =>
-          Effect.sync(() => {
-            if (principal === undefined) return
-            if (entries.size >= options.maxEntries) entries.delete(entries.keys().next().value!)
-            entries.set(key, { principal, at: now })
-          })
-        )
+        return Effect.map(verify, (verified) => {
+          if (verified === undefined) return undefined
+          if (entries.size >= options.maxEntries) entries.delete(entries.keys().next().value!)
+          const until = Math.min(now + options.ttlMs, verified.expiresAt ?? Number.POSITIVE_INFINITY)
+          entries.set(key, { principal: verified.principal, until })
+          return verified.principal
+        })
       }),
     forget: Effect.sync(() => entries.clear()),
     size: Effect.sync(() => entries.size)

@@ -23,6 +23,15 @@ const HttpLimits = Schema.Struct({
 
 const HttpSection = Schema.Struct({
   addr: opt(ListenAddressValue),
+  // Where browsers reach the server (behind a TLS-terminating proxy: https://...): the OIDC redirect URI, the
+  // origin WebSocket upgrades must come from, and whether cookies are Secure.
+  public_url: opt(
+    NonEmpty.check(
+      Schema.isPattern(/^https?:\/\/[^/?#\s]+\/?$/, {
+        message: "expected the server's origin, e.g. https://gate.example.com (no path)"
+      })
+    )
+  ),
   max_body: opt(ByteSizeValue),
   allowed_hosts: opt(Schema.Array(HostNameValue)),
   limits: opt(HttpLimits)
@@ -37,8 +46,11 @@ const GrpcSection = Schema.Struct({
   insecure: opt(Schema.Boolean)
 })
 
+const RoleName = Schema.Literals(["admin", "operator", "viewer"])
+
 const LocalUser = Schema.Struct({
   name: NonEmpty,
+  role: opt(RoleName),
   // A hash is a secret too: it can be attacked offline.
   password_hash: SecretValue(
     NonEmpty.check(
@@ -56,7 +68,16 @@ const Oidc = Schema.Struct({
   client_secret_file: opt(PathValue),
   scopes: opt(Schema.Array(NonEmpty)),
   allowed_users: opt(Schema.Array(NonEmpty)),
-  allowed_groups: opt(Schema.Array(NonEmpty))
+  allowed_groups: opt(Schema.Array(NonEmpty)),
+  groups_claim: opt(NonEmpty),
+  roles: opt(
+    Schema.Struct({
+      admin: opt(Schema.Array(NonEmpty)),
+      operator: opt(Schema.Array(NonEmpty)),
+      viewer: opt(Schema.Array(NonEmpty))
+    })
+  ),
+  default_role: opt(RoleName)
 })
 
 const AuthSection = Schema.Struct({

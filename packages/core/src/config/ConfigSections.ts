@@ -21,6 +21,13 @@ export interface HttpConfig {
   readonly maxStreamsPerClient: number
   /** WebSocket streams of the whole server (429 beyond). */
   readonly maxStreams: number
+  /**
+   * The origin browsers use (`http.public_url`, e.g. behind a TLS-terminating proxy), or `undefined`: then
+   * `http://<addr>`. Sign-in redirects are built on it, and WebSocket upgrades may come from it.
+   */
+  readonly publicUrl: string | undefined
+  /** Whether cookies are `Secure`: the public URL is https. */
+  readonly secureCookies: boolean
 }
 
 /** `grpc`: the gRPC listener, and an optional unix socket without authentication. */
@@ -48,6 +55,8 @@ export interface AuthConfig {
 /** `auth.users[]`: a local user; the hash is a secret too (it can be attacked offline). */
 export interface LocalUserConfig {
   readonly name: string
+  /** The user's role (default `admin`: the operator wrote the user into the config). */
+  readonly role: "admin" | "operator" | "viewer"
   readonly passwordHash: Redacted.Redacted<string>
 }
 
@@ -60,6 +69,16 @@ export interface OidcConfig {
   readonly scopes: ReadonlyArray<string>
   readonly allowedUsers: ReadonlyArray<string>
   readonly allowedGroups: ReadonlyArray<string>
+  /** The claim (ID token or userinfo) that lists a user's groups. */
+  readonly groupsClaim: string
+  /** Groups → role: a user gets the highest role one of their groups maps to. */
+  readonly roles: {
+    readonly admin: ReadonlyArray<string>
+    readonly operator: ReadonlyArray<string>
+    readonly viewer: ReadonlyArray<string>
+  }
+  /** The role of an admitted user none of whose groups is mapped (default: `admin` without `roles`, else `viewer`). */
+  readonly defaultRole: "admin" | "operator" | "viewer"
 }
 
 /** `hypervisor`: the Proxmox VE clusters. */

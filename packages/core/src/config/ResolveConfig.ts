@@ -103,10 +103,16 @@ export const resolveConfig = (
       host: http.host,
       port: http.port,
       maxBodyBytes: file.http?.max_body ?? ConfigDefaults.maxBodyBytes,
-      allowedHosts: allowedHosts(http.host, file.http?.allowed_hosts ?? []),
+      // A proxy in front passes the public name on as Host.
+      allowedHosts: allowedHosts(http.host, [
+        ...(file.http?.allowed_hosts ?? []),
+        ...(file.http?.public_url === undefined ? [] : [new URL(file.http.public_url).hostname])
+      ]),
       maxRequestsPerClient: file.http?.limits?.requests_per_client ?? ConfigDefaults.maxRequestsPerClient,
       maxStreamsPerClient: file.http?.limits?.streams_per_client ?? ConfigDefaults.maxStreamsPerClient,
-      maxStreams: file.http?.limits?.streams ?? ConfigDefaults.maxStreams
+      maxStreams: file.http?.limits?.streams ?? ConfigDefaults.maxStreams,
+      publicUrl: file.http?.public_url?.replace(/\/$/, ""),
+      secureCookies: file.http?.public_url?.startsWith("https://") ?? false
     },
     grpc: {
       host: grpc.host,
@@ -124,7 +130,11 @@ export const resolveConfig = (
     dataDir: resolve(["data_dir"], file.data_dir ?? ConfigDefaults.dataDir),
     routesDir: resolve(["routes_dir"], file.routes_dir ?? ConfigDefaults.routesDir),
     auth: {
-      users: (file.auth?.users ?? []).map((user) => ({ name: user.name, passwordHash: user.password_hash })),
+      users: (file.auth?.users ?? []).map((user) => ({
+        name: user.name,
+        role: user.role ?? "admin",
+        passwordHash: user.password_hash
+      })),
       oidc:
         oidc === undefined
           ? undefined
@@ -140,7 +150,14 @@ export const resolveConfig = (
               ),
               scopes: oidc.scopes ?? ConfigDefaults.oidcScopes,
               allowedUsers: oidc.allowed_users ?? [],
-              allowedGroups: oidc.allowed_groups ?? []
+              allowedGroups: oidc.allowed_groups ?? [],
+              groupsClaim: oidc.groups_claim ?? "groups",
+              roles: {
+                admin: oidc.roles?.admin ?? [],
+                operator: oidc.roles?.operator ?? [],
+                viewer: oidc.roles?.viewer ?? []
+              },
+              defaultRole: oidc.default_role ?? (oidc.roles === undefined ? "admin" : "viewer")
             },
       sessionTtlMs: file.auth?.session_ttl ?? ConfigDefaults.sessionTtlMs
     },

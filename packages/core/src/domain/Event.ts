@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ApiKeyCreatedEvent, ApiKeyRevokedEvent, LoginEvent, LoginFailedEvent, LogoutEvent } from "./AccessEvents.js"
 import {
   AuthRequestApprovedEvent,
   AuthRequestCreatedEvent,
@@ -42,7 +43,12 @@ const kinds = [
   DockerStartEvent,
   DockerStopEvent,
   DockerDieEvent,
-  DockerHealthStatusEvent
+  DockerHealthStatusEvent,
+  LoginEvent,
+  LoginFailedEvent,
+  LogoutEvent,
+  ApiKeyCreatedEvent,
+  ApiKeyRevokedEvent
 ] as const
 
 type Kind = (typeof kinds)[number]
@@ -69,7 +75,12 @@ export const Event = Schema.Union([
   DockerStartEvent.schema,
   DockerStopEvent.schema,
   DockerDieEvent.schema,
-  DockerHealthStatusEvent.schema
+  DockerHealthStatusEvent.schema,
+  LoginEvent.schema,
+  LoginFailedEvent.schema,
+  LogoutEvent.schema,
+  ApiKeyCreatedEvent.schema,
+  ApiKeyRevokedEvent.schema
 ]).annotate({ identifier: "Event" })
 export type Event = typeof Event.Type
 

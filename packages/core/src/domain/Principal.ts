@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { Scope } from "./Scope.js"
 
 /**
  * How a caller proved who it is: an API key (`Authorization: Bearer gh_...`), a browser session of a local user,
@@ -9,13 +10,25 @@ export const AuthMethod = Schema.Literals(["api_key", "session", "oidc", "unix_s
 })
 export type AuthMethod = typeof AuthMethod.Type
 
+/** The browser session a principal came with: its public id (for listing and revoking) and when it expires. */
+export const PrincipalSession = Schema.Struct({
+  id: Schema.String,
+  expires_at: Schema.String,
+  /** Whether this request extended the session (sliding expiry), so the cookie's lifetime is extended too. */
+  renewed: Schema.Boolean
+}).annotate({ identifier: "PrincipalSession" })
+export type PrincipalSession = typeof PrincipalSession.Type
+
 /**
  * Who made a request, as established by authentication: the method, a stable subject for logs and audit
- * (`api-key:admin`, `user:alice`), and the roles it holds (`admin` for full access).
+ * (`api-key:admin`, `user:alice`, `oidc:alice`), the roles it holds, and the scopes those grant (what every
+ * endpoint and RPC checks). A session principal also says which session it is.
  */
 export const Principal = Schema.Struct({
   method: AuthMethod,
   subject: Schema.String,
-  roles: Schema.Array(Schema.String)
+  roles: Schema.Array(Schema.String),
+  scopes: Schema.Array(Scope),
+  session: Schema.optionalKey(PrincipalSession)
 }).annotate({ identifier: "Principal" })
 export type Principal = typeof Principal.Type

@@ -1,4 +1,5 @@
 import { apiKeysMigration } from "../auth/ApiKeysMigration.js"
+import { sessionsMigration } from "../auth/SessionsMigration.js"
 import { authRequestsMigration } from "../authrequests/AuthRequestsMigration.js"
 import { eventsMigration } from "../events/EventsMigration.js"
 
@@ -10,7 +11,8 @@ import { eventsMigration } from "../events/EventsMigration.js"
 export const migrations = {
   "1_events": eventsMigration,
   "2_api_keys": apiKeysMigration,
-  "3_auth_requests": authRequestsMigration
+  "3_auth_requests": authRequestsMigration,
+  "4_sessions": sessionsMigration
 } as const
 
 /** The newest migration id this build knows. */

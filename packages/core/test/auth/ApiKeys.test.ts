@@ -5,6 +5,7 @@ import { apiKeyPrefix, generateApiKey, keyMatches, sha256Hex } from "../../src/a
 import { ApiKeyConflict, ApiKeyRepository, type StoredApiKey } from "../../src/auth/ApiKeyRepository.js"
 import { Authentication } from "../../src/auth/Authentication.js"
 import * as AuthenticationLive from "../../src/auth/AuthenticationLive.js"
+import { Sessions } from "../../src/auth/Sessions.js"
 import { Unauthenticated } from "../../src/domain/CommonErrors.js"
 import * as StoreLive from "../../src/store/StoreLive.js"
 
@@ -14,6 +15,7 @@ const stored = (name: string, key = generateApiKey(), extra: Partial<StoredApiKe
   prefix: key.prefix,
   sha256: key.sha256,
   roles: ["admin"],
+  scopes: ["admin"],
   created_at: "2026-01-01T00:00:00.000Z",
   expires_at: null,
   last_used_at: null,
@@ -25,6 +27,7 @@ const services = Effect.map(
   Layer.build(
     Layer.merge(AuthenticationLive.layer, Layer.empty).pipe(
       Layer.provideMerge(ApiKeyRepository.layer),
+      Layer.provide(Sessions.layerNone),
       Layer.provide(StoreLive.layerMemory)
     )
   ),
@@ -89,7 +92,12 @@ describe("Authentication over stored keys", () => {
       yield* keys.insert(stored("old", revoked, { revoked_at: "2026-01-02T00:00:00.000Z" }))
       yield* keys.insert(stored("temp", expired, { expires_at: "1970-01-01T00:00:10.000Z" }))
       const principal = yield* authenticate(auth, good.key)
-      assert.deepStrictEqual(principal, { method: "api_key", subject: "api-key:script", roles: ["admin"] })
+      assert.deepStrictEqual(principal, {
+        method: "api_key",
+        subject: "api-key:script",
+        roles: ["admin"],
+        scopes: ["admin"]
+      })
       const wrongSecret = `gh_${good.prefix}_${"x".repeat(43)}`
       yield* TestClock.adjust("20 seconds")
       for (const key of [generateApiKey().key, "not-a-key", wrongSecret, revoked.key, expired.key]) {

@@ -4,7 +4,8 @@ import { TestClock } from "effect/testing"
 import { makeVerifiedKeyCache } from "../../src/auth/VerifiedKeyCache.js"
 import type { Principal } from "../../src/domain/Principal.js"
 
-const admin: Principal = { method: "api_key", subject: "api-key:admin", roles: ["admin"] }
+const admin: Principal = { method: "api_key", subject: "api-key:admin", roles: ["admin"], scopes: ["admin"] }
+const verified = { principal: admin }
 
 describe("VerifiedKeyCache", () => {
   it.effect("verifies a key once per TTL, never remembers a key that failed, and forgets on demand", () =>
@@ -13,7 +14,7 @@ describe("VerifiedKeyCache", () => {
       const verify = (ok: boolean) =>
         Effect.andThen(
           Ref.update(calls, (n) => n + 1),
-          Effect.succeed(ok ? admin : undefined)
+          Effect.succeed(ok ? verified : undefined)
         )
       const cache = makeVerifiedKeyCache({ ttlMs: 60_000, maxEntries: 2 })
       for (let i = 0; i < 5; i++) assert.deepStrictEqual(yield* cache.lookup("good", verify(true)), admin)
@@ -35,17 +36,35 @@ describe("VerifiedKeyCache", () => {
   it.effect("holds at most maxEntries keys, forgetting the oldest", () =>
     Effect.gen(function* () {
       const cache = makeVerifiedKeyCache({ ttlMs: 60_000, maxEntries: 2 })
-      for (const key of ["a", "b", "c"]) yield* cache.lookup(key, Effect.succeed(admin))
+      for (const key of ["a", "b", "c"]) yield* cache.lookup(key, Effect.succeed(verified))
       assert.strictEqual(yield* cache.size, 2)
       const calls = yield* Ref.make(0)
       yield* cache.lookup(
         "a",
         Effect.andThen(
           Ref.update(calls, (n) => n + 1),
-          Effect.succeed(admin)
+          Effect.succeed(verified)
         )
       )
       assert.strictEqual(yield* Ref.get(calls), 1, "a was forgotten")
+    })
+  )
+
+  it.effect("never serves a key past its own expiry, even within the TTL", () =>
+    Effect.gen(function* () {
+      const calls = yield* Ref.make(0)
+      const cache = makeVerifiedKeyCache({ ttlMs: 60_000, maxEntries: 2 })
+      const verify = Effect.andThen(
+        Ref.update(calls, (n) => n + 1),
+        Effect.succeed({ principal: admin, expiresAt: 10_000 })
+      )
+      yield* cache.lookup("expiring", verify)
+      yield* TestClock.adjust("9 seconds")
+      yield* cache.lookup("expiring", verify)
+      assert.strictEqual(yield* Ref.get(calls), 1, "cached before the key expires")
+      yield* TestClock.adjust("1 second")
+      yield* cache.lookup("expiring", verify)
+      assert.strictEqual(yield* Ref.get(calls), 2, "checked again once the key has expired")
     })
   )
 })

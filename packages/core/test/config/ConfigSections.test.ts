@@ -69,7 +69,10 @@ grpc: { unix_socket: gatehouse.sock, tls: { cert: grpc.pem, key: grpc.key } }
       clientSecret: { _tag: "File", path: "/srv/app/conf/secrets/oidc", key: "auth.oidc.client_secret_file" },
       scopes: ["openid", "profile", "email"],
       allowedUsers: [],
-      allowedGroups: []
+      allowedGroups: [],
+      groupsClaim: "groups",
+      roles: { admin: [], operator: [], viewer: [] },
+      defaultRole: "admin"
     })
     const [pve, lab] = config.hypervisor.clusters
     assert.deepStrictEqual(pve, {

@@ -25,7 +25,9 @@ describe("loadConfig", () => {
       allowedHosts: ["localhost", "127.0.0.1", "::1"],
       maxRequestsPerClient: 256,
       maxStreamsPerClient: 1000,
-      maxStreams: 4000
+      maxStreams: 4000,
+      publicUrl: undefined,
+      secureCookies: false
     })
     assert.strictEqual(config.grpc.port, 50443)
     assert.strictEqual(config.dataDir, "/srv/app/data")

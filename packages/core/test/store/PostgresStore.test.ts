@@ -48,6 +48,7 @@ const key = (name: string, prefix: string, created: string): StoredApiKey => ({
   prefix,
   sha256: "ab".repeat(32),
   roles: ["admin"],
+  scopes: ["admin"],
   created_at: created,
   expires_at: null,
   last_used_at: null,

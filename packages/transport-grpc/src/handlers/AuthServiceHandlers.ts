@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import type { Principal } from "@gatehouse-edge/core/domain"
+import { grants, MissingScope, type Principal, type Scope } from "@gatehouse-edge/core/domain"
 import { type Authentication, AuthRequests } from "@gatehouse-edge/core/services"
 import type * as grpc from "@grpc/grpc-js"
 import { Cause, Context, Effect, Exit, Fiber, Schedule, Semaphore, Stream } from "effect"
@@ -15,23 +15,35 @@ type Services = AuthRequests | Authentication
 export interface HandlerOptions {
   readonly context: Context.Context<Services>
   readonly authenticate: CallAuthenticator
+  /** The scope each method declares in the protos (`requiredScopes()`). */
+  readonly requiredScopes: Readonly<Record<string, Scope>>
   readonly heartbeatMs: number
 }
 
 /**
  * The `gatehouse.v1.AuthService` handlers: each call is authenticated, then runs the core operation as its own
  * fiber (interrupted when the client cancels), and answers with the result or with the status of its error.
+ * The caller's scopes must grant the scope the method declares (PERMISSION_DENIED naming it otherwise).
  * `decided_by` is the authenticated principal's subject, never a field of the request.
  */
 export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHandlers => {
   const run = Effect.runForkWith(options.context)
+
+  // Authenticated and allowed: the method's declared scope, which the protos always have (checked at start).
+  const authorize = (method: string, metadata: grpc.Metadata) =>
+    Effect.flatMap(options.authenticate(metadata), (principal) => {
+      const needed = options.requiredScopes[method] ?? "admin"
+      return grants(principal.scopes, needed)
+        ? Effect.succeed(principal)
+        : Effect.fail(new MissingScope({ scope: needed }))
+    })
 
   const unary =
     <Req, Res>(method: string, handle: (request: Req, principal: Principal) => Effect.Effect<Res, unknown, Services>) =>
     (call: grpc.ServerUnaryCall<Req, Res>, callback: grpc.sendUnaryData<Res>) => {
       const requestId = randomUUID()
       const fiber = run(
-        options.authenticate(call.metadata).pipe(
+        authorize(method, call.metadata).pipe(
           Effect.flatMap((principal) => handle(call.request, principal)),
           Effect.withSpan(`AuthService.${method}`)
         )
@@ -99,7 +111,7 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
           else call.once("drain", () => resume(Effect.void))
         })
       const program = Effect.gen(function* () {
-        yield* options.authenticate(call.metadata)
+        yield* authorize("WatchAuthRequest", call.metadata)
         let last: ProtoAuthRequest | undefined
         const semaphore = yield* Semaphore.make(1)
         const send = (message: ProtoAuthRequest) => Semaphore.withPermits(semaphore, 1)(write(message))

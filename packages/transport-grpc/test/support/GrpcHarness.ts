@@ -9,27 +9,37 @@ import {
   EventBus,
   EventRepository,
   generateApiKey,
+  Sessions,
   StoreLive
 } from "@gatehouse-edge/core"
+import type { Scope } from "@gatehouse-edge/core/domain"
 import type * as grpc from "@grpc/grpc-js"
 import { Effect, Layer } from "effect"
 import { type AuthServiceClient, makeAuthServiceClient } from "../../src/client.js"
 import { GrpcServer, GrpcServerAddress, type GrpcServerOptions } from "../../src/index.js"
 
 /** A key stored (as the server stores keys), one stored then revoked, and one whose expiry has passed (before the TestClock epoch, so under any clock). */
-export const keys = { valid: generateApiKey(), revoked: generateApiKey(), expired: generateApiKey() }
+export const keys = {
+  valid: generateApiKey(),
+  revoked: generateApiKey(),
+  expired: generateApiKey(),
+  /** A key that may read auth requests, and nothing else. */
+  reader: generateApiKey()
+}
 
 const storedKey = (
   name: string,
   key: { prefix: string; sha256: string },
   revoked: boolean,
-  expiresAt: string | null = null
+  expiresAt: string | null = null,
+  scopes: ReadonlyArray<Scope> = ["admin"]
 ) => ({
   id: `id-${name}`,
   name,
   prefix: key.prefix,
   sha256: key.sha256,
   roles: ["admin"],
+  scopes,
   created_at: "2026-01-01T00:00:00.000Z",
   expires_at: expiresAt,
   last_used_at: null,
@@ -47,13 +57,15 @@ export const grpcServerLayer = (options: Partial<GrpcServerOptions> = {}, config
       Effect.all([
         repository.insert(storedKey("valid", keys.valid, false)),
         repository.insert(storedKey("revoked", keys.revoked, true)),
-        repository.insert(storedKey("expired", keys.expired, false, "1969-12-31T00:00:00.000Z"))
+        repository.insert(storedKey("expired", keys.expired, false, "1969-12-31T00:00:00.000Z")),
+        repository.insert(storedKey("reader", keys.reader, false, null, ["auth_requests:read"]))
       ])
     ).pipe(Effect.orDie)
   )
   const core = AuthRequestsLive.layer({ ...AuthRequestsLive.defaultConfig, ...config }).pipe(
     Layer.provideMerge(EventBus.layer({ historyCap: 10_000 })),
     Layer.provideMerge(Layer.merge(AuthenticationLive.layer, storedKeys)),
+    Layer.provideMerge(Sessions.layerNone),
     Layer.provideMerge(Layer.merge(EventRepository.layer, ApiKeyRepository.layer)),
     Layer.provideMerge(StoreLive.layerMemory)
   )

@@ -17,6 +17,7 @@ import {
 } from "@gatehouse-edge/core/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { requires } from "./Scopes.js"
 import { Authorization } from "./Security.js"
 
 // The auth id is checked by the service (prefix, length, charset), so HTTP and gRPC refuse the same input with the
@@ -38,70 +39,82 @@ export class AuthRequestsApi extends HttpApiGroup.make("authRequests")
       payload: Schema.Struct({ user: Schema.String, auth_id: Schema.String }),
       success: Node,
       error: [...verdictErrors, toWireError(UserNotFound), toWireError(AddressPoolExhausted)]
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Register a machine",
-        description:
-          "Binds a pending registration to `user`: creates the node (or re-authorises the node with the same " +
-          "machine key), allocates its addresses, and wakes the waiting machine. 409 when the request is decided, " +
-          "expired or not a registration."
-      })
-    ),
+    })
+      .annotateMerge(requires("auth_requests:write"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Register a machine",
+          description:
+            "Binds a pending registration to `user`: creates the node (or re-authorises the node with the same " +
+            "machine key), allocates its addresses, and wakes the waiting machine. 409 when the request is decided, " +
+            "expired or not a registration."
+        })
+      ),
     HttpApiEndpoint.post("approve", "/auth/approve", {
       payload: AuthIdBody,
       success: AuthRequest,
       error: verdictErrors
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Approve a request",
-        description: "pending → approved. Approving again is fine; 409 once rejected or expired."
-      })
-    ),
+    })
+      .annotateMerge(requires("auth_requests:write"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Approve a request",
+          description: "pending → approved. Approving again is fine; 409 once rejected or expired."
+        })
+      ),
     HttpApiEndpoint.post("reject", "/auth/reject", {
       payload: AuthIdBody,
       success: AuthRequest,
       error: verdictErrors
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Reject a request",
-        description: "pending → rejected. Rejecting again is fine; 409 once approved, registered or expired."
-      })
-    ),
+    })
+      .annotateMerge(requires("auth_requests:write"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Reject a request",
+          description: "pending → rejected. Rejecting again is fine; 409 once approved, registered or expired."
+        })
+      ),
     HttpApiEndpoint.post("create", "/auth/requests", {
       payload: NewAuthRequest,
       success: AuthRequest.annotate({ httpApiStatus: 201 }),
       error: toWireError(InvalidArgument)
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Create a request",
-        description:
-          "A pending `registration` (machine_key, node_key, hostname) or `ssh_check` (src, dst, local_user) " +
-          "request; past the pending cap the oldest pending request expires."
-      })
-    ),
+    })
+      .annotateMerge(requires("auth_requests:write"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Create a request",
+          description:
+            "A pending `registration` (machine_key, node_key, hostname) or `ssh_check` (src, dst, local_user) " +
+            "request; past the pending cap the oldest pending request expires."
+        })
+      ),
     HttpApiEndpoint.get("list", "/auth/requests", {
       query: { state: Schema.optionalKey(AuthRequestState), kind: Schema.optionalKey(AuthRequestKind) },
       success: Schema.Array(AuthRequest)
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "List requests",
-        description: "Newest first: pending requests and the decided history (kept for `auth_requests.retention`)."
-      })
-    ),
+    })
+      .annotateMerge(requires("auth_requests:read"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "List requests",
+          description: "Newest first: pending requests and the decided history (kept for `auth_requests.retention`)."
+        })
+      ),
     HttpApiEndpoint.get("get", "/auth/requests/:auth_id", {
       params: { auth_id: Schema.String },
       success: AuthRequest,
       error: [toWireError(InvalidArgument), toWireError(AuthRequestNotFound)]
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Get a request",
-        description:
-          "WebSocket on the same path: the current state, then each change; closes normally (1000) after a final state."
-      })
-    ),
-    HttpApiEndpoint.get("listUsers", "/users", { success: Schema.Array(User) }).annotateMerge(
-      OpenApi.annotations({ summary: "List users" })
-    ),
+    })
+      .annotateMerge(requires("auth_requests:read"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Get a request",
+          description:
+            "WebSocket on the same path: the current state, then each change; closes normally (1000) after a final state."
+        })
+      ),
+    HttpApiEndpoint.get("listUsers", "/users", { success: Schema.Array(User) })
+      .annotateMerge(requires("users:read"))
+      .annotateMerge(OpenApi.annotations({ summary: "List users" })),
     HttpApiEndpoint.post("createUser", "/users", {
       payload: Schema.Struct({
         name: Schema.String,
@@ -110,16 +123,20 @@ export class AuthRequestsApi extends HttpApiGroup.make("authRequests")
       }),
       success: User.annotate({ httpApiStatus: 201 }),
       error: [toWireError(InvalidArgument), toWireError(UserAlreadyExists)]
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Create a user",
-        description: "`name`: `[a-z0-9][a-z0-9._-]{0,62}`; 409 when it exists."
-      })
-    ),
+    })
+      .annotateMerge(requires("users:write"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Create a user",
+          description: "`name`: `[a-z0-9][a-z0-9._-]{0,62}`; 409 when it exists."
+        })
+      ),
     HttpApiEndpoint.get("listNodes", "/nodes", {
       query: { user: Schema.optionalKey(Schema.String) },
       success: Schema.Array(Node),
       error: [toWireError(InvalidArgument), toWireError(UserNotFound)]
-    }).annotateMerge(OpenApi.annotations({ summary: "List nodes", description: "Of one user with `user`." }))
+    })
+      .annotateMerge(requires("users:read"))
+      .annotateMerge(OpenApi.annotations({ summary: "List nodes", description: "Of one user with `user`." }))
   )
   .middleware(Authorization) {}

@@ -15,6 +15,7 @@ import {
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { BooleanParam, ContainerParam, Limit } from "./Parameters.js"
+import { requires } from "./Scopes.js"
 import { Authorization } from "./Security.js"
 
 const engineErrors = [toWireError(DockerNotConfigured), toWireError(DockerHostUnreachable), toWireError(DockerFailed)]
@@ -41,49 +42,57 @@ export class DockerApi extends HttpApiGroup.make("docker")
     HttpApiEndpoint.get("containers", "/docker/containers", {
       success: Schema.Array(ContainerSummary),
       error: engineErrors
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "List containers",
-        description:
-          "Every container of every configured engine, running or not (an engine that is down is left out; 503 " +
-          "when none answers). WebSocket on the same path: the list, then again when it changed (checked every 5 s)."
-      })
-    ),
+    })
+      .annotateMerge(requires("docker:read"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "List containers",
+          description:
+            "Every container of every configured engine, running or not (an engine that is down is left out; 503 " +
+            "when none answers). WebSocket on the same path: the list, then again when it changed (checked every 5 s)."
+        })
+      ),
     HttpApiEndpoint.get("stats", "/docker/stats/:id", {
       params: { id: ContainerParam },
       success: ContainerStats,
       error: lookupErrors
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Container stats",
-        description:
-          "One sample, normalized across Docker and Podman (CPU % from the deltas, memory without page cache). " +
-          "WebSocket on the same path: a sample at the engine's cadence; one engine stream for all watchers."
-      })
-    ),
+    })
+      .annotateMerge(requires("docker:read"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Container stats",
+          description:
+            "One sample, normalized across Docker and Podman (CPU % from the deltas, memory without page cache). " +
+            "WebSocket on the same path: a sample at the engine's cadence; one engine stream for all watchers."
+        })
+      ),
     HttpApiEndpoint.get("logs", "/docker/logs/:id", {
       params: { id: ContainerParam },
       query: LogsQuery,
       success: Schema.Array(ContainerLogLine),
       error: lookupErrors
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Container logs",
-        description:
-          "The last `limit` lines (1–1000, default 100) of stdout and stderr, as `{stream, timestamp?, line}`. " +
-          "WebSocket on the same path: the same lines, then each new one until the container stops."
-      })
-    ),
+    })
+      .annotateMerge(requires("docker:read"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Container logs",
+          description:
+            "The last `limit` lines (1–1000, default 100) of stdout and stderr, as `{stream, timestamp?, line}`. " +
+            "WebSocket on the same path: the same lines, then each new one until the container stops."
+        })
+      ),
     HttpApiEndpoint.post("act", "/docker/containers/:id/:action", {
       params: { id: ContainerParam, action: ContainerAction },
       success: ContainerActionResult,
       error: lookupErrors
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Start, stop or restart a container",
-        description:
-          "Idempotent: starting a running container answers `container already running`. Stop is graceful (10 s)."
-      })
-    )
+    })
+      .annotateMerge(requires("docker:write"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Start, stop or restart a container",
+          description:
+            "Idempotent: starting a running container answers `container already running`. Stop is graceful (10 s)."
+        })
+      )
   )
   .middleware(Authorization) {}

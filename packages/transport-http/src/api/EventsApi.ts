@@ -2,19 +2,22 @@ import { Event } from "@gatehouse-edge/core/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { EventsQuery } from "./Parameters.js"
+import { requires } from "./Scopes.js"
 import { Authorization } from "./Security.js"
 
 /** The event history. */
 export class EventsApi extends HttpApiGroup.make("events")
   .add(
-    HttpApiEndpoint.get("list", "/events", { query: EventsQuery, success: Schema.Array(Event) }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Event history",
-        description:
-          "Events newest last. `since`: only events after this id; `limit` (1–1000, default 100): the newest n; " +
-          "`category`: one category. WebSocket on the same path: the matching history, then live events. " +
-          "A consumer that does not keep up is closed with 1008."
-      })
-    )
+    HttpApiEndpoint.get("list", "/events", { query: EventsQuery, success: Schema.Array(Event) })
+      .annotateMerge(requires("events:read"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Event history",
+          description:
+            "Events newest last. `since`: only events after this id; `limit` (1–1000, default 100): the newest n; " +
+            "`category`: one category. WebSocket on the same path: the matching history, then live events. " +
+            "A consumer that does not keep up is closed with 1008."
+        })
+      )
   )
   .middleware(Authorization) {}

@@ -17,14 +17,15 @@ import {
 } from "@gatehouse-edge/core/domain"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { FileQuery, YamlBody, YamlText } from "./Parameters.js"
+import { requires } from "./Scopes.js"
 import { Authorization } from "./Security.js"
 
 /** The config file and route files, read and written safely inside the config directory. */
 export class FilesApi extends HttpApiGroup.make("files")
   .add(
-    HttpApiEndpoint.get("list", "/file/list", { success: FileList }).annotateMerge(
-      OpenApi.annotations({ summary: "List editable files" })
-    ),
+    HttpApiEndpoint.get("list", "/file/list", { success: FileList })
+      .annotateMerge(requires("files:read"))
+      .annotateMerge(OpenApi.annotations({ summary: "List editable files" })),
     HttpApiEndpoint.get("read", "/file/content", {
       query: FileQuery,
       success: YamlText,
@@ -35,7 +36,9 @@ export class FilesApi extends HttpApiGroup.make("files")
         toWireError(FileTooLarge),
         toWireError(FileOperationTimedOut)
       ]
-    }).annotateMerge(OpenApi.annotations({ summary: "Read a file", description: "Raw bytes as application/yaml." })),
+    })
+      .annotateMerge(requires("files:read"))
+      .annotateMerge(OpenApi.annotations({ summary: "Read a file", description: "Raw bytes as application/yaml." })),
     HttpApiEndpoint.put("write", "/file/content", {
       query: FileQuery,
       payload: YamlBody,
@@ -51,12 +54,14 @@ export class FilesApi extends HttpApiGroup.make("files")
         toWireError(ValidationTimedOut),
         toWireError(ValidationWorkerFailed)
       ]
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Write a file",
-        description: "Validates, then writes atomically (temp file, fsync, rename) and triggers a reload."
-      })
-    ),
+    })
+      .annotateMerge(requires("files:write"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Write a file",
+          description: "Validates, then writes atomically (temp file, fsync, rename) and triggers a reload."
+        })
+      ),
     HttpApiEndpoint.post("validate", "/file/validate", {
       query: { type: FileType },
       payload: YamlBody,
@@ -68,6 +73,8 @@ export class FilesApi extends HttpApiGroup.make("files")
         toWireError(ValidationTimedOut),
         toWireError(ValidationWorkerFailed)
       ]
-    }).annotateMerge(OpenApi.annotations({ summary: "Validate a file without writing it" }))
+    })
+      .annotateMerge(requires("files:read"))
+      .annotateMerge(OpenApi.annotations({ summary: "Validate a file without writing it" }))
   )
   .middleware(Authorization) {}

@@ -1,10 +1,12 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { AccessApi } from "./AccessApi.js"
 import { AuthRequestsApi } from "./AuthRequestsApi.js"
 import { DockerApi } from "./DockerApi.js"
 import { EventsApi } from "./EventsApi.js"
 import { FilesApi } from "./FilesApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { HypervisorApi } from "./HypervisorApi.js"
+import { LoginApi } from "./LoginApi.js"
 import { RequestValidation } from "./RequestValidation.js"
 import { RoutesApi } from "./RoutesApi.js"
 import { SystemApi } from "./SystemApi.js"
@@ -12,6 +14,8 @@ import { SystemApi } from "./SystemApi.js"
 /** The Gatehouse management API (`/api/v1`): the one contract the server, the client and the OpenAPI file derive from. */
 export class GatehouseApi extends HttpApi.make("gatehouse")
   .add(SystemApi)
+  .add(LoginApi)
+  .add(AccessApi)
   .add(RoutesApi)
   .add(HealthApi)
   .add(EventsApi)

@@ -1,17 +1,20 @@
 import { HealthMap } from "@gatehouse-edge/core/domain"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { requires } from "./Scopes.js"
 import { Authorization } from "./Security.js"
 
 /** Health of every route. */
 export class HealthApi extends HttpApiGroup.make("health")
   .add(
-    HttpApiEndpoint.get("get", "/health", { success: HealthMap }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Health of every route",
-        description:
-          "A HealthMap `alias → {status, latency_ms, uptime_s, last_check}`. WebSocket on the same path: the map, " +
-          "then at most once per second and only when a status changes."
-      })
-    )
+    HttpApiEndpoint.get("get", "/health", { success: HealthMap })
+      .annotateMerge(requires("health:read"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Health of every route",
+          description:
+            "A HealthMap `alias → {status, latency_ms, uptime_s, last_check}`. WebSocket on the same path: the map, " +
+            "then at most once per second and only when a status changes."
+        })
+      )
   )
   .middleware(Authorization) {}

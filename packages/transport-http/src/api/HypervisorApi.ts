@@ -24,6 +24,7 @@ import {
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Limit, NodeParam, VmidParam } from "./Parameters.js"
+import { requires } from "./Scopes.js"
 import { Authorization } from "./Security.js"
 
 const proxmoxErrors = [
@@ -69,45 +70,53 @@ export class HypervisorApi extends HttpApiGroup.make("hypervisor")
     HttpApiEndpoint.get("nodes", "/hypervisor/nodes", {
       success: Schema.Array(HypervisorNode),
       error: proxmoxErrors
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "List nodes",
-        description: "Every node of every cluster, from the resource cache (refreshed every 3 s)."
-      })
-    ),
+    })
+      .annotateMerge(requires("hypervisor:read"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "List nodes",
+          description: "Every node of every cluster, from the resource cache (refreshed every 3 s)."
+        })
+      ),
     HttpApiEndpoint.get("guests", "/hypervisor/guests", {
       success: Schema.Array(Guest),
       error: proxmoxErrors
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "List guests",
-        description:
-          "Every LXC container and VM of every cluster, with status, usage and addresses, from the resource cache."
-      })
-    ),
+    })
+      .annotateMerge(requires("hypervisor:read"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "List guests",
+          description:
+            "Every LXC container and VM of every cluster, with status, usage and addresses, from the resource cache."
+        })
+      ),
     HttpApiEndpoint.get("nodeStats", "/hypervisor/stats/:node", {
       params: { node: NodeParam },
       success: NodeStats,
       error: [...proxmoxErrors, toWireError(HypervisorNodeNotFound)]
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Node stats",
-        description:
-          "From `/nodes/{node}/status`. WebSocket on the same path: the stats every second (one Proxmox call per second however many watch)."
-      })
-    ),
+    })
+      .annotateMerge(requires("hypervisor:read"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Node stats",
+          description:
+            "From `/nodes/{node}/status`. WebSocket on the same path: the stats every second (one Proxmox call per second however many watch)."
+        })
+      ),
     HttpApiEndpoint.get("guestStats", "/hypervisor/stats/:node/:vmid", {
       params: { node: NodeParam, vmid: VmidParam },
       success: GuestStatsText,
       error: lookupErrors
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Guest stats line",
-        description:
-          "`text/plain`, from the resource cache: sizes in binary units, CPU% one decimal, MEM% two. WebSocket on " +
-          "the same path: the line every second as a text frame (no Proxmox call per watcher)."
-      })
-    ),
+    })
+      .annotateMerge(requires("hypervisor:read"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Guest stats line",
+          description:
+            "`text/plain`, from the resource cache: sizes in binary units, CPU% one decimal, MEM% two. WebSocket on " +
+            "the same path: the line every second as a text frame (no Proxmox call per watcher)."
+        })
+      ),
     HttpApiEndpoint.get("journal", "/hypervisor/journalctl", {
       query: {
         node: NodeParam,
@@ -116,28 +125,36 @@ export class HypervisorApi extends HttpApiGroup.make("hypervisor")
         limit: Schema.optionalKey(Limit)
       },
       error: commandErrors
-    }).annotateMerge(OpenApi.annotations({ summary: "Follow a journal (WebSocket)", description: journalDescription })),
+    })
+      .annotateMerge(requires("hypervisor:read"))
+      .annotateMerge(OpenApi.annotations({ summary: "Follow a journal (WebSocket)", description: journalDescription })),
     HttpApiEndpoint.get("nodeJournal", "/hypervisor/journalctl/:node", {
       params: { node: NodeParam },
       query: { service: Services, limit: Schema.optionalKey(Limit) },
       error: commandErrors
-    }).annotateMerge(
-      OpenApi.annotations({ summary: "Follow a node's journal (WebSocket)", description: journalDescription })
-    ),
+    })
+      .annotateMerge(requires("hypervisor:read"))
+      .annotateMerge(
+        OpenApi.annotations({ summary: "Follow a node's journal (WebSocket)", description: journalDescription })
+      ),
     HttpApiEndpoint.get("guestJournal", "/hypervisor/journalctl/:node/:vmid", {
       params: { node: NodeParam, vmid: VmidParam },
       query: { service: Services, limit: Schema.optionalKey(Limit) },
       error: commandErrors
-    }).annotateMerge(
-      OpenApi.annotations({ summary: "Follow a container's journal (WebSocket)", description: journalDescription })
-    ),
+    })
+      .annotateMerge(requires("hypervisor:read"))
+      .annotateMerge(
+        OpenApi.annotations({ summary: "Follow a container's journal (WebSocket)", description: journalDescription })
+      ),
     HttpApiEndpoint.get("unitJournal", "/hypervisor/journalctl/:node/:vmid/:service", {
       params: { node: NodeParam, vmid: VmidParam, service: Schema.String },
       query: { limit: Schema.optionalKey(Limit) },
       error: commandErrors
-    }).annotateMerge(
-      OpenApi.annotations({ summary: "Follow one unit's journal (WebSocket)", description: journalDescription })
-    ),
+    })
+      .annotateMerge(requires("hypervisor:read"))
+      .annotateMerge(
+        OpenApi.annotations({ summary: "Follow one unit's journal (WebSocket)", description: journalDescription })
+      ),
     HttpApiEndpoint.get("tail", "/hypervisor/tail", {
       query: {
         node: NodeParam,
@@ -146,26 +163,30 @@ export class HypervisorApi extends HttpApiGroup.make("hypervisor")
         limit: Schema.optionalKey(Limit)
       },
       error: commandErrors
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Follow files (WebSocket)",
-        description:
-          "WebSocket only (426 without the upgrade): `tail -n <limit> -F <file>...` over SSH, on the node or in a " +
-          "container (`pct exec`); `file` repeatable, absolute paths. Checks as for the journal."
-      })
-    ),
+    })
+      .annotateMerge(requires("hypervisor:read"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Follow files (WebSocket)",
+          description:
+            "WebSocket only (426 without the upgrade): `tail -n <limit> -F <file>...` over SSH, on the node or in a " +
+            "container (`pct exec`); `file` repeatable, absolute paths. Checks as for the journal."
+        })
+      ),
     HttpApiEndpoint.post("lxc", "/hypervisor/lxc/:node/:vmid/:action", {
       params: { node: NodeParam, vmid: VmidParam, action: LxcAction },
       success: LxcActionResult,
       error: [...lookupErrors, toWireError(InvalidArgument), toWireError(ProxmoxTaskFailed)]
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Start, stop or restart an LXC container",
-        description:
-          "Waits for Proxmox's task and confirms the final status. Already in the target state: 200 " +
-          '`"container already running|stopped"`. Stop is a graceful shutdown, then a stop after its timeout. ' +
-          "Task failure: 502 with its exit status; no result within 2 min: 504. Emits `hypervisor/lxc_*` events."
-      })
-    )
+    })
+      .annotateMerge(requires("hypervisor:write"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Start, stop or restart an LXC container",
+          description:
+            "Waits for Proxmox's task and confirms the final status. Already in the target state: 200 " +
+            '`"container already running|stopped"`. Stop is a graceful shutdown, then a stop after its timeout. ' +
+            "Task failure: 502 with its exit status; no result within 2 min: 504. Emits `hypervisor/lxc_*` events."
+        })
+      )
   )
   .middleware(Authorization) {}

@@ -13,6 +13,7 @@ import {
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { AliasParam, YamlBody } from "./Parameters.js"
+import { requires } from "./Scopes.js"
 import { Authorization } from "./Security.js"
 
 /** Route validation and the active route table. */
@@ -28,38 +29,46 @@ export class RoutesApi extends HttpApiGroup.make("routes")
         toWireError(ValidationTimedOut),
         toWireError(ValidationWorkerFailed)
       ]
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Validate routes",
-        description:
-          "Body: YAML, one route (with `alias`) or a map `alias → route`. 200 with every route normalized; " +
-          "422 with every problem (path, message, line, column); 400 for YAML syntax errors and for nesting " +
-          "deeper than 64 levels. Large documents are validated on worker threads: 429 when too many wait."
-      })
-    ),
+    })
+      .annotateMerge(requires("routes:read"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Validate routes",
+          description:
+            "Body: YAML, one route (with `alias`) or a map `alias → route`. 200 with every route normalized; " +
+            "422 with every problem (path, message, line, column); 400 for YAML syntax errors and for nesting " +
+            "deeper than 64 levels. Large documents are validated on worker threads: 429 when too many wait."
+        })
+      ),
     HttpApiEndpoint.get("validateStream", "/route/validate", {
       error: toWireError(UpgradeRequired)
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "Validate routes (WebSocket)",
-        description:
-          "WebSocket only. Each client text message is a YAML document; the server answers one frame per route " +
-          '`{"alias","valid","route"?,"errors"?}` then `{"done":true,"valid":n,"invalid":m}`. Without the upgrade: 426.'
-      })
-    ),
+    })
+      .annotateMerge(requires("routes:read"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Validate routes (WebSocket)",
+          description:
+            "WebSocket only. Each client text message is a YAML document; the server answers one frame per route " +
+            '`{"alias","valid","route"?,"errors"?}` then `{"done":true,"valid":n,"invalid":m}`. Without the upgrade: 426.'
+        })
+      ),
     HttpApiEndpoint.get("list", "/route/list", {
       success: Schema.Array(RouteEntry)
-    }).annotateMerge(
-      OpenApi.annotations({
-        summary: "List routes",
-        description:
-          "All routes with provider, excluded flag and health. WebSocket on the same path: the list, then again on every change."
-      })
-    ),
+    })
+      .annotateMerge(requires("routes:read"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "List routes",
+          description:
+            "All routes with provider, excluded flag and health. WebSocket on the same path: the list, then again on every change."
+        })
+      ),
     HttpApiEndpoint.get("get", "/route/:alias", {
       params: { alias: AliasParam },
       success: RouteEntry,
       error: toWireError(RouteNotFound)
-    }).annotateMerge(OpenApi.annotations({ summary: "Get one route" }))
+    })
+      .annotateMerge(requires("routes:read"))
+      .annotateMerge(OpenApi.annotations({ summary: "Get one route" }))
   )
   .middleware(Authorization) {}

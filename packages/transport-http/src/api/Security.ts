@@ -1,18 +1,48 @@
-import { PermissionDenied, toWireError, Unauthenticated } from "@gatehouse-edge/core/domain"
+import { MissingScope, PermissionDenied, toWireError, Unauthenticated } from "@gatehouse-edge/core/domain"
 import type { CurrentPrincipal } from "@gatehouse-edge/core/services"
-import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
+
+/** The session cookie a browser gets when it signs in (HttpOnly, SameSite=Lax; Secure behind TLS). */
+export const SessionCookieName = "gatehouse_session"
+
+/** The cookie that carries a session's CSRF token, for the page's script to send back as `X-CSRF-Token`. */
+export const CsrfCookieName = "gatehouse_csrf"
+
+/** The header a cookie-authenticated unsafe request (POST, PUT, DELETE, ...) must carry its CSRF token in. */
+export const CsrfHeaderName = "x-csrf-token"
+
+/** `Authorization: Bearer gh_<prefix>_<secret>`: API keys, for scripts, the CLI and other servers. */
+export const bearerScheme = HttpApiSecurity.bearer.pipe(
+  HttpApiSecurity.annotateMerge(
+    OpenApi.annotations({
+      description: "An API key `gh_<prefix>_<secret>` (`gatehouse apikey create`, or the admin key in data/admin.key)"
+    })
+  )
+)
+
+/** The `gatehouse_session` cookie of a signed-in browser; unsafe methods also need `X-CSRF-Token`. */
+export const sessionCookieScheme = HttpApiSecurity.apiKey({ key: SessionCookieName, in: "cookie" }).pipe(
+  HttpApiSecurity.annotateMerge(
+    OpenApi.annotations({
+      description:
+        "The session cookie set by `POST /auth/login` or the OIDC callback. With it, POST, PUT, PATCH and DELETE " +
+        "must send the `gatehouse_csrf` cookie's value as `X-CSRF-Token`, and WebSocket upgrades must come from " +
+        "this server's origin."
+    })
+  )
+)
 
 /**
- * Authentication of protected endpoints: `Authorization: Bearer gh_<prefix>_<secret>` API keys. Handlers behind it
- * get the caller as `CurrentPrincipal`. Sessions plug into this same middleware later; the contract and the client
- * do not change.
+ * Authentication of protected endpoints: an API key or a session cookie (either one). Handlers behind it get the
+ * caller as `CurrentPrincipal`, after the caller's scopes were checked against the scope the endpoint declares
+ * (`RequiredScope`): 401 without valid credentials, 403 for a missing scope, a missing CSRF token or a
+ * cross-origin WebSocket.
  */
 export class Authorization extends HttpApiMiddleware.Service<Authorization, { provides: CurrentPrincipal }>()(
   "@gatehouse-edge/transport-http/Authorization",
   {
     requiredForClient: true,
-    security: { bearer: HttpApiSecurity.bearer },
-    // 403: authenticated but not allowed, e.g. a cross-origin WebSocket handshake.
-    error: [toWireError(Unauthenticated), toWireError(PermissionDenied)]
+    security: { bearer: bearerScheme, session: sessionCookieScheme },
+    error: [toWireError(Unauthenticated), toWireError(PermissionDenied), toWireError(MissingScope)]
   }
 ) {}

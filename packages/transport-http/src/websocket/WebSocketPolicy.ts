@@ -23,6 +23,13 @@ export interface WebSocketPolicyShape {
    * name that resolves to this server (DNS rebinding) is refused.
    */
   readonly allowedHosts: ReadonlyArray<string>
+  /**
+   * The origin browsers reach the server by when it is not `http://<Host>` (`http.public_url`, e.g.
+   * `https://gate.example.com` behind a TLS-terminating proxy): upgrades and sign-ins may come from it.
+   */
+  readonly publicOrigin: string | undefined
+  /** Whether session cookies are `Secure` (the public origin is https). */
+  readonly secureCookies: boolean
 }
 
 /** WebSocket limits, with defaults suited to a LAN management API. */
@@ -37,7 +44,9 @@ export class WebSocketPolicy extends Context.Reference<WebSocketPolicyShape>(
       closeGraceMs: 10_000,
       maxConnectionsPerClient: 1000,
       maxConnections: 4000,
-      allowedHosts: ["localhost", "127.0.0.1", "::1"]
+      allowedHosts: ["localhost", "127.0.0.1", "::1"],
+      publicOrigin: undefined,
+      secureCookies: false
     })
   }
 ) {}

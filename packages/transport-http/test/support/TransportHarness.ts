@@ -2,6 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import {
   ApiKeyRepository,
+  ApiKeysLive,
   AuthenticationLive,
   AuthRequestsLive,
   ConfigSourceLive,
@@ -15,11 +16,16 @@ import {
   Health,
   HealthMemory,
   HypervisorLive,
+  LoginLive,
   loadConfig,
   NodeShellLive,
+  OidcLoginRepository,
   RouteListLive,
   RoutesLive,
   RouteValidatorLive,
+  ServerSecrets,
+  SessionRepository,
+  SessionsLive,
   StoreLive,
   ValidationWorkersLive
 } from "@gatehouse-edge/core"
@@ -105,9 +111,13 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
     if (loaded._tag === "Invalid") return yield* Effect.die(new Error(JSON.stringify(loaded.issues)))
     const { key, prefix, sha256 } = generateApiKey()
 
-    const repositories = Layer.mergeAll(EventRepository.layer, ApiKeyRepository.layer).pipe(
-      Layer.provideMerge(StoreLive.layerMemory)
-    )
+    const repositories = Layer.mergeAll(
+      EventRepository.layer,
+      ApiKeyRepository.layer,
+      SessionRepository.layer,
+      OidcLoginRepository.layer,
+      ServerSecrets.layer
+    ).pipe(Layer.provideMerge(StoreLive.layerMemory))
     const testKey = Layer.effectDiscard(
       Effect.flatMap(ApiKeyRepository, (keys) =>
         keys.insert({
@@ -116,6 +126,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
           prefix,
           sha256,
           roles: ["admin"],
+          scopes: ["admin"],
           created_at: "2026-01-01T00:00:00.000Z",
           expires_at: null,
           last_used_at: null,
@@ -138,9 +149,16 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
       ),
       Layer.provideMerge(Layer.merge(routes, configSource)),
       Layer.provideMerge(Layer.mergeAll(authRequests, hypervisor, DockerLive.layer(loaded.config.docker))),
-      Layer.provideMerge(Layer.merge(events, ValidationWorkersLive.layerWith(options.validation ?? {})))
+      Layer.provideMerge(ValidationWorkersLive.layerWith(options.validation ?? {}))
     )
-    const authentication = Layer.merge(AuthenticationLive.layer, testKey)
+    // The real sign-in and key management, with the users of the config (none unless `configYaml` has some).
+    const authentication = Layer.mergeAll(
+      ApiKeysLive.layer,
+      LoginLive.layer({ users: loaded.config.auth.users, oidc: undefined, publicUrl: "http://127.0.0.1" })
+    ).pipe(
+      Layer.provideMerge(Layer.merge(AuthenticationLive.layer, testKey)),
+      Layer.provideMerge(SessionsLive.layer({ ttlMs: loaded.config.auth.sessionTtlMs }))
+    )
     const description = Layer.succeed(ServerDescription)(
       ServerDescription.of({
         version: { version: "1.2.3", commit: "abc" },
@@ -155,6 +173,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
     }).pipe(
       Layer.provideMerge(layerNodeHttpServer({ host: "127.0.0.1", port: 0 })),
       Layer.provideMerge(Layer.mergeAll(core, authentication, description, policy)),
+      Layer.provideMerge(events),
       Layer.provideMerge(repositories),
       Layer.provide(Logger.layer([]))
     )

@@ -1,0 +1,70 @@
+import { randomUUID } from "node:crypto"
+import { Clock, DateTime, Effect, Layer } from "effect"
+import type { ApiKeyInfo, NewApiKey } from "../domain/Access.js"
+import { ApiKeyExists, ApiKeyNotFound } from "../domain/AccessErrors.js"
+import { ApiKeyCreatedEvent, ApiKeyRevokedEvent } from "../domain/AccessEvents.js"
+import { Events } from "../events/Events.js"
+import { generateApiKey } from "./ApiKeyFormat.js"
+import { ApiKeyConflict, ApiKeyRepository, type StoredApiKey } from "./ApiKeyRepository.js"
+import { ApiKeys } from "./ApiKeys.js"
+import { Authentication } from "./Authentication.js"
+
+const iso = (ms: number) => DateTime.formatIso(DateTime.makeUnsafe(ms))
+
+/** What a listing shows of a stored key: never its hash. */
+export const apiKeyInfoOf = (key: StoredApiKey): ApiKeyInfo => ({
+  name: key.name,
+  prefix: key.prefix,
+  scopes: key.scopes,
+  created_at: key.created_at,
+  expires_at: key.expires_at,
+  last_used_at: key.last_used_at,
+  revoked_at: key.revoked_at
+})
+
+/** {@link ApiKeys} on the stored keys; creating and revoking are events (`api_key/created|revoked`). */
+export const layer: Layer.Layer<ApiKeys, never, ApiKeyRepository | Authentication | Events> = Layer.effect(
+  ApiKeys,
+  Effect.gen(function* () {
+    const repository = yield* ApiKeyRepository
+    const authentication = yield* Authentication
+    const events = yield* Events
+
+    return ApiKeys.of({
+      create: Effect.fn("ApiKeys.create")(function* (request: NewApiKey, by: string) {
+        const now = yield* Clock.currentTimeMillis
+        const { key, prefix, sha256 } = generateApiKey()
+        const stored: StoredApiKey = {
+          id: randomUUID(),
+          name: request.name,
+          prefix,
+          sha256,
+          roles: [],
+          scopes: request.scopes,
+          created_at: iso(now),
+          expires_at: request.expires_in_s === undefined ? null : iso(now + request.expires_in_s * 1000),
+          last_used_at: null,
+          revoked_at: null
+        }
+        yield* repository.insert(stored).pipe(
+          Effect.catchIf(
+            (error): error is ApiKeyConflict => error instanceof ApiKeyConflict,
+            () => Effect.fail(new ApiKeyExists({ name: request.name }))
+          )
+        )
+        yield* events.publish(ApiKeyCreatedEvent.make({ name: request.name, prefix, scopes: request.scopes, by }))
+        return { key, api_key: apiKeyInfoOf(stored) }
+      }),
+      list: Effect.map(repository.list, (keys) => keys.map(apiKeyInfoOf)).pipe(Effect.withSpan("ApiKeys.list")),
+      revoke: Effect.fn("ApiKeys.revoke")(function* (name: string, by: string) {
+        const active = (yield* repository.list).find((key) => key.name === name && key.revoked_at === null)
+        if (active === undefined) return yield* new ApiKeyNotFound({ name })
+        const at = iso(yield* Clock.currentTimeMillis)
+        yield* repository.revoke(name, at)
+        yield* authentication.invalidateKeys
+        yield* events.publish(ApiKeyRevokedEvent.make({ name, by }))
+        return apiKeyInfoOf({ ...active, revoked_at: at })
+      })
+    })
+  })
+)

@@ -1,0 +1,208 @@
+import { createHash } from "node:crypto"
+import { Clock, Effect, Layer, Option, Redacted } from "effect"
+import type { LocalUserConfig, OidcConfig } from "../config/ConfigSections.js"
+import { readSecret } from "../config/ReadSecret.js"
+import { InvalidCredentials, LoginNotConfigured, OidcLoginFailed, OidcUserNotAllowed } from "../domain/AccessErrors.js"
+import { LoginEvent, LoginFailedEvent, LogoutEvent } from "../domain/AccessEvents.js"
+import { RateLimited } from "../domain/CommonErrors.js"
+import { safeReturnPath } from "../domain/ReturnPath.js"
+import type { Role } from "../domain/Scope.js"
+import { Events } from "../events/Events.js"
+import { Login, type LoginClient } from "./Login.js"
+import { defaultThrottlePolicy, makeLoginThrottle, type ThrottlePolicy } from "./LoginThrottle.js"
+import { makeOidcClient, type OidcClaims } from "./OidcClient.js"
+import { OidcLoginRepository } from "./OidcLoginRepository.js"
+import { verifyPassword } from "./Passwords.js"
+import { Sessions } from "./Sessions.js"
+
+/** Options of {@link layer}: the `auth` section and where browsers reach the server. */
+export interface LoginOptions {
+  readonly users: ReadonlyArray<LocalUserConfig>
+  readonly oidc: OidcConfig | undefined
+  /** The origin browsers use, e.g. `https://gate.example.com` (OIDC redirect URI, logout return). */
+  readonly publicUrl: string
+  readonly throttle?: ThrottlePolicy | undefined
+}
+
+// A pending OIDC login is good for ten minutes: enough to type a password and pass a second factor.
+const OIDC_LOGIN_TTL_MS = 10 * 60_000
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
+
+// The name an unauthenticated client sent goes into events and logs bounded and printable.
+const bounded = (name: string) => JSON.stringify(name.slice(0, 64)).slice(1, -1)
+
+const rank: Readonly<Record<Role, number>> = { viewer: 0, operator: 1, admin: 2 }
+
+const asStrings = (value: unknown): ReadonlyArray<string> =>
+  Array.isArray(value) ? value.map(String) : typeof value === "string" ? [value] : []
+
+/** The name an OIDC user goes by: `preferred_username`, else the email, else the subject id. */
+const usernameOf = (claims: OidcClaims) => String(claims.preferred_username ?? claims.email ?? claims.sub ?? "unknown")
+
+/**
+ * Whether the claims admit the user, and with which role: `allowed_users` (user name, email or subject) and
+ * `allowed_groups` admit (either suffices; both empty: every user of the provider); the highest role one of the
+ * user's groups maps to, else `default_role`.
+ */
+export const oidcRoleOf = (oidc: OidcConfig, claims: OidcClaims): Role | undefined => {
+  const groups = asStrings(claims[oidc.groupsClaim])
+  const names = [usernameOf(claims), String(claims.email ?? ""), String(claims.sub ?? "")].filter((n) => n !== "")
+  const open = oidc.allowedUsers.length === 0 && oidc.allowedGroups.length === 0
+  const admitted =
+    open ||
+    names.some((name) => oidc.allowedUsers.includes(name)) ||
+    groups.some((group) => oidc.allowedGroups.includes(group))
+  if (!admitted) return undefined
+  const mapped = (["admin", "operator", "viewer"] as const).filter((role) =>
+    oidc.roles[role].some((group) => groups.includes(group))
+  )
+  return mapped.sort((a, b) => rank[b] - rank[a])[0] ?? oidc.defaultRole
+}
+
+/**
+ * {@link Login} for the configured local users and OpenID provider. Password attempts are throttled per client
+ * address and per user name (token buckets, see `LoginThrottle`); an unknown user name verifies the password
+ * against a configured user's hash, so it costs the same as a wrong password and answers the same.
+ */
+export const layer = (options: LoginOptions): Layer.Layer<Login, never, Sessions | OidcLoginRepository | Events> =>
+  Layer.effect(
+    Login,
+    Effect.gen(function* () {
+      const sessions = yield* Sessions
+      const pending = yield* OidcLoginRepository
+      const events = yield* Events
+      const throttle = makeLoginThrottle(options.throttle ?? defaultThrottlePolicy)
+      const users = new Map(options.users.map((user) => [user.name, user]))
+      const decoy = options.users[0]
+      const oidc = options.oidc
+      const redirectUri = `${options.publicUrl}/api/v1/auth/callback`
+      const oidcClient =
+        oidc === undefined
+          ? undefined
+          : yield* makeOidcClient({
+              issuer: oidc.issuer,
+              clientId: oidc.clientId,
+              clientSecret:
+                oidc.clientSecret === undefined ? undefined : yield* Effect.orDie(readSecret(oidc.clientSecret)),
+              scopes: oidc.scopes,
+              redirectUri
+            })
+
+      const refuse = (username: string, method: "session" | "oidc", client: LoginClient, reason: string) =>
+        events.publish(LoginFailedEvent.make({ username: bounded(username), method, address: client.address, reason }))
+
+      const notConfigured = (what: string) => new LoginNotConfigured({ message: `${what} is not configured` })
+
+      return Login.of({
+        methods: { password: options.users.length > 0, oidc: oidc !== undefined },
+        password: Effect.fn("Login.password")(function* (credentials, client) {
+          if (decoy === undefined) return yield* notConfigured("sign-in with a password (auth.users)")
+          const retryAfter = yield* throttle.attempt(client.address, credentials.username)
+          if (retryAfter !== undefined) {
+            yield* refuse(credentials.username, "session", client, "too many attempts")
+            return yield* new RateLimited({
+              message: "too many sign-in attempts: wait before trying again",
+              retry_after_s: retryAfter
+            })
+          }
+          const user = users.get(credentials.username)
+          const matches = yield* verifyPassword(
+            Redacted.value((user ?? decoy).passwordHash),
+            Redacted.value(credentials.password)
+          )
+          if (user === undefined || !matches) {
+            yield* throttle.failed(credentials.username)
+            yield* refuse(
+              credentials.username,
+              "session",
+              client,
+              user === undefined ? "unknown user" : "wrong password"
+            )
+            return yield* new InvalidCredentials()
+          }
+          const issued = yield* sessions.create({
+            subject: `user:${user.name}`,
+            method: "session",
+            role: user.role,
+            address: client.address,
+            userAgent: client.userAgent
+          })
+          yield* events.publish(
+            LoginEvent.make({ subject: `user:${user.name}`, method: "session", address: client.address })
+          )
+          return issued
+        }),
+        beginOidc: Effect.fn("Login.beginOidc")(function* (returnTo) {
+          if (oidcClient === undefined) return yield* notConfigured("sign-in with OpenID Connect (auth.oidc)")
+          const started = yield* oidcClient.begin()
+          const now = yield* Clock.currentTimeMillis
+          yield* pending.insert({
+            state_sha256: sha256(started.state),
+            nonce: started.nonce,
+            code_verifier: started.codeVerifier,
+            return_to: safeReturnPath(returnTo),
+            created_at: now,
+            expires_at: now + OIDC_LOGIN_TTL_MS
+          })
+          return { url: started.url, state: started.state }
+        }),
+        completeOidc: Effect.fn("Login.completeOidc")(function* (parameters, stateCookie, client) {
+          if (oidcClient === undefined || oidc === undefined) {
+            return yield* notConfigured("sign-in with OpenID Connect (auth.oidc)")
+          }
+          const failed = (message: string) =>
+            Effect.andThen(refuse("", "oidc", client, message), Effect.fail(new OidcLoginFailed({ message })))
+          // The URL the provider redirected to, as openid-client checks it: the registered redirect URI + parameters.
+          const callbackUrl = new URL(redirectUri)
+          callbackUrl.search = parameters.toString()
+          const state = parameters.get("state")
+          if (state === null || state === "") return yield* failed("the callback has no state parameter")
+          if (stateCookie === undefined || stateCookie !== state) {
+            return yield* failed("the state does not belong to a sign-in started in this browser")
+          }
+          const login = yield* pending.take(sha256(state), yield* Clock.currentTimeMillis)
+          if (Option.isNone(login)) return yield* failed("unknown, used or expired state: start the sign-in again")
+          const claims = yield* oidcClient
+            .complete(callbackUrl, {
+              state,
+              nonce: login.value.nonce,
+              codeVerifier: login.value.code_verifier,
+              groupsClaim: oidc.groupsClaim
+            })
+            .pipe(
+              Effect.tapError((error) =>
+                error instanceof OidcLoginFailed ? refuse("", "oidc", client, error.message) : Effect.void
+              )
+            )
+          const subject = `oidc:${usernameOf(claims)}`
+          const role = oidcRoleOf(oidc, claims)
+          if (role === undefined) {
+            yield* refuse(usernameOf(claims), "oidc", client, "not in allowed_users or allowed_groups")
+            return yield* new OidcUserNotAllowed({ subject })
+          }
+          const issued = yield* sessions.create({
+            subject,
+            method: "oidc",
+            role,
+            address: client.address,
+            userAgent: client.userAgent
+          })
+          yield* events.publish(LoginEvent.make({ subject, method: "oidc", address: client.address }))
+          return { issued, returnTo: login.value.return_to }
+        }),
+        logout: Effect.fn("Login.logout")(function* (cookie) {
+          if (cookie === undefined) return {}
+          const ended = yield* sessions.end(cookie)
+          if (Option.isNone(ended)) return {}
+          const session = ended.value
+          yield* events.publish(
+            LogoutEvent.make({ subject: session.subject, session_id: session.id, by: session.subject })
+          )
+          if (session.method !== "oidc" || oidcClient === undefined) return {}
+          const redirect = yield* oidcClient.endSessionUrl(`${options.publicUrl}/login`)
+          return Option.isSome(redirect) ? { redirect: redirect.value } : {}
+        })
+      })
+    })
+  )

@@ -1,0 +1,71 @@
+import { Clock, Effect } from "effect"
+
+/** How many sign-in attempts are let through, and how fast the allowance comes back. */
+export interface ThrottlePolicy {
+  /** Attempts one client address may make in a burst. */
+  readonly perAddress: number
+  /** Failed attempts one user name may have in a burst, from any address. */
+  readonly perUser: number
+  /** One attempt of each allowance comes back every this many milliseconds. */
+  readonly refillMs: number
+  /** Most buckets kept; the oldest is forgotten first (a flood of new addresses cannot grow memory). */
+  readonly maxEntries: number
+}
+
+/** The default: 10 attempts per address and 5 failures per user name, one more every 6 seconds. */
+export const defaultThrottlePolicy: ThrottlePolicy = { perAddress: 10, perUser: 5, refillMs: 6_000, maxEntries: 10_000 }
+
+interface Bucket {
+  tokens: number
+  at: number
+}
+
+/**
+ * Token buckets for sign-in: every attempt takes one from its client address's bucket and every failure one from
+ * the user name's bucket, so neither guessing many passwords from one address nor one user's password from many
+ * addresses gets far. Time comes from `Clock` (tests drive it with `TestClock`).
+ */
+export const makeLoginThrottle = (policy: ThrottlePolicy = defaultThrottlePolicy) => {
+  const addresses = new Map<string, Bucket>()
+  const users = new Map<string, Bucket>()
+
+  const refill = (buckets: Map<string, Bucket>, key: string, capacity: number, now: number): Bucket => {
+    const bucket = buckets.get(key) ?? { tokens: capacity, at: now }
+    const earned = Math.floor((now - bucket.at) / policy.refillMs)
+    if (earned > 0) {
+      bucket.tokens = Math.min(capacity, bucket.tokens + earned)
+      bucket.at = bucket.tokens === capacity ? now : bucket.at + earned * policy.refillMs
+    }
+    buckets.delete(key)
+    buckets.set(key, bucket) // most recently used last
+    if (buckets.size > policy.maxEntries) buckets.delete(buckets.keys().next().value!)
+    return bucket
+  }
+
+  const retryAfterSeconds = (bucket: Bucket, now: number) =>
+    Math.max(1, Math.ceil((bucket.at + policy.refillMs - now) / 1000))
+
+  return {
+    /**
+     * Takes an attempt from the address's allowance; `undefined` when it may go ahead, else the seconds until it
+     * may try again (the address's or the user name's allowance is used up).
+     */
+    attempt: (address: string, username: string): Effect.Effect<number | undefined> =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        const byAddress = refill(addresses, address, policy.perAddress, now)
+        const byUser = refill(users, username, policy.perUser, now)
+        if (byAddress.tokens <= 0) return retryAfterSeconds(byAddress, now)
+        if (byUser.tokens <= 0) return retryAfterSeconds(byUser, now)
+        byAddress.tokens -= 1
+        return undefined
+      }),
+    /** Records a failed attempt for the user name. */
+    failed: (username: string): Effect.Effect<void> =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        refill(users, username, policy.perUser, now).tokens -= 1
+      })
+  }
+}
+
+/** A login throttle. */
+export type LoginThrottle = ReturnType<typeof makeLoginThrottle>

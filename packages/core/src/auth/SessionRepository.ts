@@ -1,0 +1,89 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import type { AuthMethod } from "../domain/Principal.js"
+import type { Role } from "../domain/Scope.js"
+
+/** A session as stored; times are epoch milliseconds. */
+export interface SessionRecord {
+  readonly id: string
+  readonly token_sha256: string
+  readonly subject: string
+  readonly method: AuthMethod
+  readonly roles: ReadonlyArray<Role>
+  readonly address: string
+  readonly user_agent: string
+  readonly created_at: number
+  readonly expires_at: number
+  readonly renewed_at: number
+  readonly revoked_at: number | null
+}
+
+const num = (value: unknown): number => Number(value)
+
+// PostgreSQL returns BIGINT as text, SQLite as a number; roles are a JSON array.
+const fromRow = (row: Record<string, unknown>): SessionRecord =>
+  ({
+    ...row,
+    roles: JSON.parse(String(row.roles)) as ReadonlyArray<Role>,
+    created_at: num(row.created_at),
+    expires_at: num(row.expires_at),
+    renewed_at: num(row.renewed_at),
+    revoked_at: row.revoked_at === null || row.revoked_at === undefined ? null : num(row.revoked_at)
+  }) as SessionRecord
+
+/**
+ * The `sessions` table, in SQL that SQLite and PostgreSQL both accept. Storage failures are defects: a session
+ * check that cannot read the store answers 500, never "signed in".
+ */
+export class SessionRepository extends Context.Service<
+  SessionRepository,
+  {
+    readonly insert: (session: SessionRecord) => Effect.Effect<void>
+    /** The session whose token hashes to this, revoked or expired or not. */
+    readonly findByToken: (tokenSha256: string) => Effect.Effect<Option.Option<SessionRecord>>
+    /** Sessions neither revoked nor expired at `now`, newest first. */
+    readonly listActive: (now: number) => Effect.Effect<ReadonlyArray<SessionRecord>>
+    /** Moves the expiry of an active session (sliding renewal). */
+    readonly renew: (id: string, renewedAt: number, expiresAt: number) => Effect.Effect<void>
+    /** Revokes the session if it is active; the record as it was, if it was. */
+    readonly revoke: (id: string, at: number) => Effect.Effect<Option.Option<SessionRecord>>
+    /** Deletes sessions that ended (expired or revoked) before `before`. */
+    readonly prune: (before: number) => Effect.Effect<void>
+  }
+>()("@gatehouse-edge/core/SessionRepository") {
+  /** The repository on the store's `SqlClient`. */
+  static readonly layer: Layer.Layer<SessionRepository, never, SqlClient.SqlClient> = Layer.effect(
+    SessionRepository,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      return SessionRepository.of({
+        insert: Effect.fn("SessionRepository.insert")(function* (session: SessionRecord) {
+          yield* sql`INSERT INTO sessions ${sql.insert({ ...session, roles: JSON.stringify(session.roles) })}`.pipe(
+            Effect.orDie
+          )
+        }),
+        findByToken: Effect.fn("SessionRepository.findByToken")(function* (tokenSha256: string) {
+          const rows = yield* sql`SELECT * FROM sessions WHERE token_sha256 = ${tokenSha256}`.pipe(Effect.orDie)
+          return Option.map(Option.fromNullishOr(rows[0]), fromRow)
+        }),
+        listActive: Effect.fn("SessionRepository.listActive")(function* (now: number) {
+          const rows = yield* sql`SELECT * FROM sessions WHERE revoked_at IS NULL AND expires_at > ${now}
+            ORDER BY created_at DESC, id`.pipe(Effect.orDie)
+          return rows.map(fromRow)
+        }),
+        renew: Effect.fn("SessionRepository.renew")(function* (id: string, renewedAt: number, expiresAt: number) {
+          yield* sql`UPDATE sessions SET renewed_at = ${renewedAt}, expires_at = ${expiresAt}
+            WHERE id = ${id} AND revoked_at IS NULL`.pipe(Effect.orDie)
+        }),
+        revoke: Effect.fn("SessionRepository.revoke")(function* (id: string, at: number) {
+          const rows = yield* sql`UPDATE sessions SET revoked_at = ${at}
+            WHERE id = ${id} AND revoked_at IS NULL AND expires_at > ${at} RETURNING *`.pipe(Effect.orDie)
+          return Option.map(Option.fromNullishOr(rows[0]), fromRow)
+        }),
+        prune: Effect.fn("SessionRepository.prune")(function* (before: number) {
+          yield* sql`DELETE FROM sessions WHERE expires_at < ${before} OR revoked_at < ${before}`.pipe(Effect.orDie)
+        })
+      })
+    })
+  )
+}

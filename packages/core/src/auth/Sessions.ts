@@ -1,0 +1,68 @@
+import { Context, Effect, Layer, Option, type Redacted } from "effect"
+import type { SessionInfo } from "../domain/Access.js"
+import { SessionNotFound } from "../domain/AccessErrors.js"
+import { Unauthenticated } from "../domain/CommonErrors.js"
+import type { Principal } from "../domain/Principal.js"
+import type { Role } from "../domain/Scope.js"
+
+/** Who a new session is for, and where it was started from (shown to admins listing sessions). */
+export interface NewSession {
+  readonly subject: string
+  readonly method: "session" | "oidc"
+  readonly role: Role
+  readonly address: string
+  readonly userAgent: string
+}
+
+/** A new session: the signed cookie value (secret: it is the session), its CSRF token and what is stored. */
+export interface IssuedSession {
+  readonly cookie: Redacted.Redacted<string>
+  readonly csrfToken: string
+  readonly session: SessionInfo
+}
+
+/**
+ * Browser sessions kept server-side: an opaque random token in a signed cookie, expiry with sliding renewal
+ * (`auth.session_ttl`), revocation, and a CSRF token bound to each session. They survive a restart.
+ */
+export class Sessions extends Context.Service<
+  Sessions,
+  {
+    /** The session lifetime (`auth.session_ttl`), for the cookie's `Max-Age`. */
+    readonly ttlMs: number
+    readonly create: (session: NewSession) => Effect.Effect<IssuedSession>
+    /**
+     * The principal of the session a cookie holds; renews it when it is due (`principal.session.renewed`).
+     * A forged, expired or revoked cookie is `Unauthenticated`.
+     */
+    readonly authenticate: (cookie: Redacted.Redacted<string>) => Effect.Effect<Principal, Unauthenticated>
+    /** The CSRF token of the session in `cookie` (to set its cookie again), if the cookie is well signed. */
+    readonly csrfTokenOf: (cookie: Redacted.Redacted<string>) => string | undefined
+    /** Whether `presented` is the CSRF token of the session in `cookie` (compared in constant time). */
+    readonly csrfMatches: (cookie: Redacted.Redacted<string>, presented: string) => boolean
+    /** Ends the session a cookie holds (logout); the session, if it was active. */
+    readonly end: (cookie: Redacted.Redacted<string>) => Effect.Effect<Option.Option<SessionInfo>>
+    /** Revokes a session by its public id (`gatehouse sessions revoke`); `by` is who did, for the event. */
+    readonly revoke: (id: string, by: string) => Effect.Effect<SessionInfo, SessionNotFound>
+    /** Active sessions, newest first. */
+    readonly list: Effect.Effect<ReadonlyArray<SessionInfo>>
+  }
+>()("@gatehouse-edge/core/Sessions") {
+  /**
+   * No browser sessions at all: every cookie is refused and none can be created. For compositions that only take
+   * API keys (a gRPC-only server, tests of the key path).
+   */
+  static readonly layerNone: Layer.Layer<Sessions> = Layer.succeed(Sessions)(
+    Sessions.of({
+      ttlMs: 0,
+      create: () => Effect.die(new Error("sessions are not enabled in this composition")),
+      authenticate: () =>
+        Effect.fail(new Unauthenticated({ message: "sessions are not enabled here: use an API key" })),
+      csrfTokenOf: () => undefined,
+      csrfMatches: () => false,
+      end: () => Effect.succeed(Option.none()),
+      revoke: (id) => Effect.fail(new SessionNotFound({ id })),
+      list: Effect.succeed([])
+    })
+  )
+}

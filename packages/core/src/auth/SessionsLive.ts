@@ -1,0 +1,132 @@
+import { Clock, DateTime, Effect, Layer, Option, Redacted } from "effect"
+import type { SessionInfo } from "../domain/Access.js"
+import { SessionNotFound } from "../domain/AccessErrors.js"
+import { LogoutEvent } from "../domain/AccessEvents.js"
+import { Unauthenticated } from "../domain/CommonErrors.js"
+import type { Principal } from "../domain/Principal.js"
+import { scopesOfRole } from "../domain/Scope.js"
+import { Events } from "../events/Events.js"
+import { ServerSecrets } from "./ServerSecrets.js"
+import { type SessionRecord, SessionRepository } from "./SessionRepository.js"
+import { type NewSession, Sessions } from "./Sessions.js"
+import { makeSessionTokens, newPublicId, sha256Of as sha256 } from "./SessionTokens.js"
+
+/** Options of {@link layer}. */
+export interface SessionsOptions {
+  /** How long a session lasts after its last renewal (`auth.session_ttl`). */
+  readonly ttlMs: number
+}
+
+const iso = (ms: number) => DateTime.formatIso(DateTime.makeUnsafe(ms))
+
+const infoOf = (record: SessionRecord): SessionInfo => ({
+  id: record.id,
+  subject: record.subject,
+  method: record.method,
+  roles: record.roles,
+  address: record.address,
+  user_agent: record.user_agent,
+  created_at: iso(record.created_at),
+  expires_at: iso(record.expires_at),
+  renewed_at: iso(record.renewed_at)
+})
+
+const refused = (message: string) => Effect.fail(new Unauthenticated({ message }))
+
+// A day past their end, ended sessions are deleted (when a new one is created: no timer needed).
+const KEEP_ENDED_MS = 86_400_000
+
+/**
+ * {@link Sessions} on the store. A session is renewed (its expiry moved to now + ttl) when a request uses it and
+ * its last renewal is older than a tenth of the ttl (at most a minute): a busy browser costs one store write a
+ * minute, and a session ends `ttl` after its last use, give or take that.
+ */
+export const layer = (
+  options: SessionsOptions
+): Layer.Layer<Sessions, never, SessionRepository | ServerSecrets | Events> =>
+  Layer.effect(
+    Sessions,
+    Effect.gen(function* () {
+      const repository = yield* SessionRepository
+      const events = yield* Events
+      const tokens = makeSessionTokens(yield* (yield* ServerSecrets).get("session_cookie"))
+      const renewEveryMs = Math.min(60_000, options.ttlMs / 10)
+
+      const principalOf = (record: SessionRecord, renewed: boolean, expiresAt: number): Principal => ({
+        method: record.method,
+        subject: record.subject,
+        roles: record.roles,
+        scopes: [...new Set(record.roles.flatMap(scopesOfRole))],
+        session: { id: record.id, expires_at: iso(expiresAt), renewed }
+      })
+
+      const activeRecord = Effect.fn("Sessions.lookup")(function* (cookie: Redacted.Redacted<string>) {
+        const token = tokens.verify(Redacted.value(cookie))
+        if (token === undefined) return Option.none<SessionRecord>()
+        const now = yield* Clock.currentTimeMillis
+        const found = yield* repository.findByToken(sha256(token))
+        return Option.filter(found, (record) => record.revoked_at === null && record.expires_at > now)
+      })
+
+      return Sessions.of({
+        ttlMs: options.ttlMs,
+        create: Effect.fn("Sessions.create")(function* (input: NewSession) {
+          const now = yield* Clock.currentTimeMillis
+          yield* repository.prune(now - KEEP_ENDED_MS)
+          const issued = tokens.issue()
+          const record: SessionRecord = {
+            id: newPublicId("s_"),
+            token_sha256: issued.sha256,
+            subject: input.subject,
+            method: input.method,
+            roles: [input.role],
+            address: input.address,
+            user_agent: input.userAgent.slice(0, 256),
+            created_at: now,
+            expires_at: now + options.ttlMs,
+            renewed_at: now,
+            revoked_at: null
+          }
+          yield* repository.insert(record)
+          return {
+            cookie: Redacted.make(issued.cookie),
+            csrfToken: tokens.csrfOf(issued.token),
+            session: infoOf(record)
+          }
+        }),
+        authenticate: (cookie: Redacted.Redacted<string>) =>
+          Effect.gen(function* () {
+            const found = yield* activeRecord(cookie)
+            if (Option.isNone(found)) return yield* refused("session expired or signed out: sign in again")
+            const record = found.value
+            const now = yield* Clock.currentTimeMillis
+            if (now - record.renewed_at < renewEveryMs) return principalOf(record, false, record.expires_at)
+            yield* repository.renew(record.id, now, now + options.ttlMs)
+            return principalOf(record, true, now + options.ttlMs)
+          }),
+        csrfTokenOf: (cookie: Redacted.Redacted<string>) => {
+          const token = tokens.verify(Redacted.value(cookie))
+          return token === undefined ? undefined : tokens.csrfOf(token)
+        },
+        csrfMatches: (cookie: Redacted.Redacted<string>, presented: string) => {
+          const token = tokens.verify(Redacted.value(cookie))
+          return token !== undefined && tokens.csrfMatches(token, presented)
+        },
+        end: Effect.fn("Sessions.end")(function* (cookie: Redacted.Redacted<string>) {
+          const found = yield* activeRecord(cookie)
+          if (Option.isNone(found)) return Option.none()
+          const revoked = yield* repository.revoke(found.value.id, yield* Clock.currentTimeMillis)
+          return Option.map(revoked, infoOf)
+        }),
+        revoke: Effect.fn("Sessions.revoke")(function* (id: string, by: string) {
+          const revoked = yield* repository.revoke(id, yield* Clock.currentTimeMillis)
+          if (Option.isNone(revoked)) return yield* new SessionNotFound({ id })
+          yield* events.publish(LogoutEvent.make({ subject: revoked.value.subject, session_id: id, by }))
+          return infoOf(revoked.value)
+        }),
+        list: Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.map(repository.listActive(now), (records) => records.map(infoOf))
+        ).pipe(Effect.withSpan("Sessions.list"))
+      })
+    })
+  )

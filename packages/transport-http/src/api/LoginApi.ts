@@ -1,0 +1,104 @@
+import {
+  InvalidArgument,
+  InvalidCredentials,
+  LoginNotConfigured,
+  LoginRequest,
+  LoginResult,
+  LogoutResult,
+  OidcLoginFailed,
+  OidcProviderFailed,
+  OidcUserNotAllowed,
+  PermissionDenied,
+  RateLimited,
+  toWireError
+} from "@gatehouse-edge/core/domain"
+import { Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+
+const Text = Schema.String.check(Schema.isMaxLength(2048))
+const opt = Schema.optionalKey
+
+/** A redirect (302): the browser goes where `Location` says. */
+const Redirect = HttpApiSchema.Empty(302).annotate({ description: "A redirect: see the `Location` header" })
+
+/**
+ * Signing in and out (SPEC §9). Public: no credentials needed to reach them. `POST /auth/login` takes JSON or an
+ * HTML form (the `/login` page posts one); the session is in the `gatehouse_session` cookie it sets.
+ */
+export class LoginApi extends HttpApiGroup.make("login").add(
+  HttpApiEndpoint.get("start", "/auth/login", {
+    query: { return_to: opt(Text), method: opt(Schema.Literals(["oidc", "password"])) },
+    success: Redirect,
+    error: [toWireError(LoginNotConfigured), toWireError(OidcProviderFailed)]
+  }).annotateMerge(
+    OpenApi.annotations({
+      summary: "Start signing in",
+      description:
+        "302 to the OpenID provider when OIDC is configured (and `method` is not `password`), else to the " +
+        "`/login` page. `return_to`: a path on this server to come back to (anything else is ignored)."
+    })
+  ),
+  HttpApiEndpoint.post("login", "/auth/login", {
+    payload: [LoginRequest, LoginRequest.pipe(HttpApiSchema.asFormUrlEncoded())],
+    success: LoginResult,
+    error: [
+      toWireError(InvalidArgument),
+      toWireError(InvalidCredentials),
+      toWireError(RateLimited),
+      toWireError(LoginNotConfigured),
+      toWireError(PermissionDenied)
+    ]
+  }).annotateMerge(
+    OpenApi.annotations({
+      summary: "Sign in with a user name and password",
+      description:
+        "Sets the `gatehouse_session` (HttpOnly) and `gatehouse_csrf` cookies. 401 for a wrong name or password " +
+        "(the same for both), 429 with `Retry-After` after too many attempts from one address or for one user, " +
+        "403 from another origin. A form post (the `/login` page) is answered with a redirect to `return_to`, " +
+        "or the page again with the error."
+    })
+  ),
+  HttpApiEndpoint.get("callback", "/auth/callback", {
+    query: {
+      code: opt(Text),
+      state: opt(Text),
+      iss: opt(Text),
+      scope: opt(Text),
+      session_state: opt(Text),
+      error: opt(Text),
+      error_description: opt(Text),
+      error_uri: opt(Text)
+    },
+    success: Redirect,
+    error: [
+      toWireError(OidcLoginFailed),
+      toWireError(OidcUserNotAllowed),
+      toWireError(OidcProviderFailed),
+      toWireError(LoginNotConfigured)
+    ]
+  })
+    // Providers add parameters of their own to the redirect; they are not this API's to refuse.
+    .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "ignore", errors: "all" })
+    .annotateMerge(
+      OpenApi.annotations({
+        summary: "OpenID Connect callback",
+        description:
+          "Where the provider sends the browser back: checks state (bound to this browser), PKCE, nonce and the " +
+          "ID token, applies `allowed_users` / `allowed_groups`, creates the session, 302 to the return path."
+      })
+    ),
+  HttpApiEndpoint.get("logout", "/auth/logout", { success: Redirect }).annotateMerge(
+    OpenApi.annotations({
+      summary: "Sign out (browser)",
+      description:
+        "Ends the session, clears the cookies, 302 to the OpenID provider's end-session page for an OIDC " +
+        "session where it has one, else to `/login`."
+    })
+  ),
+  HttpApiEndpoint.post("logoutJson", "/auth/logout", { success: LogoutResult }).annotateMerge(
+    OpenApi.annotations({
+      summary: "Sign out (scripts)",
+      description: "Ends the session and clears the cookies; `redirect`: the provider's end-session page, if any."
+    })
+  )
+) {}

@@ -1,0 +1,184 @@
+import {
+  InvalidCredentials,
+  LoginNotConfigured,
+  type LoginResult,
+  PermissionDenied,
+  RateLimited,
+  type Role,
+  type Scope,
+  safeReturnPath,
+  scopesOfRole
+} from "@gatehouse-edge/core/domain"
+import { type IssuedSession, Login, type LoginClient } from "@gatehouse-edge/core/services"
+import { Duration, Effect, Redacted } from "effect"
+import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { GatehouseApi } from "../api/GatehouseApi.js"
+import { SessionCookieName } from "../api/Security.js"
+import { clearSessionCookies, setSessionCookies } from "../middleware/SessionCookies.js"
+import { loginPage } from "../pages/LoginPage.js"
+
+import { clientAddressOf } from "../websocket/ClientAddress.js"
+import { originProblem } from "../websocket/OriginCheck.js"
+import { WebSocketPolicy } from "../websocket/WebSocketPolicy.js"
+
+/** The cookie binding an OIDC login to the browser that started it, sent back only to the callback. */
+const OidcStateCookie = "gatehouse_oidc_state"
+const CALLBACK_PATH = "/api/v1/auth/callback"
+
+const clientOf = (request: HttpServerRequest.HttpServerRequest): LoginClient => ({
+  address: clientAddressOf(request),
+  userAgent: request.headers["user-agent"] ?? ""
+})
+
+const isForm = (request: HttpServerRequest.HttpServerRequest) =>
+  (request.headers["content-type"] ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded")
+
+const cookieOf = (request: HttpServerRequest.HttpServerRequest) => {
+  const value = request.cookies[SessionCookieName]
+  return value === undefined || value === "" ? undefined : Redacted.make(value)
+}
+
+const resultOf = (issued: IssuedSession): LoginResult => ({
+  message: `signed in as ${issued.session.subject}`,
+  subject: issued.session.subject,
+  roles: issued.session.roles,
+  scopes: [...new Set(issued.session.roles.flatMap((role: Role) => scopesOfRole(role)))] as Array<Scope>,
+  csrf_token: issued.csrfToken,
+  expires_at: issued.session.expires_at
+})
+
+// The seconds to wait travel in the body and, for every client, in `Retry-After`.
+const retryAfter = (error: RateLimited) =>
+  HttpEffect.appendPreResponseHandler((_request, response) =>
+    Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(error.retry_after_s)))
+  )
+
+/** Handlers of the `login` group: sign-in with a password or OIDC, the callback, sign-out. */
+export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handlers) =>
+  Effect.gen(function* () {
+    const login = yield* Login
+    const cookieOptions = (maxAgeMs: number) =>
+      Effect.gen(function* () {
+        return { maxAgeMs, secure: (yield* WebSocketPolicy).secureCookies }
+      })
+    const withSession = (response: HttpServerResponse.HttpServerResponse, issued: IssuedSession) =>
+      Effect.map(cookieOptions(Date.parse(issued.session.expires_at) - Date.parse(issued.session.created_at)), (o) =>
+        setSessionCookies(response, { cookie: issued.cookie, csrfToken: issued.csrfToken }, o)
+      )
+
+    // A failed form post shows the page again with the error, with the status a script would have got.
+    const formFailure = (error: unknown, username: string, returnTo: string) => {
+      const shown =
+        error instanceof RateLimited
+          ? { message: error.message, status: 429 }
+          : error instanceof InvalidCredentials
+            ? { message: error.message, status: 401 }
+            : error instanceof PermissionDenied
+              ? { message: error.message, status: 403 }
+              : { message: error instanceof LoginNotConfigured ? error.message : "sign-in failed", status: 503 }
+      const page = loginPage({ ...login.methods, returnTo, username, error: shown })
+      return error instanceof RateLimited
+        ? HttpServerResponse.setHeader(page, "retry-after", String(error.retry_after_s))
+        : page
+    }
+
+    return handlers
+      .handle("start", ({ query }) =>
+        Effect.gen(function* () {
+          const returnTo = safeReturnPath(query.return_to)
+          if (login.methods.oidc && (query.method !== "password" || !login.methods.password)) {
+            if (query.method === undefined && login.methods.password) {
+              // Both are configured: the page offers both.
+              return HttpServerResponse.redirect(`/login?return_to=${encodeURIComponent(returnTo)}`, { status: 302 })
+            }
+            const started = yield* login.beginOidc(returnTo)
+            const policy = yield* WebSocketPolicy
+            return HttpServerResponse.setCookiesUnsafe(HttpServerResponse.redirect(started.url, { status: 302 }), [
+              [
+                OidcStateCookie,
+                started.state,
+                {
+                  path: CALLBACK_PATH,
+                  httpOnly: true,
+                  sameSite: "lax",
+                  secure: policy.secureCookies,
+                  maxAge: Duration.minutes(10)
+                }
+              ]
+            ])
+          }
+          if (login.methods.password) {
+            return HttpServerResponse.redirect(`/login?return_to=${encodeURIComponent(returnTo)}`, { status: 302 })
+          }
+          return yield* new LoginNotConfigured({ message: "no sign-in is configured (auth.users or auth.oidc)" })
+        })
+      )
+      .handle("login", ({ payload, request }) =>
+        Effect.gen(function* () {
+          const form = isForm(request)
+          const returnTo = safeReturnPath(payload.return_to)
+          const problem = originProblem(request, yield* WebSocketPolicy)
+          const attempt = Effect.gen(function* () {
+            // A page on another origin must not sign a browser in to an account of its choosing (login CSRF).
+            if (problem !== undefined) return yield* new PermissionDenied({ message: problem })
+            return yield* login.password(
+              { username: payload.username, password: Redacted.make(payload.password) },
+              clientOf(request)
+            )
+          })
+          if (form) {
+            return yield* attempt.pipe(
+              Effect.flatMap((issued) => withSession(HttpServerResponse.redirect(returnTo, { status: 303 }), issued)),
+              Effect.catch((error) => Effect.succeed(formFailure(error, payload.username, returnTo)))
+            )
+          }
+          const issued = yield* attempt.pipe(
+            Effect.tapError((error) => (error instanceof RateLimited ? retryAfter(error) : Effect.void))
+          )
+          return yield* withSession(HttpServerResponse.jsonUnsafe(resultOf(issued)), issued)
+        })
+      )
+      .handle("callback", ({ request }) =>
+        Effect.gen(function* () {
+          const parameters = new URL(request.url, "http://callback.invalid").searchParams
+          const policy = yield* WebSocketPolicy
+          const done = yield* login.completeOidc(parameters, request.cookies[OidcStateCookie], clientOf(request))
+          const response = HttpServerResponse.setCookiesUnsafe(
+            HttpServerResponse.redirect(done.returnTo, { status: 302 }),
+            [
+              [
+                OidcStateCookie,
+                "",
+                { path: CALLBACK_PATH, httpOnly: true, maxAge: Duration.zero, secure: policy.secureCookies }
+              ]
+            ]
+          )
+          return yield* withSession(response, done.issued)
+        })
+      )
+      .handle("logout", ({ request }) =>
+        Effect.gen(function* () {
+          const ended = yield* login.logout(cookieOf(request))
+          const policy = yield* WebSocketPolicy
+          return clearSessionCookies(
+            HttpServerResponse.redirect(ended.redirect ?? "/login?signed_out=1", { status: 302 }),
+            policy.secureCookies
+          )
+        })
+      )
+      .handle("logoutJson", ({ request }) =>
+        Effect.gen(function* () {
+          const ended = yield* login.logout(cookieOf(request))
+          const policy = yield* WebSocketPolicy
+          return clearSessionCookies(
+            HttpServerResponse.jsonUnsafe({
+              message: "signed out",
+              ...(ended.redirect === undefined ? {} : { redirect: ended.redirect })
+            }),
+            policy.secureCookies
+          )
+        })
+      )
+  })
+)

@@ -1,0 +1,28 @@
+import { safeReturnPath } from "@gatehouse-edge/core/domain"
+import { Login } from "@gatehouse-edge/core/services"
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerRequest } from "effect/http"
+import { homePage } from "./HomePage.js"
+import { loginPage } from "./LoginPage.js"
+
+/**
+ * The server-rendered pages next to the API: `/login` (the sign-in form; public) and `/` (a minimal overview that
+ * asks the API, with the browser's session, who is signed in and what the routes are).
+ */
+export const layerPages = Layer.mergeAll(
+  HttpRouter.add(
+    "GET",
+    "/login",
+    Effect.gen(function* () {
+      const login = yield* Login
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const query = new URL(request.url, "http://page.invalid").searchParams
+      return loginPage({
+        ...login.methods,
+        returnTo: safeReturnPath(query.get("return_to") ?? undefined),
+        notice: query.has("signed_out") ? "You are signed out." : undefined
+      })
+    })
+  ),
+  HttpRouter.add("GET", "/", Effect.sync(homePage))
+)
