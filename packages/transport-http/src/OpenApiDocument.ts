@@ -61,9 +61,9 @@ const streamExtension = (endpoint: AnyStreamEndpoint, components: Record<string,
 const declaredScopes = (): ReadonlyMap<string, ScopeRequirement> => {
   const scopes = new Map<string, ScopeRequirement>()
   for (const group of Object.values(GatehouseApi.groups)) {
-    for (const endpoint of Object.values(group.endpoints)) {
+    for (const [name, endpoint] of Object.entries(group.endpoints)) {
       const scope = requiredScopeOf(endpoint.annotations)
-      if (scope !== undefined) scopes.set(`${group.identifier}.${endpoint.name}`, scope)
+      if (scope !== undefined) scopes.set(`${group.identifier}.${name}`, scope)
     }
   }
   return scopes

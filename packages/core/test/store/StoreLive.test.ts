@@ -107,7 +107,8 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
         [
           [1, "events"],
           [2, "api_keys"],
-          [3, "auth_requests"]
+          [3, "auth_requests"],
+          [4, "sessions"]
         ]
       )
     })
@@ -126,7 +127,10 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
         "auth_requests",
         "auth_users",
         "effect_sql_migrations",
-        "events"
+        "events",
+        "oidc_logins",
+        "server_secrets",
+        "sessions"
       ])
       const recorded = raw(filename, (db) =>
         db.prepare("SELECT migration_id, name, created_at FROM effect_sql_migrations ORDER BY migration_id").all()
