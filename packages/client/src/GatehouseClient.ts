@@ -1,19 +1,28 @@
-import { Authorization, GatehouseApi } from "@gatehouse-edge/transport-http/api"
+import { Authorization, CsrfCookieName, CsrfHeaderName, GatehouseApi } from "@gatehouse-edge/transport-http/api"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { FetchHttpClient, type HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient, HttpApiMiddleware } from "effect/http-api"
 import { apiCalls, type GroupCalls } from "./ApiCalls.js"
 import { type GatehouseStreams, makeStreams } from "./GatehouseStreams.js"
 
-/** Where the server is and the API key to use. */
+/**
+ * Where the server is and how to authenticate: an API key (scripts, servers, the CLI), or — in a browser page of
+ * the server — no key at all: the session cookie of the signed-in user goes with every request, and the CSRF token
+ * (the `gatehouse_csrf` cookie) is sent as `X-CSRF-Token` on every unsafe request.
+ */
 export interface GatehouseClientOptions {
   /**
    * The server's address, e.g. `http://127.0.0.1:8888` (with any path it is mounted under). The API prefix the
-   * server prints (`.../api/v1`) may be included; it is not doubled.
+   * server prints (`.../api/v1`) may be included; it is not doubled. In a browser page of the server: `location.origin`.
    */
   readonly baseUrl: string | URL
-  /** An API key (`gh_<prefix>_<secret>`), sent as `Authorization: Bearer <key>`. */
-  readonly apiKey: string | Redacted.Redacted<string>
+  /** An API key (`gh_<prefix>_<secret>`), sent as `Authorization: Bearer <key>`. Leave it out in a browser. */
+  readonly apiKey?: string | Redacted.Redacted<string> | undefined
+  /**
+   * Whether `fetch` sends cookies (`RequestInit.credentials`). Default: `"include"` without an API key (a signed-in
+   * browser), `"same-origin"` with one.
+   */
+  readonly credentials?: "include" | "same-origin" | "omit" | undefined
 }
 
 /**
@@ -66,6 +75,10 @@ export interface GatehouseClientShape {
     /** A container's last lines, then each new one (WebSocket). */
     readonly followLogs: GatehouseStreams["followContainerLogs"]
   }
+  /** Signing in and out (`login.login({ payload: { username, password } })` in a browser sets the cookies). */
+  readonly login: GroupCalls<"login">
+  /** The caller (`whoami`), API keys and sessions (admins). */
+  readonly access: GroupCalls<"access">
   /** The client derived from the contract, as is: for per-call options such as `responseMode`. */
   readonly api: HttpApiClient.ForApi<typeof GatehouseApi>
 }
@@ -76,10 +89,25 @@ export const normalizeBaseUrl = (baseUrl: string | URL): string =>
     .replace(/\/+$/, "")
     .replace(/\/api\/v1$/, "")
 
-const authorizationClient = (apiKey: Redacted.Redacted<string>) =>
-  HttpApiMiddleware.layerClient(Authorization, ({ next, request }) =>
-    next(HttpClientRequest.bearerToken(request, Redacted.value(apiKey)))
-  )
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
+
+// In a browser the CSRF token is the `gatehouse_csrf` cookie, readable by the page's script by design.
+const csrfTokenFromDocument = (): string | undefined => {
+  const cookie = (globalThis as { readonly document?: { readonly cookie?: string } }).document?.cookie
+  const entry = cookie
+    ?.split(";")
+    .map((part) => part.trim())
+    .find((part) => part.startsWith(`${CsrfCookieName}=`))
+  return entry === undefined ? undefined : decodeURIComponent(entry.slice(CsrfCookieName.length + 1))
+}
+
+// An API key goes in `Authorization`; without one the browser's cookie authenticates, with the CSRF header.
+const authorizationClient = (apiKey: Redacted.Redacted<string> | undefined) =>
+  HttpApiMiddleware.layerClient(Authorization, ({ next, request }) => {
+    if (apiKey !== undefined) return next(HttpClientRequest.bearerToken(request, Redacted.value(apiKey)))
+    const csrf = SAFE_METHODS.has(request.method) ? undefined : csrfTokenFromDocument()
+    return next(csrf === undefined ? request : HttpClientRequest.setHeader(request, CsrfHeaderName, csrf))
+  })
 
 /** Builds the client on the given `HttpClient` (see {@link GatehouseClient.layer} for the fetch-based default). */
 export const makeGatehouseClient = Effect.fn("GatehouseClient.make")(function* (options: GatehouseClientOptions) {
@@ -87,7 +115,10 @@ export const makeGatehouseClient = Effect.fn("GatehouseClient.make")(function* (
   const apiKey = typeof options.apiKey === "string" ? Redacted.make(options.apiKey) : options.apiKey
   const api = yield* HttpApiClient.make(GatehouseApi, { baseUrl }).pipe(Effect.provide(authorizationClient(apiKey)))
   const calls = apiCalls(api)
-  const streams = makeStreams({ baseUrl, authorization: `Bearer ${Redacted.value(apiKey)}` })
+  const streams = makeStreams({
+    baseUrl,
+    authorization: apiKey === undefined ? undefined : `Bearer ${Redacted.value(apiKey)}`
+  })
   return GatehouseClient.of({
     system: calls.system,
     routes: { ...calls.routes, watch: streams.watchRoutes, validateStream: streams.validateStream },
@@ -106,6 +137,8 @@ export const makeGatehouseClient = Effect.fn("GatehouseClient.make")(function* (
       journal: streams.journal,
       tail: streams.tail
     },
+    login: calls.login,
+    access: calls.access,
     docker: {
       ...calls.docker,
       watchContainers: streams.watchContainers,
@@ -126,7 +159,14 @@ export class GatehouseClient extends Context.Service<GatehouseClient, GatehouseC
   ): Layer.Layer<GatehouseClient, never, HttpClient.HttpClient> =>
     Layer.effect(GatehouseClient, makeGatehouseClient(options))
 
-  /** The client over the platform's `fetch`. */
+  /** The client over the platform's `fetch` (with cookies as `options.credentials` says). */
   static readonly layer = (options: GatehouseClientOptions): Layer.Layer<GatehouseClient> =>
-    GatehouseClient.layerWithoutHttpClient(options).pipe(Layer.provide(FetchHttpClient.layer))
+    GatehouseClient.layerWithoutHttpClient(options).pipe(
+      Layer.provide(FetchHttpClient.layer),
+      Layer.provide(
+        Layer.succeed(FetchHttpClient.RequestInit)({
+          credentials: options.credentials ?? (options.apiKey === undefined ? "include" : "same-origin")
+        })
+      )
+    )
 }

@@ -88,8 +88,8 @@ export interface GatehouseStreams {
 export interface StreamOptions {
   /** The server's origin (with any mount path), e.g. `http://127.0.0.1:8888`. */
   readonly baseUrl: string
-  /** Sent as `Authorization: Bearer <key>` on the upgrade request. */
-  readonly authorization: string
+  /** Sent as `Authorization: Bearer <key>` on the upgrade request; none in a browser (its cookie goes instead). */
+  readonly authorization?: string | undefined
 }
 
 /** Decodes the text frames of a declared stream endpoint with its frame schema. */
@@ -113,7 +113,8 @@ const buildUrl = (build: () => string): Effect.Effect<string, Schema.SchemaError
 /** The WebSocket streams of the Gatehouse API, decoded with the domain schemas. */
 export const makeStreams = (options: StreamOptions): GatehouseStreams => {
   const urls = HttpApiClient.urlBuilder(GatehouseApi, { baseUrl: options.baseUrl })
-  const headers = { authorization: options.authorization }
+  const headers: Record<string, string> =
+    options.authorization === undefined ? {} : { authorization: options.authorization }
 
   const connect = <E>(
     url: Effect.Effect<string, Schema.SchemaError>,

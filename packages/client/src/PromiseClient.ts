@@ -9,6 +9,7 @@ import type {
   FileType,
   HealthMap,
   LxcAction,
+  NewApiKey,
   NewAuthRequest,
   NewUser,
   NodeStats,
@@ -108,6 +109,23 @@ export interface GatehousePromiseClient extends AsyncDisposable {
     readonly watchContainers: () => AsyncIterable<ReadonlyArray<ContainerSummary>>
     readonly watchStats: (id: string) => AsyncIterable<ContainerStats>
     readonly followLogs: (id: string, query?: LogsQuery) => AsyncIterable<ContainerLogLine>
+  }
+  /**
+   * Signing in and out with a password. In a browser the answer's cookies are kept by the browser, and every later
+   * call of this client is made as the signed-in user.
+   */
+  readonly login: {
+    readonly login: (username: string, password: string, options?: CallOptions) => Result<"login", "login">
+    readonly logout: (options?: CallOptions) => Result<"login", "logoutJson">
+  }
+  /** Who is calling; API keys and browser sessions (admins). */
+  readonly access: {
+    readonly whoami: (options?: CallOptions) => Result<"access", "whoami">
+    readonly listApiKeys: (options?: CallOptions) => Result<"access", "listApiKeys">
+    readonly createApiKey: (request: NewApiKey, options?: CallOptions) => Result<"access", "createApiKey">
+    readonly revokeApiKey: (name: string, options?: CallOptions) => Result<"access", "revokeApiKey">
+    readonly listSessions: (options?: CallOptions) => Result<"access", "listSessions">
+    readonly revokeSession: (id: string, options?: CallOptions) => Result<"access", "revokeSession">
   }
   /** Closes every open stream and releases the client. */
   readonly close: () => Promise<void>
@@ -234,6 +252,18 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
       watchContainers: () => iterate((c) => c.docker.watchContainers()),
       watchStats: (id) => iterate((c) => c.docker.watchStats(id)),
       followLogs: (id, query) => iterate((c) => c.docker.followLogs(id, query))
+    },
+    login: {
+      login: (username, password, o) => call((c) => c.login.login({ payload: { username, password } }), o),
+      logout: (o) => call((c) => c.login.logoutJson(), o)
+    },
+    access: {
+      whoami: (o) => call((c) => c.access.whoami(), o),
+      listApiKeys: (o) => call((c) => c.access.listApiKeys(), o),
+      createApiKey: (request, o) => call((c) => c.access.createApiKey({ payload: request }), o),
+      revokeApiKey: (name, o) => call((c) => c.access.revokeApiKey({ params: { name } }), o),
+      listSessions: (o) => call((c) => c.access.listSessions(), o),
+      revokeSession: (id, o) => call((c) => c.access.revokeSession({ params: { id } }), o)
     },
     close,
     [Symbol.asyncDispose]: close

@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http"
 import { Cause, Deferred, Effect, Exit, Queue, type Scope, Stream } from "effect"
 import { HttpClientError, HttpClientRequest, HttpClientResponse } from "effect/http"
 import { WebSocket } from "ws"
+import { isBrowserPage, openBrowserWebSocket } from "./BrowserWebSocket.js"
 import { WebSocketClosed } from "./WebSocketClosed.js"
 
 /** What {@link openWebSocket} connects to, and how it reads a refused upgrade. */
@@ -70,7 +71,8 @@ const closeSocket = (ws: WebSocket) =>
   }).pipe(Effect.timeoutOrElse({ duration: CLOSE_HANDSHAKE_TIMEOUT, orElse: () => Effect.sync(() => ws.terminate()) }))
 
 /**
- * Opens a WebSocket (the `ws` package, so it works on Node 20 without a global WebSocket) and waits for the
+ * Opens a WebSocket (the `ws` package, so it works on Node 20 without a global WebSocket; in a browser page, the
+ * page's own, see `BrowserWebSocket`) and waits for the
  * handshake. A refused upgrade fails with the endpoint's typed error decoded from the HTTP response; a connection
  * that cannot be made fails with an `HttpClientError` (TransportError), like the HTTP calls. The socket is closed
  * (1000, waiting for the server's answer) when the scope closes.
@@ -79,6 +81,7 @@ export const openWebSocket: <E>(
   request: WebSocketRequest<E>
 ) => Effect.Effect<WebSocketConnection, E | HttpClientError.HttpClientError, Scope.Scope> = Effect.fn("openWebSocket")(
   function* <E>(request: WebSocketRequest<E>) {
+    if (isBrowserPage()) return yield* openBrowserWebSocket(request)
     const httpRequest = HttpClientRequest.get(request.url)
     const highWaterMark = request.highWaterMark ?? DEFAULT_HIGH_WATER_MARK
     const maxRefusalBytes = request.maxRefusalBytes ?? DEFAULT_MAX_REFUSAL_BYTES

@@ -1,9 +1,12 @@
 import { Command } from "effect/cli"
+import { apiKeyCommand } from "./commands/ApiKeys.js"
 import { authCommand } from "./commands/Auth.js"
 import { dockerCommand } from "./commands/Docker.js"
+import { hashPasswordCommand } from "./commands/HashPassword.js"
 import { hypervisorCommand } from "./commands/Hypervisor.js"
 import { openApiCommand } from "./commands/OpenApi.js"
 import { serveCommand } from "./commands/Serve.js"
+import { sessionsCommand } from "./commands/Sessions.js"
 import { storeCommand } from "./commands/Store.js"
 import { nodesCommand, usersCommand } from "./commands/Users.js"
 import { validateCommand } from "./commands/Validate.js"
@@ -20,6 +23,9 @@ export const gatehouseCli = Command.make("gatehouse").pipe(
     usersCommand,
     nodesCommand,
     hypervisorCommand,
-    dockerCommand
+    dockerCommand,
+    hashPasswordCommand,
+    apiKeyCommand,
+    sessionsCommand
   ])
 )
