@@ -1,0 +1,54 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
+import { makeLoginThrottle } from "../../src/auth/LoginThrottle.js"
+
+const policy = { perAddress: 3, perUser: 2, refillMs: 10_000, maxEntries: 100 }
+
+describe("LoginThrottle", () => {
+  it.effect("lets a burst of attempts per address through, then says how long to wait, then refills", () =>
+    Effect.gen(function* () {
+      const throttle = makeLoginThrottle(policy)
+      for (let i = 0; i < 3; i++) assert.isUndefined(yield* throttle.attempt("10.0.0.1", `user${i}`))
+      assert.strictEqual(yield* throttle.attempt("10.0.0.1", "user9"), 10)
+      assert.isUndefined(yield* throttle.attempt("10.0.0.2", "user9"), "another address has its own allowance")
+      yield* TestClock.adjust("4 seconds")
+      assert.strictEqual(yield* throttle.attempt("10.0.0.1", "user9"), 6)
+      yield* TestClock.adjust("6 seconds")
+      assert.isUndefined(yield* throttle.attempt("10.0.0.1", "user9"), "one attempt came back")
+      assert.strictEqual(yield* throttle.attempt("10.0.0.1", "user9"), 10)
+    })
+  )
+
+  it.effect("locks a user name after its failures, whichever addresses they came from", () =>
+    Effect.gen(function* () {
+      const throttle = makeLoginThrottle(policy)
+      for (const address of ["10.0.0.1", "10.0.0.2"]) {
+        assert.isUndefined(yield* throttle.attempt(address, "alice"))
+        yield* throttle.failed("alice")
+      }
+      assert.strictEqual(yield* throttle.attempt("10.0.0.3", "alice"), 10, "alice is locked from a third address")
+      assert.isUndefined(yield* throttle.attempt("10.0.0.3", "bob"), "other users are not")
+      yield* TestClock.adjust("10 seconds")
+      assert.isUndefined(yield* throttle.attempt("10.0.0.3", "alice"))
+    })
+  )
+
+  it.effect("successful attempts do not count against the user name", () =>
+    Effect.gen(function* () {
+      const throttle = makeLoginThrottle({ ...policy, perAddress: 100 })
+      for (let i = 0; i < 10; i++) assert.isUndefined(yield* throttle.attempt("10.0.0.1", "alice"))
+    })
+  )
+
+  it.effect("keeps at most maxEntries buckets (a flood of addresses cannot grow memory)", () =>
+    Effect.gen(function* () {
+      const throttle = makeLoginThrottle({ ...policy, perAddress: 1, maxEntries: 2 })
+      yield* throttle.attempt("a", "u")
+      assert.strictEqual(yield* throttle.attempt("a", "u"), 10, "a is out of attempts")
+      yield* throttle.attempt("b", "u")
+      yield* throttle.attempt("c", "u")
+      assert.isUndefined(yield* throttle.attempt("a", "u"), "a was forgotten, so it starts over")
+    })
+  )
+})
