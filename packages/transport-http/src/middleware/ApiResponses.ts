@@ -69,10 +69,11 @@ export const errorResponse = (
 
 const bodyHeaders = new Set(["content-type", "content-length", "content-encoding", "transfer-encoding", "etag"])
 
-const isJson = (response: HttpServerResponse.HttpServerResponse) => {
+// A JSON body is already an error body; an HTML page (the login page with its error) is meant for a person.
+const hasOwnBody = (response: HttpServerResponse.HttpServerResponse) => {
   const contentType =
     response.headers["content-type"] ?? ("contentType" in response.body ? response.body.contentType : "")
-  return typeof contentType === "string" && contentType.includes("json")
+  return typeof contentType === "string" && (contentType.includes("json") || contentType.startsWith("text/html"))
 }
 
 // Responses produced below the API layer (router 404, HttpApi's bare 415/413/426) get the shared body too.
@@ -81,7 +82,7 @@ const withErrorBody = (
   response: HttpServerResponse.HttpServerResponse,
   requestId: string
 ) => {
-  if (response.status < 400 || response.status === 499 || isJson(response)) return response
+  if (response.status < 400 || response.status === 499 || hasOwnBody(response)) return response
   const message =
     response.status === 415
       ? `unsupported content type ${request.headers["content-type"] ?? "(none)"}: send application/yaml or text/plain`
