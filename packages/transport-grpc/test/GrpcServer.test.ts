@@ -8,7 +8,7 @@ import { Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { protoPath as healthProtoPath } from "grpc-health-check"
 import type { AuthRequest__Output } from "../src/gen/gatehouse/v1/AuthRequest.js"
-import { GrpcServer, GrpcServerAddress, GrpcServerError } from "../src/index.js"
+import { GrpcServer, GrpcServerAddress, GrpcServerError, requiredScopes } from "../src/index.js"
 import { call, clientOf, grpcServerLayer, keys, ok } from "./support/GrpcHarness.js"
 
 const sshCheck = {
@@ -192,6 +192,44 @@ describe("gRPC AuthService", () => {
       assert.strictEqual(decided.decidedBy, "unix-socket")
       const socket = (yield* GrpcServerAddress).unixSocket!
       assert.strictEqual(fs.statSync(socket).mode & 0o777, 0o770)
+    }).pipe(Effect.scoped, Effect.provide(grpcServerLayer()))
+  )
+
+  it.effect("each RPC needs the scope its proto declares: PERMISSION_DENIED naming it, the call not made", () =>
+    Effect.gen(function* () {
+      const scopes = requiredScopes()
+      assert.deepStrictEqual(scopes, {
+        AuthRegister: "auth_requests:write",
+        AuthApprove: "auth_requests:write",
+        AuthReject: "auth_requests:write",
+        CreateAuthRequest: "auth_requests:write",
+        GetAuthRequest: "auth_requests:read",
+        ListAuthRequests: "auth_requests:read",
+        WatchAuthRequest: "auth_requests:read",
+        CreateUser: "users:write",
+        ListUsers: "users:read",
+        ListNodes: "users:read"
+      })
+      const admin = yield* clientOf({ apiKey: keys.valid.key })
+      const reader = yield* clientOf({ apiKey: keys.reader.key })
+      const authId = yield* create(admin)
+      assert.strictEqual(ok(yield* call<Created>(reader, "GetAuthRequest", { authId })).authRequest.state, PENDING)
+      ok(yield* call(reader, "ListAuthRequests", {}))
+      for (const [method, request, scope] of [
+        ["AuthApprove", { authId }, "auth_requests:write"],
+        ["AuthReject", { authId }, "auth_requests:write"],
+        ["CreateAuthRequest", sshCheck, "auth_requests:write"],
+        ["ListUsers", {}, "users:read"],
+        ["CreateUser", { name: "eve" }, "users:write"]
+      ] as const) {
+        const outcome = yield* call(reader, method, request)
+        assert.deepInclude(outcome, { code: grpc.status.PERMISSION_DENIED }, method)
+        assert.include((outcome as { details: string }).details, `"${scope}"`, method)
+      }
+      assert.strictEqual(ok(yield* call<Created>(admin, "GetAuthRequest", { authId })).authRequest.state, PENDING)
+      const watched = yield* Effect.forkChild(watch(reader, authId))
+      ok(yield* call(admin, "AuthApprove", { authId }))
+      assert.deepStrictEqual((yield* Fiber.join(watched)).states.at(-1), APPROVED, "the reader may watch")
     }).pipe(Effect.scoped, Effect.provide(grpcServerLayer()))
   )
 
