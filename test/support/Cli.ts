@@ -41,17 +41,23 @@ const collect = (child: ChildProcess) => {
   return { output, exited }
 }
 
-/** Runs `gatehouse <args>` to completion. */
+/** Runs `gatehouse <args>` to completion; `input` is written to its stdin (which is then closed). */
 export const runCli = (
   args: ReadonlyArray<string>,
-  options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>> } = {}
+  options: {
+    readonly cwd?: string
+    readonly env?: Readonly<Record<string, string>>
+    readonly input?: string
+  } = {}
 ): Effect.Effect<CliResult> =>
   Effect.promise(() => {
     const child = spawn(process.execPath, gatehouseCommand(args), {
       cwd: options.cwd ?? repoRoot,
       env: childEnv(options.env)
     })
-    return collect(child).exited
+    const exited = collect(child).exited
+    if (options.input !== undefined) child.stdin.end(options.input)
+    return exited
   })
 
 /** A `gatehouse serve` process that is up and listening. */

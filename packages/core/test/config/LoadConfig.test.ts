@@ -137,6 +137,48 @@ events: { history: 500 }
     assert.include(issues[0]!, "gatehouse.yml:1:15: http.addr: 0.0.0.0:8888 is not a loopback address")
   })
 
+  it("binds any address once users or OIDC are configured; public_url sets Secure cookies and a public origin", () => {
+    const hash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"
+    const users = configOf(
+      load(
+        `http: { addr: 0.0.0.0:8888 }\ngrpc: { addr: 0.0.0.0:50443 }\nauth: { users: [{ name: a, password_hash: "${hash}" }] }\n`
+      )
+    )
+    assert.strictEqual(users.http.host, "0.0.0.0")
+    assert.strictEqual(
+      users.auth.users[0]!.role,
+      "admin",
+      "a configured user is an admin unless its role says otherwise"
+    )
+    const oidc = configOf(
+      load(
+        "http: { addr: 0.0.0.0:8888, public_url: https://gate.example.com/ }\n" +
+          "auth: { oidc: { issuer: https://idp.example, client_id: g, roles: { operator: [ops] } } }\n"
+      )
+    )
+    assert.strictEqual(oidc.http.publicUrl, "https://gate.example.com")
+    assert.isTrue(oidc.http.secureCookies)
+    assert.include(oidc.http.allowedHosts, "gate.example.com", "the proxy passes the public name as Host")
+    assert.strictEqual(oidc.auth.oidc?.defaultRole, "viewer", "with a role mapping, unmapped users only read")
+    const issues = issuesOf(
+      load(
+        "http: { public_url: https://gate.example.com/app }\nauth: { users: [{ name: a, role: boss, password_hash: x }] }\n"
+      )
+    )
+    assert.isTrue(
+      issues.some((i) => i.includes("http.public_url") && i.includes("no path")),
+      issues.join("\n")
+    )
+    assert.isTrue(
+      issues.some((i) => i.includes("auth.users.0.role")),
+      issues.join("\n")
+    )
+    assert.isTrue(
+      issues.some((i) => i.includes("auth.users.0.password_hash")),
+      issues.join("\n")
+    )
+  })
+
   it("resolves paths in the file against its directory, and flag paths against the working directory", () => {
     const result = loadConfig({
       file: { path: "conf/gatehouse.yml", text: "routes_dir: r\n" },
