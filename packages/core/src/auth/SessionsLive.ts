@@ -31,13 +31,17 @@ const infoOf = (record: SessionRecord): SessionInfo => ({
   renewed_at: iso(record.renewed_at)
 })
 
-const refused = (message: string) => Effect.fail(new Unauthenticated({ message }))
+const expired = Effect.fail(new Unauthenticated({ message: "session expired or signed out: sign in again" }))
+
+const CACHE_MS = 5_000
+const CACHE_ENTRIES = 4096
 
 // A day past their end, ended sessions are deleted (when a new one is created: no timer needed).
 const KEEP_ENDED_MS = 86_400_000
 
 /**
- * {@link Sessions} on the store. A session is renewed (its expiry moved to now + ttl) when a request uses it and
+ * {@link Sessions} on the store. A session that checked out is taken as valid for up to 5 seconds without asking
+ * the store again (never past its renewal or expiry; ending or revoking any session forgets them). A session is renewed (its expiry moved to now + ttl) when a request uses it and
  * its last renewal is older than a tenth of the ttl (at most a minute): a busy browser costs one store write a
  * minute, and a session ends `ttl` after its last use, give or take that.
  */
@@ -51,12 +55,22 @@ export const layer = (
       const events = yield* Events
       const tokens = makeSessionTokens(yield* (yield* ServerSecrets).get("session_cookie"))
       const renewEveryMs = Math.min(60_000, options.ttlMs / 10)
+      // Sessions that checked out, for a few seconds (not past their renewal or expiry): a busy page costs a map
+      // lookup per request instead of a store query. Ending or revoking a session here forgets them all at once;
+      // a revocation by another replica of a shared store takes effect within CACHE_MS.
+      const verified = new Map<string, { readonly principal: Principal; readonly until: number }>()
+      const remember = (cookie: string, principal: Principal, until: number) => {
+        if (verified.size >= CACHE_ENTRIES) verified.delete(verified.keys().next().value!)
+        verified.set(cookie, { principal, until })
+      }
+      const forget = Effect.sync(() => verified.clear())
 
       const principalOf = (record: SessionRecord, renewed: boolean, expiresAt: number): Principal => ({
         method: record.method,
         subject: record.subject,
         roles: record.roles,
-        scopes: [...new Set(record.roles.flatMap(scopesOfRole))],
+        scopes:
+          record.roles.length === 1 ? scopesOfRole(record.roles[0]!) : [...new Set(record.roles.flatMap(scopesOfRole))],
         session: { id: record.id, expires_at: iso(expiresAt), renewed }
       })
 
@@ -94,16 +108,36 @@ export const layer = (
             session: infoOf(record)
           }
         }),
-        authenticate: (cookie: Redacted.Redacted<string>) =>
-          Effect.gen(function* () {
-            const found = yield* activeRecord(cookie)
-            if (Option.isNone(found)) return yield* refused("session expired or signed out: sign in again")
-            const record = found.value
-            const now = yield* Clock.currentTimeMillis
-            if (now - record.renewed_at < renewEveryMs) return principalOf(record, false, record.expires_at)
-            yield* repository.renew(record.id, now, now + options.ttlMs)
-            return principalOf(record, true, now + options.ttlMs)
-          }),
+        // Runs on every request with a cookie, so it is chained rather than an `Effect.fn` (as API keys are: the
+        // generator and span cost more than the store lookup). A bad signature is refused before the store is asked.
+        authenticate: (cookie: Redacted.Redacted<string>) => {
+          const value = Redacted.value(cookie)
+          return Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const hit = verified.get(value)
+            if (hit !== undefined && now < hit.until) return Effect.succeed(hit.principal)
+            if (hit !== undefined) verified.delete(value)
+            const token = tokens.verify(value)
+            if (token === undefined) return expired
+            return Effect.flatMap(repository.findByToken(sha256(token)), (found) => {
+              if (Option.isNone(found)) return expired
+              const record = found.value
+              if (record.revoked_at !== null || record.expires_at <= now) return expired
+              if (now - record.renewed_at < renewEveryMs) {
+                const principal = principalOf(record, false, record.expires_at)
+                remember(
+                  value,
+                  principal,
+                  Math.min(now + CACHE_MS, record.renewed_at + renewEveryMs, record.expires_at)
+                )
+                return Effect.succeed(principal)
+              }
+              return Effect.as(
+                repository.renew(record.id, now, now + options.ttlMs),
+                principalOf(record, true, now + options.ttlMs)
+              )
+            })
+          })
+        },
         csrfTokenOf: (cookie: Redacted.Redacted<string>) => {
           const token = tokens.verify(Redacted.value(cookie))
           return token === undefined ? undefined : tokens.csrfOf(token)
@@ -116,10 +150,12 @@ export const layer = (
           const found = yield* activeRecord(cookie)
           if (Option.isNone(found)) return Option.none()
           const revoked = yield* repository.revoke(found.value.id, yield* Clock.currentTimeMillis)
+          yield* forget
           return Option.map(revoked, infoOf)
         }),
         revoke: Effect.fn("Sessions.revoke")(function* (id: string, by: string) {
           const revoked = yield* repository.revoke(id, yield* Clock.currentTimeMillis)
+          yield* forget
           if (Option.isNone(revoked)) return yield* new SessionNotFound({ id })
           yield* events.publish(LogoutEvent.make({ subject: revoked.value.subject, session_id: id, by }))
           return infoOf(revoked.value)

@@ -112,6 +112,9 @@ describe("Sessions", () => {
       Effect.gen(function* () {
         const first = yield* sessions.create(alice)
         const second = yield* sessions.create({ ...alice, subject: "user:bob", role: "viewer" })
+        // Both were just used (so each is remembered as valid for a few seconds): ending them must still count.
+        yield* sessions.authenticate(first.cookie)
+        yield* sessions.authenticate(second.cookie)
         const ended = yield* sessions.end(first.cookie)
         assert.strictEqual(Option.getOrThrow(ended).id, first.session.id)
         assert.instanceOf(yield* Effect.flip(sessions.authenticate(first.cookie)), Unauthenticated)
