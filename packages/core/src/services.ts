@@ -6,6 +6,7 @@
 export * from "./auth/Authentication.js"
 export * from "./auth/CurrentPrincipal.js"
 export * from "./authrequests/AuthRequests.js"
+export * from "./certs/Certificates.js"
 export * from "./config/ConfigSource.js"
 export * from "./docker/Docker.js"
 export * from "./events/Events.js"

@@ -7,6 +7,12 @@ import {
   AuthRequestRejectedEvent,
   UserCreatedEvent
 } from "./AuthRequestEvents.js"
+import {
+  CertLoadFailedEvent,
+  CertReloadedEvent,
+  CertRenewedEvent,
+  CertRenewFailedEvent
+} from "./CertificateEvents.js"
 import { ConfigErrorEvent, ConfigReloadEvent } from "./ConfigEvents.js"
 import { DockerDieEvent, DockerHealthStatusEvent, DockerStartEvent, DockerStopEvent } from "./DockerEvents.js"
 import { HealthDownEvent, HealthUpEvent } from "./HealthEvents.js"
@@ -42,7 +48,11 @@ const kinds = [
   DockerStartEvent,
   DockerStopEvent,
   DockerDieEvent,
-  DockerHealthStatusEvent
+  DockerHealthStatusEvent,
+  CertRenewedEvent,
+  CertRenewFailedEvent,
+  CertReloadedEvent,
+  CertLoadFailedEvent
 ] as const
 
 type Kind = (typeof kinds)[number]
@@ -69,7 +79,11 @@ export const Event = Schema.Union([
   DockerStartEvent.schema,
   DockerStopEvent.schema,
   DockerDieEvent.schema,
-  DockerHealthStatusEvent.schema
+  DockerHealthStatusEvent.schema,
+  CertRenewedEvent.schema,
+  CertRenewFailedEvent.schema,
+  CertReloadedEvent.schema,
+  CertLoadFailedEvent.schema
 ]).annotate({ identifier: "Event" })
 export type Event = typeof Event.Type
 

@@ -1,0 +1,62 @@
+import * as https from "node:https"
+import { rootCertificates } from "node:tls"
+import * as acme from "acme-client"
+import { Effect } from "effect"
+
+// acme-client sends every request through one axios instance it exports for configuration (its README: "exposes
+// the client instance through `.axios`"). Gatehouse adds one request interceptor that applies, per directory
+// origin, what Gatehouse configured for that directory: the extra CA it trusts (never turning verification off), a
+// request timeout, and no retries of its own (Gatehouse's scheduler backs off on its clock; acme-client's retries
+// would sleep 5 to 25 s of wall-clock time per request against a server that is down).
+
+interface OriginSettings {
+  readonly agent: https.Agent
+  readonly users: number
+}
+
+const origins = new Map<string, OriginSettings>()
+const requestTimeoutMs = 30_000
+let installed = false
+
+const install = () => {
+  if (installed) return
+  installed = true
+  acme.axios.interceptors.request.use((config) => {
+    const url = config.url === undefined ? undefined : URL.parse(config.url, config.baseURL)
+    const settings = url === null || url === undefined ? undefined : origins.get(url.origin)
+    if (settings === undefined) return config
+    const mutable = config as typeof config & { retryAttempt?: number }
+    mutable.httpsAgent = settings.agent
+    mutable.timeout = requestTimeoutMs
+    // acme-client counts attempts in the request config and stops once the count passes its maximum.
+    mutable.retryAttempt = Number.MAX_SAFE_INTEGER - 1
+    return mutable
+  })
+}
+
+/**
+ * Applies Gatehouse's settings to every request acme-client makes to `directory`'s origin while the scope is open:
+ * `caPem` is trusted next to the system's roots.
+ */
+export const useDirectory = (directory: string, caPem: string | undefined) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      install()
+      const origin = new URL(directory).origin
+      const current = origins.get(origin)
+      const agent =
+        current?.agent ??
+        new https.Agent({ keepAlive: false, ...(caPem === undefined ? {} : { ca: [...rootCertificates, caPem] }) })
+      origins.set(origin, { agent, users: (current?.users ?? 0) + 1 })
+      return origin
+    }),
+    (origin) =>
+      Effect.sync(() => {
+        const current = origins.get(origin)
+        if (current === undefined) return
+        if (current.users <= 1) {
+          origins.delete(origin)
+          current.agent.destroy()
+        } else origins.set(origin, { ...current, users: current.users - 1 })
+      })
+  )
