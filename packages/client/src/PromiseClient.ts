@@ -1,6 +1,7 @@
 import type {
   AuthRequest,
   AuthRequestFilter,
+  CertRenewFrame,
   ContainerAction,
   ContainerLogLine,
   ContainerStats,
@@ -108,6 +109,15 @@ export interface GatehousePromiseClient extends AsyncDisposable {
     readonly watchContainers: () => AsyncIterable<ReadonlyArray<ContainerSummary>>
     readonly watchStats: (id: string) => AsyncIterable<ContainerStats>
     readonly followLogs: (id: string, query?: LogsQuery) => AsyncIterable<ContainerLogLine>
+  }
+  /** Certificates from files and ACME. */
+  readonly certs: {
+    /** Every available certificate; `CertificateNotFound` when there is none. */
+    readonly info: (options?: CallOptions) => Result<"certs", "info">
+    /** Renews the ACME certificates (or the one named) and resolves with every certificate after it. */
+    readonly renew: (name?: string, options?: CallOptions) => Result<"certs", "renew">
+    /** The same renewal, with its progress frames and then the result frame. */
+    readonly renewWithProgress: (name?: string) => AsyncIterable<CertRenewFrame>
   }
   /** Closes every open stream and releases the client. */
   readonly close: () => Promise<void>
@@ -234,6 +244,11 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
       watchContainers: () => iterate((c) => c.docker.watchContainers()),
       watchStats: (id) => iterate((c) => c.docker.watchStats(id)),
       followLogs: (id, query) => iterate((c) => c.docker.followLogs(id, query))
+    },
+    certs: {
+      info: (o) => call((c) => c.certs.info(), o),
+      renew: (name, o) => call((c) => c.certs.renew({ query: defined({ name }) }), o),
+      renewWithProgress: (name) => iterate((c) => c.certs.renewWithProgress(name))
     },
     close,
     [Symbol.asyncDispose]: close

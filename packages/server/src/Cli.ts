@@ -1,5 +1,6 @@
 import { Command } from "effect/cli"
 import { authCommand } from "./commands/Auth.js"
+import { certCommand } from "./commands/Cert.js"
 import { dockerCommand } from "./commands/Docker.js"
 import { hypervisorCommand } from "./commands/Hypervisor.js"
 import { openApiCommand } from "./commands/OpenApi.js"
@@ -20,6 +21,7 @@ export const gatehouseCli = Command.make("gatehouse").pipe(
     usersCommand,
     nodesCommand,
     hypervisorCommand,
-    dockerCommand
+    dockerCommand,
+    certCommand
   ])
 )

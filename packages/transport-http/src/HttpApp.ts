@@ -3,6 +3,7 @@ import { HttpIncomingMessage, HttpRouter } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatehouseApi } from "./api/GatehouseApi.js"
 import { AuthRequestsHandlers } from "./handlers/AuthRequestsHandlers.js"
+import { CertsHandlers } from "./handlers/CertsHandlers.js"
 import { DockerHandlers } from "./handlers/DockerHandlers.js"
 import { EventsHandlers } from "./handlers/EventsHandlers.js"
 import { FilesHandlers } from "./handlers/FilesHandlers.js"
@@ -29,7 +30,8 @@ export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
     FilesHandlers,
     AuthRequestsHandlers,
     HypervisorHandlers,
-    DockerHandlers
+    DockerHandlers,
+    CertsHandlers
   ]),
   Layer.provide([layerRequestValidation, layerAuthentication])
 )

@@ -2,6 +2,7 @@
  * The Gatehouse HTTP contract, importable without any server code: `@gatehouse-edge/transport-http/api`.
  * Clients derive their types from it; the server implements it; the OpenAPI document is generated from it.
  */
+export * from "./api/CertsApi.js"
 export * from "./api/DockerApi.js"
 export * from "./api/EventsApi.js"
 export * from "./api/FilesApi.js"

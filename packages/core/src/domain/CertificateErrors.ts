@@ -8,12 +8,17 @@ export class CertificateNotFound extends ApiError<CertificateNotFound>()("Certif
   message: (e) => (e.name === undefined ? "no certificate available" : `certificate "${e.name}" not found`)
 }) {}
 
-/** A renewal was asked for, but no certificate is managed by ACME (503): file certificates are replaced on disk. */
+/**
+ * A renewal was asked for, but no certificate (or not the one named) is managed by ACME (503): file certificates
+ * are renewed by replacing their files, which Gatehouse watches.
+ */
 export class AcmeNotConfigured extends ApiError<AcmeNotConfigured>()("AcmeNotConfigured", {
   code: "unavailable",
-  fields: {},
-  message: () =>
-    "no certificate is managed by ACME (acme.certificates); file certificates are reloaded when their files change"
+  fields: { name: Schema.optionalKey(Schema.String) },
+  message: (e) =>
+    e.name === undefined
+      ? "no certificate is managed by ACME (acme.certificates); file certificates are reloaded when their files change"
+      : `certificate "${e.name}" comes from files, not ACME: replace its files to renew it (they are watched)`
 }) {}
 
 /** A renewal is already running (409); one runs at a time. */

@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AuthRequestsApi } from "./AuthRequestsApi.js"
+import { CertsApi } from "./CertsApi.js"
 import { DockerApi } from "./DockerApi.js"
 import { EventsApi } from "./EventsApi.js"
 import { FilesApi } from "./FilesApi.js"
@@ -19,6 +20,7 @@ export class GatehouseApi extends HttpApi.make("gatehouse")
   .add(AuthRequestsApi)
   .add(HypervisorApi)
   .add(DockerApi)
+  .add(CertsApi)
   .prefix("/api/v1")
   .middleware(RequestValidation)
   .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error", errors: "all" })
