@@ -9,15 +9,18 @@ import type { Events } from "../events/Events.js"
 import { type IssueOptions, issueCertificate } from "./AcmeIssuer.js"
 import { makeAcmeStore, type RenewalRecord } from "./AcmeStore.js"
 import { useDirectory } from "./AcmeTransport.js"
-import type { CertificatePair } from "./CertificatePair.js"
 import { subjectAltNames, validityOf } from "./CertInfoOf.js"
+import type { CertificatePair } from "./CertificatePair.js"
 import type { RenewFailed } from "./Certificates.js"
 import type { DnsProvider } from "./dns/DnsProvider.js"
 import { http01Responder } from "./Http01Responder.js"
 import { nextAttemptAt } from "./RenewalPolicy.js"
 
 /** `acme.ca_file` could not be read when the server started. */
-export class AcmeCaUnreadable extends Data.TaggedError("AcmeCaUnreadable")<{ readonly path: string; readonly reason: string }> {
+export class AcmeCaUnreadable extends Data.TaggedError("AcmeCaUnreadable")<{
+  readonly path: string
+  readonly reason: string
+}> {
   override get message() {
     return `cannot read acme.ca_file ${this.path}: ${this.reason}`
   }
@@ -40,7 +43,9 @@ const iso = (ms: number) => new Date(ms).toISOString()
 
 // A stored certificate for other names than configured now is still served, but renewed at once for the new ones.
 const fitsConfig = (pair: CertificatePair, config: AcmeCertificateConfig) => {
-  const names = new Set(subjectAltNames(pair.leaf.subjectAltName).flatMap((n) => (n.kind === "DNS" ? [n.value.toLowerCase()] : [])))
+  const names = new Set(
+    subjectAltNames(pair.leaf.subjectAltName).flatMap((n) => (n.kind === "DNS" ? [n.value.toLowerCase()] : []))
+  )
   return names.size === new Set(config.domains).size && config.domains.every((domain) => names.has(domain))
 }
 
@@ -91,7 +96,8 @@ export const makeAcmeCertificates = (
     const nextAttempt = (entry: AcmeCertificate) =>
       nextAttemptAt(
         {
-          validity: entry.pair !== undefined && fitsConfig(entry.pair, entry.config) ? validityOf(entry.pair.leaf) : undefined,
+          validity:
+            entry.pair !== undefined && fitsConfig(entry.pair, entry.config) ? validityOf(entry.pair.leaf) : undefined,
           failures: entry.record.failures,
           lastAttemptAt: entry.record.last_attempt_at === null ? undefined : Date.parse(entry.record.last_attempt_at)
         },
@@ -143,14 +149,24 @@ export const makeAcmeCertificates = (
             const notAfter = iso(validityOf(pair.leaf).notAfter)
             yield* progress({ progress: `certificate ${name} installed`, step: "installed", certificate: name })
             yield* events.publish(
-              CertEvents.renewed({ name, domains, serial: pair.leaf.serialNumber.toUpperCase(), not_after: notAfter, trigger })
+              CertEvents.renewed({
+                name,
+                domains,
+                serial: pair.leaf.serialNumber.toUpperCase(),
+                not_after: notAfter,
+                trigger
+              })
             )
             yield* Effect.logInfo(`certificate ${name} renewed (${domains.join(", ")}), valid until ${notAfter}`)
           })
         ),
         Effect.tapError((error) =>
           Effect.gen(function* () {
-            entry.record = { failures: entry.record.failures + 1, last_attempt_at: iso(startedAt), last_error: error.message }
+            entry.record = {
+              failures: entry.record.failures + 1,
+              last_attempt_at: iso(startedAt),
+              last_error: error.message
+            }
             yield* store.saveRecord(name, entry.record)
             const next = iso(nextAttempt(entry))
             yield* events.publish(

@@ -34,14 +34,16 @@ interface AxiosLike {
  * the server is unreachable; anything else is the server's refusal, whose problem `detail` acme-client puts in the
  * message.
  */
-const classify = (directory: string, certificate: string) => (error: unknown): AcmeError => {
-  const e = (typeof error === "object" && error !== null ? error : {}) as AxiosLike
-  const message = (e.message ?? String(error)).replace(/\s+/g, " ").trim()
-  if (e.isAxiosError === true && e.response === undefined) {
-    return new AcmeUnreachable({ directory, detail: e.code === undefined ? message : `${e.code}: ${message}` })
+const classify =
+  (directory: string, certificate: string) =>
+  (error: unknown): AcmeError => {
+    const e = (typeof error === "object" && error !== null ? error : {}) as AxiosLike
+    const message = (e.message ?? String(error)).replace(/\s+/g, " ").trim()
+    if (e.isAxiosError === true && e.response === undefined) {
+      return new AcmeUnreachable({ directory, detail: e.code === undefined ? message : `${e.code}: ${message}` })
+    }
+    return new AcmeFailed({ certificate, detail: message || "the ACME server refused the request" })
   }
-  return new AcmeFailed({ certificate, detail: message || "the ACME server refused the request" })
-}
 
 /** The key authorization for a challenge, and what each challenge type publishes. */
 type Challenge = Awaited<ReturnType<acme.Client["getAuthorizations"]>>[number]["challenges"][number]
@@ -121,9 +123,15 @@ export const issueCertificate = (options: IssueOptions) =>
     const finalized = yield* call(() => client.finalizeOrder(order, csr))
     const chain = yield* call(() => client.getCertificate(finalized))
     const pair = yield* parseCertificatePair(chain, keyPem).pipe(
-      Effect.mapError((problem) => new AcmeFailed({ certificate: name, detail: `the issued certificate is unusable: ${problem.reason}` }))
+      Effect.mapError(
+        (problem) =>
+          new AcmeFailed({ certificate: name, detail: `the issued certificate is unusable: ${problem.reason}` })
+      )
     )
-    yield* say("issued", `certificate issued (serial ${pair.leaf.serialNumber.toUpperCase()}, valid until ${new Date(Date.parse(pair.leaf.validTo)).toISOString()})`)
+    yield* say(
+      "issued",
+      `certificate issued (serial ${pair.leaf.serialNumber.toUpperCase()}, valid until ${new Date(Date.parse(pair.leaf.validTo)).toISOString()})`
+    )
     return pair
   })
 
@@ -155,8 +163,10 @@ const publisher = (
       Effect.mapError((error) => failChallenge(error.detail))
     ),
     // A record left behind is harmless (it is only read during validation): log it, never fail a good order on it.
-    cleanup: dns.cleanup(record).pipe(
-      Effect.catch((error) => Effect.logWarning(`could not remove the TXT record ${record.fqdn}: ${error.detail}`))
-    )
+    cleanup: dns
+      .cleanup(record)
+      .pipe(
+        Effect.catch((error) => Effect.logWarning(`could not remove the TXT record ${record.fqdn}: ${error.detail}`))
+      )
   }
 }

@@ -30,7 +30,8 @@ export const makeAcmeStore = (dataDir: string, directory: string) => {
   const accountDir = path.join(root, "accounts", createHash("sha256").update(directory).digest("hex").slice(0, 16))
   const certificateDir = (name: string) => path.join(root, "certificates", name)
 
-  const ensureDir = (dir: string) => Effect.orDie(Effect.tryPromise(() => fs.mkdir(dir, { recursive: true, mode: 0o700 })))
+  const ensureDir = (dir: string) =>
+    Effect.orDie(Effect.tryPromise(() => fs.mkdir(dir, { recursive: true, mode: 0o700 })))
   const readIfPresent = (file: string) =>
     Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(
       Effect.map((text): string | undefined => text),
@@ -60,9 +61,13 @@ export const makeAcmeStore = (dataDir: string, directory: string) => {
       const file = path.join(certificateDir(name), "certificate.pem")
       const text = yield* readIfPresent(file)
       if (text === undefined) return undefined
-      const parsed = yield* Effect.result(parseCertificatePair(certificateBlocks(text).join("\n"), privateKeyBlock(text) ?? ""))
+      const parsed = yield* Effect.result(
+        parseCertificatePair(certificateBlocks(text).join("\n"), privateKeyBlock(text) ?? "")
+      )
       if (Result.isSuccess(parsed)) return parsed.success
-      yield* Effect.logWarning(`ignoring the stored ACME certificate ${file}: ${parsed.failure.reason}; obtaining a new one`)
+      yield* Effect.logWarning(
+        `ignoring the stored ACME certificate ${file}: ${parsed.failure.reason}; obtaining a new one`
+      )
       return undefined
     })
 
@@ -83,7 +88,10 @@ export const makeAcmeStore = (dataDir: string, directory: string) => {
       if (text === undefined) return freshRecord
       return yield* decodeRecord(text).pipe(
         Effect.catch((error) =>
-          Effect.as(Effect.logWarning(`ignoring the unreadable renewal state of ${name}: ${error.message}`), freshRecord)
+          Effect.as(
+            Effect.logWarning(`ignoring the unreadable renewal state of ${name}: ${error.message}`),
+            freshRecord
+          )
         )
       )
     })

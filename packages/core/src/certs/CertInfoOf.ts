@@ -15,7 +15,9 @@ export const formatName = (nodeName: string): string =>
     .join(",")
 
 /** The entries of Node's `subjectAltName` (`DNS:a, DNS:b, email:x@y`); a value with a comma comes JSON-quoted. */
-export const subjectAltNames = (san: string | undefined): ReadonlyArray<{ readonly kind: string; readonly value: string }> =>
+export const subjectAltNames = (
+  san: string | undefined
+): ReadonlyArray<{ readonly kind: string; readonly value: string }> =>
   [...(san ?? "").matchAll(/([A-Za-z ]+):("(?:[^"\\]|\\.)*"|[^,]*)(?:, |$)/g)].map((match) => ({
     kind: match[1]!,
     value: match[2]!.startsWith('"') ? (JSON.parse(match[2]!) as string) : match[2]!

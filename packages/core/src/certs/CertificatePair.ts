@@ -30,10 +30,14 @@ export const privateKeyBlock = (text: string): string | undefined => PRIVATE_KEY
  * Parses a PEM chain and a PEM private key and checks that the key is the leaf's (`X509Certificate.checkPrivateKey`).
  * Expiry is not checked here: an expired certificate is still listed (with negative `days_left`) and renewed.
  */
-export const parseCertificatePair = (certPem: string, keyPem: string): Effect.Effect<CertificatePair, CertificateProblem> =>
+export const parseCertificatePair = (
+  certPem: string,
+  keyPem: string
+): Effect.Effect<CertificatePair, CertificateProblem> =>
   Effect.gen(function* () {
     const blocks = certificateBlocks(certPem)
-    if (blocks.length === 0) return yield* new CertificateProblem({ reason: "no PEM certificate in the certificate file" })
+    if (blocks.length === 0)
+      return yield* new CertificateProblem({ reason: "no PEM certificate in the certificate file" })
     const chain = yield* Effect.try({
       try: () => blocks.map((block) => new X509Certificate(block)),
       catch: (error) => new CertificateProblem({ reason: `not a valid X.509 certificate: ${messageOf(error)}` })

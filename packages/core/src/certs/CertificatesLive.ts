@@ -56,24 +56,35 @@ export const make = Effect.fn("CertificatesLive.make")(function* (options: Certi
 
   const infoNow = Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
-    const fromFiles = files.flatMap((entry): Array<CertInfo> =>
-      entry.pair === undefined
-        ? []
-        : [certInfoOf({ name: entry.config.name, provider: "file", leaf: entry.pair.leaf, now, renewBeforeMs, renewal: null })]
+    const fromFiles = files.flatMap(
+      (entry): Array<CertInfo> =>
+        entry.pair === undefined
+          ? []
+          : [
+              certInfoOf({
+                name: entry.config.name,
+                provider: "file",
+                leaf: entry.pair.leaf,
+                now,
+                renewBeforeMs,
+                renewal: null
+              })
+            ]
     )
-    const fromAcme = (acme?.entries ?? []).flatMap((entry): Array<CertInfo> =>
-      entry.pair === undefined
-        ? []
-        : [
-            certInfoOf({
-              name: entry.config.name,
-              provider: "acme",
-              leaf: entry.pair.leaf,
-              now,
-              renewBeforeMs,
-              renewal: acme!.renewal(entry)
-            })
-          ]
+    const fromAcme = (acme?.entries ?? []).flatMap(
+      (entry): Array<CertInfo> =>
+        entry.pair === undefined
+          ? []
+          : [
+              certInfoOf({
+                name: entry.config.name,
+                provider: "acme",
+                leaf: entry.pair.leaf,
+                now,
+                renewBeforeMs,
+                renewal: acme!.renewal(entry)
+              })
+            ]
     )
     return [...fromFiles, ...fromAcme]
   })
@@ -95,7 +106,10 @@ export const make = Effect.fn("CertificatesLive.make")(function* (options: Certi
   })
 
   // Every target is tried (one failing must not keep the others old); the first failure is the answer.
-  const renewAll = (targets: ReadonlyArray<AcmeCertificate>, progress: (line: CertRenewProgress) => Effect.Effect<void>) =>
+  const renewAll = (
+    targets: ReadonlyArray<AcmeCertificate>,
+    progress: (line: CertRenewProgress) => Effect.Effect<void>
+  ) =>
     Effect.gen(function* () {
       let failure: RenewFailed | undefined
       for (const entry of targets) {

@@ -42,7 +42,9 @@ export const makeFileCertificates = (
       const result = yield* Effect.result(readCertificateFiles(entry.config))
       if (Result.isFailure(result)) {
         const error = result.failure.reason
-        yield* Effect.logWarning(`certificate ${name}: ${error}; ${entry.pair === undefined ? "not available" : "the previous pair stays in use"}`)
+        yield* Effect.logWarning(
+          `certificate ${name}: ${error}; ${entry.pair === undefined ? "not available" : "the previous pair stays in use"}`
+        )
         yield* events.publish(CertEvents.loadFailed({ name, cert, key, error }))
         return
       }

@@ -2,7 +2,10 @@ import * as http from "node:http"
 import { Data, Effect } from "effect"
 
 /** The HTTP-01 listener could not be started (the address is taken, or binding needs privileges). */
-export class Http01ListenFailed extends Data.TaggedError("Http01ListenFailed")<{ readonly address: string; readonly reason: string }> {
+export class Http01ListenFailed extends Data.TaggedError("Http01ListenFailed")<{
+  readonly address: string
+  readonly reason: string
+}> {
   override get message() {
     return `cannot answer HTTP-01 challenges on ${this.address}: ${this.reason}`
   }

@@ -15,22 +15,25 @@ const maxSleepMs = 24 * 3_600_000
  */
 export const runRenewalScheduler = (acme: Acme, lock: Semaphore.Semaphore, wake: Queue.Dequeue<void>) =>
   Effect.gen(function* () {
-    const isDue = (entry: AcmeCertificate) => Effect.map(Clock.currentTimeMillis, (now) => acme.nextAttempt(entry) <= now)
+    const isDue = (entry: AcmeCertificate) =>
+      Effect.map(Clock.currentTimeMillis, (now) => acme.nextAttempt(entry) <= now)
     for (;;) {
       // Wakes from before this look are answered by it.
       yield* Queue.clear(wake)
       for (const entry of acme.entries) {
         if (!(yield* isDue(entry))) continue
-        yield* lock.withPermits(1)(
-          Effect.gen(function* () {
-            if (yield* isDue(entry)) yield* Effect.ignore(acme.renew(entry, "scheduled", () => Effect.void))
-          })
-        ).pipe(
-          // A failure is recorded (and backs off) by `renew`; a defect is not, so pause instead of spinning on it.
-          Effect.catchCause((cause) =>
-            Effect.andThen(Effect.logError("certificate renewal crashed", cause), Effect.sleep(Duration.minutes(1)))
+        yield* lock
+          .withPermits(1)(
+            Effect.gen(function* () {
+              if (yield* isDue(entry)) yield* Effect.ignore(acme.renew(entry, "scheduled", () => Effect.void))
+            })
           )
-        )
+          .pipe(
+            // A failure is recorded (and backs off) by `renew`; a defect is not, so pause instead of spinning on it.
+            Effect.catchCause((cause) =>
+              Effect.andThen(Effect.logError("certificate renewal crashed", cause), Effect.sleep(Duration.minutes(1)))
+            )
+          )
       }
       if (acme.entries.length === 0) return
       const now = yield* Clock.currentTimeMillis

@@ -121,9 +121,12 @@ const CertificateName = Schema.String.check(
 const Certificate = Schema.Struct({ name: CertificateName, cert: PathValue, key: PathValue })
 
 const DomainName = Schema.String.check(
-  Schema.isPattern(/^(\*\.)?([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/, {
-    message: "expected a fully qualified domain name such as www.example.com (or *.example.com for dns-01)"
-  })
+  Schema.isPattern(
+    /^(\*\.)?([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/,
+    {
+      message: "expected a fully qualified domain name such as www.example.com (or *.example.com for dns-01)"
+    }
+  )
 )
 
 const AcmeCertificate = Schema.Struct({

@@ -7,12 +7,7 @@ import {
   AuthRequestRejectedEvent,
   UserCreatedEvent
 } from "./AuthRequestEvents.js"
-import {
-  CertLoadFailedEvent,
-  CertReloadedEvent,
-  CertRenewedEvent,
-  CertRenewFailedEvent
-} from "./CertificateEvents.js"
+import { CertLoadFailedEvent, CertReloadedEvent, CertRenewedEvent, CertRenewFailedEvent } from "./CertificateEvents.js"
 import { ConfigErrorEvent, ConfigReloadEvent } from "./ConfigEvents.js"
 import { DockerDieEvent, DockerHealthStatusEvent, DockerStartEvent, DockerStopEvent } from "./DockerEvents.js"
 import { HealthDownEvent, HealthUpEvent } from "./HealthEvents.js"

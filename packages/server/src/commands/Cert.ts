@@ -41,13 +41,17 @@ const renew = Command.make(
     const query = Option.isSome(flags.name) ? flags.name.value : undefined
     // Progress lines as they happen (JSON: one frame per line); the result decides the exit code.
     const result = yield* withClient(flags, (c) =>
-      Stream.runFoldEffect(c.certs.renewWithProgress(query), (): CertRenewFrame | undefined => undefined, (_, frame) =>
-        "progress" in frame
-          ? Effect.as(Console.log(flags.json ? JSON.stringify(frame) : frame.progress), frame)
-          : Effect.succeed(frame)
+      Stream.runFoldEffect(
+        c.certs.renewWithProgress(query),
+        (): CertRenewFrame | undefined => undefined,
+        (_, frame) =>
+          "progress" in frame
+            ? Effect.as(Console.log(flags.json ? JSON.stringify(frame) : frame.progress), frame)
+            : Effect.succeed(frame)
       )
     )
-    if (result === undefined || !("ok" in result)) return yield* failWith(["gatehouse: the renewal ended without a result"])
+    if (result === undefined || !("ok" in result))
+      return yield* failWith(["gatehouse: the renewal ended without a result"])
     if (flags.json) yield* Console.log(JSON.stringify(result))
     if (!result.ok) return yield* failWith([`gatehouse: ${result.error?.message ?? "the renewal failed"}`])
     if (!flags.json) yield* Effect.forEach((result.certs ?? []).flatMap(formatCertInfo), (line) => Console.log(line))

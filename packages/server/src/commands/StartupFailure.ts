@@ -1,4 +1,10 @@
-import { AcmeCaUnreadable, SecretUnreadable, StoreNotGatehouse, StoreOpenFailed, StoreSchemaTooNew } from "@gatehouse-edge/core"
+import {
+  AcmeCaUnreadable,
+  SecretUnreadable,
+  StoreNotGatehouse,
+  StoreOpenFailed,
+  StoreSchemaTooNew
+} from "@gatehouse-edge/core"
 import { formatIssue, ValidationFailed } from "@gatehouse-edge/core/domain"
 import { GrpcServerError } from "@gatehouse-edge/transport-grpc"
 import { Cause } from "effect"

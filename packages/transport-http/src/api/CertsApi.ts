@@ -3,8 +3,8 @@ import {
   AcmeFailed,
   AcmeNotConfigured,
   AcmeUnreachable,
-  CertificateNotFound,
   CertInfo,
+  CertificateNotFound,
   RenewalInProgress,
   toWireError
 } from "@gatehouse-edge/core/domain"

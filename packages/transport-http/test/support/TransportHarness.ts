@@ -4,6 +4,7 @@ import {
   ApiKeyRepository,
   AuthenticationLive,
   AuthRequestsLive,
+  CertificatesLive,
   ConfigSourceLive,
   DockerLive,
   EventBus,
@@ -137,7 +138,18 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
         Layer.merge(healthOverRoutes(options.health ?? {}), FilesLive.layer({ configFile, routesDir }))
       ),
       Layer.provideMerge(Layer.merge(routes, configSource)),
-      Layer.provideMerge(Layer.mergeAll(authRequests, hypervisor, DockerLive.layer(loaded.config.docker))),
+      Layer.provideMerge(
+        Layer.mergeAll(
+          authRequests,
+          hypervisor,
+          DockerLive.layer(loaded.config.docker),
+          CertificatesLive.layer({
+            certificates: loaded.config.certificates,
+            acme: loaded.config.acme,
+            dataDir: path.join(dir, "data")
+          })
+        )
+      ),
       Layer.provideMerge(Layer.merge(events, ValidationWorkersLive.layerWith(options.validation ?? {})))
     )
     const authentication = Layer.merge(AuthenticationLive.layer, testKey)

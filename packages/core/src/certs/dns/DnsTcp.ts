@@ -23,7 +23,9 @@ export const exchangeTcp = (
       resume(effect)
     }
     socket.setTimeout(timeoutMs, () =>
-      finish(Effect.fail(new DnsProviderFailed({ detail: `DNS server ${label} did not answer within ${timeoutMs} ms` })))
+      finish(
+        Effect.fail(new DnsProviderFailed({ detail: `DNS server ${label} did not answer within ${timeoutMs} ms` }))
+      )
     )
     socket.on("connect", () => {
       const length = Buffer.alloc(2)

@@ -27,11 +27,16 @@ type Decoded = ReturnType<typeof dnsPacket.decode> & { readonly rcode?: string }
 const failed = (detail: string) => new DnsProviderFailed({ detail })
 
 const decode = (response: Buffer) =>
-  Effect.try({ try: (): Decoded => dnsPacket.decode(response), catch: () => failed("the DNS server sent a malformed answer") })
+  Effect.try({
+    try: (): Decoded => dnsPacket.decode(response),
+    catch: () => failed("the DNS server sent a malformed answer")
+  })
 
 const txtValues = (answer: Decoded) =>
   (answer.answers ?? []).flatMap((record) =>
-    record.type === "TXT" ? [Buffer.concat((record.data as ReadonlyArray<Buffer>).map((b) => Buffer.from(b))).toString("utf8")] : []
+    record.type === "TXT"
+      ? [Buffer.concat((record.data as ReadonlyArray<Buffer>).map((b) => Buffer.from(b))).toString("utf8")]
+      : []
   )
 
 /**
@@ -96,7 +101,11 @@ export const make = (options: Rfc2136Options): DnsProvider["Service"] => {
         Effect.timeoutOrElse({
           duration: Duration.millis(options.propagationTimeoutMs),
           orElse: () =>
-            Effect.fail(failed(`the TXT record ${record.fqdn} was not visible at ${label} within ${options.propagationTimeoutMs} ms`))
+            Effect.fail(
+              failed(
+                `the TXT record ${record.fqdn} was not visible at ${label} within ${options.propagationTimeoutMs} ms`
+              )
+            )
         })
       )
     })

@@ -114,7 +114,12 @@ const readName = (buf: Buffer, start: number): { readonly name: string; readonly
     if (length === undefined || length > 63) throw new RangeError("bad name in TSIG record")
     at += 1
     if (length === 0) break
-    labels.push(buf.subarray(at, at + length).toString("ascii").toLowerCase())
+    labels.push(
+      buf
+        .subarray(at, at + length)
+        .toString("ascii")
+        .toLowerCase()
+    )
     at += length
   }
   return { name: labels.join("."), end: at }
@@ -139,7 +144,17 @@ export const readResponseTsig = (response: Buffer, rdata: Buffer, keyName: strin
   const otherLength = rdata.readUInt16BE(at + 4)
   const other = rdata.subarray(at + 6, at + 6 + otherLength)
   if (offset < 12 || at + 6 + otherLength !== rdata.length) throw new RangeError("malformed TSIG record")
-  return { keyName: readName(response, offset).name, algorithm: algorithm.name, timeSigned, fudge, mac, originalId, error, other, offset }
+  return {
+    keyName: readName(response, offset).name,
+    algorithm: algorithm.name,
+    timeSigned,
+    fudge,
+    mac,
+    originalId,
+    error,
+    other,
+    offset
+  }
 }
 
 /**
@@ -155,7 +170,8 @@ export const verifyResponse = (
   now: number
 ): string | undefined => {
   if (tsig.error !== 0) return `the server answered TSIG error ${tsigErrorName(tsig.error)}`
-  if (tsig.keyName !== key.name.toLowerCase().replace(/\.$/, "")) return `the response is signed with key ${tsig.keyName}`
+  if (tsig.keyName !== key.name.toLowerCase().replace(/\.$/, ""))
+    return `the response is signed with key ${tsig.keyName}`
   if (tsig.algorithm !== key.algorithm) return `the response is signed with ${tsig.algorithm}`
   const unsigned = Buffer.from(response.subarray(0, tsig.offset))
   unsigned.writeUInt16BE(tsig.originalId, 0)
