@@ -35,13 +35,14 @@ export interface RenewalInputs {
 
 /**
  * When the next attempt is due: when the certificate is due (at once when there is none), but after a failure not
- * before the back-off has passed.
+ * before the back-off has passed, and never sooner than {@link backoffBaseMs} after the last attempt (a CA that
+ * issues a certificate already due, or a clock far off, must not be asked again and again).
  */
 export const nextAttemptAt = (inputs: RenewalInputs, renewBeforeMs: number): number => {
   const due =
     inputs.validity === undefined ? 0 : renewAt(inputs.validity.notBefore, inputs.validity.notAfter, renewBeforeMs)
-  const retry =
-    inputs.failures > 0 && inputs.lastAttemptAt !== undefined ? inputs.lastAttemptAt + backoffMs(inputs.failures) : 0
+  const last = inputs.lastAttemptAt
+  const retry = last === undefined ? 0 : last + (inputs.failures > 0 ? backoffMs(inputs.failures) : backoffBaseMs)
   return Math.max(due, retry)
 }
 
