@@ -98,8 +98,8 @@ export const make = Effect.fn("CertificatesLive.make")(function* (options: Certi
     if (name !== undefined) {
       const entry = entries.find((e) => e.config.name === name)
       if (entry !== undefined) return [entry]
-      if (files.some((f) => f.config.name === name)) return yield* new AcmeNotConfigured({ name })
-      return yield* new CertificateNotFound({ name })
+      if (files.some((f) => f.config.name === name)) return yield* new AcmeNotConfigured({ certificate: name })
+      return yield* new CertificateNotFound({ certificate: name })
     }
     if (entries.length > 0) return entries
     return yield* files.length === 0 ? new CertificateNotFound({}) : new AcmeNotConfigured({})
@@ -168,7 +168,8 @@ export const make = Effect.fn("CertificatesLive.make")(function* (options: Certi
         ...(acme?.entries ?? []).map((a) => ({ name: a.config.name, pair: a.pair }))
       ].filter((c) => name === undefined || c.name === name)
       const found = available.find((c) => c.pair !== undefined)
-      if (found?.pair === undefined) return yield* new CertificateNotFound(name === undefined ? {} : { name })
+      if (found?.pair === undefined)
+        return yield* new CertificateNotFound(name === undefined ? {} : { certificate: name })
       return { name: found.name, cert: found.pair.certPem, key: found.pair.keyPem }
     })
   })

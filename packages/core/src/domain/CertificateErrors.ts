@@ -1,11 +1,12 @@
 import { Schema } from "effect"
 import { ApiError } from "./ApiError.js"
 
-/** No certificate is available (404), or none of this name (`name`). */
+/** No certificate is available (404), or none of this name (`certificate`). */
 export class CertificateNotFound extends ApiError<CertificateNotFound>()("CertificateNotFound", {
   code: "not_found",
-  fields: { name: Schema.optionalKey(Schema.String) },
-  message: (e) => (e.name === undefined ? "no certificate available" : `certificate "${e.name}" not found`)
+  fields: { certificate: Schema.optionalKey(Schema.String) },
+  message: (e) =>
+    e.certificate === undefined ? "no certificate available" : `certificate "${e.certificate}" not found`
 }) {}
 
 /**
@@ -14,11 +15,11 @@ export class CertificateNotFound extends ApiError<CertificateNotFound>()("Certif
  */
 export class AcmeNotConfigured extends ApiError<AcmeNotConfigured>()("AcmeNotConfigured", {
   code: "unavailable",
-  fields: { name: Schema.optionalKey(Schema.String) },
+  fields: { certificate: Schema.optionalKey(Schema.String) },
   message: (e) =>
-    e.name === undefined
+    e.certificate === undefined
       ? "no certificate is managed by ACME (acme.certificates); file certificates are reloaded when their files change"
-      : `certificate "${e.name}" comes from files, not ACME: replace its files to renew it (they are watched)`
+      : `certificate "${e.certificate}" comes from files, not ACME: replace its files to renew it (they are watched)`
 }) {}
 
 /** A renewal is already running (409); one runs at a time. */
