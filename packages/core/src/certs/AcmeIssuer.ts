@@ -3,6 +3,7 @@ import { Effect, Redacted } from "effect"
 import type { AcmeCertificateConfig } from "../config/ConfigSections.js"
 import { AcmeChallengeFailed, AcmeFailed, AcmeUnreachable } from "../domain/CertificateErrors.js"
 import type { CertRenewProgress } from "../domain/Certificates.js"
+import { networkErrorOf } from "./AcmeTransport.js"
 import { parseCertificatePair } from "./CertificatePair.js"
 import type { DnsProvider } from "./dns/DnsProvider.js"
 import type { Http01Responder } from "./Http01Responder.js"
@@ -42,6 +43,10 @@ const classify =
     if (e.isAxiosError === true && e.response === undefined) {
       return new AcmeUnreachable({ directory, detail: e.code === undefined ? message : `${e.code}: ${message}` })
     }
+    // acme-client's error interceptor reads `response.config` of a request that got no response (see AcmeTransport).
+    if (error instanceof TypeError && /reading 'config'/.test(message)) {
+      return new AcmeUnreachable({ directory, detail: networkErrorOf(directory) ?? "no response (timed out)" })
+    }
     return new AcmeFailed({ certificate, detail: message || "the ACME server refused the request" })
   }
 
@@ -79,11 +84,16 @@ export const issueCertificate = (options: IssueOptions) =>
       client.createOrder({ identifiers: certificate.domains.map((value) => ({ type: "dns", value })) })
     )
     yield* say("order_placed", `order placed for ${certificate.domains.join(", ")}`)
-    const authorizations = yield* call(() => client.getAuthorizations(order))
+    const nameOf = (a: { readonly identifier: { readonly value: string }; readonly wildcard?: boolean }) =>
+      a.wildcard === true ? `*.${a.identifier.value}` : a.identifier.value
+    // In the configured order, so progress reads the same every time (a CA lists them in any order).
+    const authorizations = (yield* call(() => client.getAuthorizations(order))).sort(
+      (a, b) => certificate.domains.indexOf(nameOf(a)) - certificate.domains.indexOf(nameOf(b))
+    )
 
     for (const authorization of authorizations) {
       const base = authorization.identifier.value
-      const domain = authorization.wildcard === true ? `*.${base}` : base
+      const domain = nameOf(authorization)
       if (authorization.status === "valid") {
         yield* say("validated", `${domain} validated (authorization still valid)`, domain)
         continue

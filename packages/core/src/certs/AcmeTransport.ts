@@ -1,4 +1,5 @@
 import * as https from "node:https"
+import type { Socket } from "node:net"
 import { rootCertificates } from "node:tls"
 import * as acme from "acme-client"
 import { Effect } from "effect"
@@ -7,7 +8,9 @@ import { Effect } from "effect"
 // the client instance through `.axios`"). Gatehouse adds one request interceptor that applies, per directory
 // origin, what Gatehouse configured for that directory: the extra CA it trusts (never turning verification off), a
 // request timeout, and no retries of its own (Gatehouse's scheduler backs off on its clock; acme-client's retries
-// would sleep 5 to 25 s of wall-clock time per request against a server that is down).
+// would sleep 5 to 25 s of wall-clock time per request against a server that is down). acme-client's error
+// interceptor turns a request that got no response at all into a TypeError (it reads `response.config` of an
+// undefined response), losing why; the agent below keeps the last connection error per origin for `networkErrorOf`.
 
 interface OriginSettings {
   readonly agent: https.Agent
@@ -15,6 +18,7 @@ interface OriginSettings {
 }
 
 const origins = new Map<string, OriginSettings>()
+const networkErrors = new Map<string, string>()
 const requestTimeoutMs = 30_000
 let installed = false
 
@@ -34,6 +38,24 @@ const install = () => {
   })
 }
 
+/** An agent trusting `caPem` next to the system's roots, which records why a connection failed (or that one worked). */
+const recordingAgent = (origin: string, caPem: string | undefined) => {
+  const agent = new https.Agent({
+    keepAlive: false,
+    ...(caPem === undefined ? {} : { ca: [...rootCertificates, caPem] })
+  })
+  const create = agent.createConnection.bind(agent) as (...args: Array<unknown>) => Socket
+  agent.createConnection = ((...args: Array<unknown>) => {
+    const socket = create(...args)
+    socket.once("error", (error: NodeJS.ErrnoException) =>
+      networkErrors.set(origin, error.code === undefined ? error.message : `${error.code}: ${error.message}`)
+    )
+    socket.once("secureConnect", () => networkErrors.delete(origin))
+    return socket
+  }) as typeof agent.createConnection
+  return agent
+}
+
 /**
  * Applies Gatehouse's settings to every request acme-client makes to `directory`'s origin while the scope is open:
  * `caPem` is trusted next to the system's roots.
@@ -44,9 +66,7 @@ export const useDirectory = (directory: string, caPem: string | undefined) =>
       install()
       const origin = new URL(directory).origin
       const current = origins.get(origin)
-      const agent =
-        current?.agent ??
-        new https.Agent({ keepAlive: false, ...(caPem === undefined ? {} : { ca: [...rootCertificates, caPem] }) })
+      const agent = current?.agent ?? recordingAgent(origin, caPem)
       origins.set(origin, { agent, users: (current?.users ?? 0) + 1 })
       return origin
     }),
@@ -60,3 +80,6 @@ export const useDirectory = (directory: string, caPem: string | undefined) =>
         } else origins.set(origin, { ...current, users: current.users - 1 })
       })
   )
+
+/** Why the last request to `directory`'s origin got no response (refused, timed out, TLS not trusted), if it did not. */
+export const networkErrorOf = (directory: string): string | undefined => networkErrors.get(new URL(directory).origin)
