@@ -129,6 +129,12 @@ const DomainName = Schema.String.check(
   )
 )
 
+const ZoneName = Schema.String.check(
+  Schema.isPattern(/^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?$/, {
+    message: "expected a DNS zone such as example.com"
+  })
+)
+
 const AcmeCertificate = Schema.Struct({
   name: CertificateName,
   domains: Schema.Array(DomainName).check(Schema.isMinLength(1)),
@@ -138,7 +144,7 @@ const AcmeCertificate = Schema.Struct({
 const AcmeDns01 = Schema.Struct({
   provider: Schema.Literal("rfc2136"),
   server: ListenAddressValue,
-  zone: DomainName,
+  zone: ZoneName,
   key_name: NonEmpty,
   key_algorithm: opt(Schema.Literals(["hmac-sha256", "hmac-sha384", "hmac-sha512"])),
   key_secret: opt(Secret),
