@@ -1,8 +1,9 @@
-import * as acme from "acme-client"
+import type * as Acme from "acme-client"
 import { Effect, Redacted } from "effect"
 import type { AcmeCertificateConfig } from "../config/ConfigSections.js"
 import { AcmeChallengeFailed, AcmeFailed, AcmeUnreachable } from "../domain/CertificateErrors.js"
 import type { CertRenewProgress } from "../domain/Certificates.js"
+import { acmeModule } from "./AcmeClientModule.js"
 import { networkErrorOf } from "./AcmeTransport.js"
 import { parseCertificatePair } from "./CertificatePair.js"
 import type { DnsProvider } from "./dns/DnsProvider.js"
@@ -51,7 +52,7 @@ const classify =
   }
 
 /** The key authorization for a challenge, and what each challenge type publishes. */
-type Challenge = Awaited<ReturnType<acme.Client["getAuthorizations"]>>[number]["challenges"][number]
+type Challenge = Awaited<ReturnType<Acme.Client["getAuthorizations"]>>[number]["challenges"][number]
 
 /**
  * Obtains a certificate from the ACME server (RFC 8555): account (created or found by its key), order for every
@@ -60,6 +61,7 @@ type Challenge = Awaited<ReturnType<acme.Client["getAuthorizations"]>>[number]["
  */
 export const issueCertificate = (options: IssueOptions) =>
   Effect.gen(function* () {
+    const acme = yield* acmeModule
     const { certificate, directory } = options
     const name = certificate.name
     const call = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: classify(directory, name) })

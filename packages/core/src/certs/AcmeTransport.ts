@@ -1,8 +1,8 @@
 import * as https from "node:https"
 import type { Socket } from "node:net"
 import { rootCertificates } from "node:tls"
-import * as acme from "acme-client"
 import { Effect } from "effect"
+import { type AcmeModule, acmeModule } from "./AcmeClientModule.js"
 
 // acme-client sends every request through one axios instance it exports for configuration (its README: "exposes
 // the client instance through `.axios`"). Gatehouse adds one request interceptor that applies, per directory
@@ -22,7 +22,7 @@ const networkErrors = new Map<string, string>()
 const requestTimeoutMs = 30_000
 let installed = false
 
-const install = () => {
+const install = (acme: AcmeModule) => {
   if (installed) return
   installed = true
   acme.axios.interceptors.request.use((config) => {
@@ -62,8 +62,8 @@ const recordingAgent = (origin: string, caPem: string | undefined) => {
  */
 export const useDirectory = (directory: string, caPem: string | undefined) =>
   Effect.acquireRelease(
-    Effect.sync(() => {
-      install()
+    Effect.map(acmeModule, (acme) => {
+      install(acme)
       const origin = new URL(directory).origin
       const current = origins.get(origin)
       const agent = current?.agent ?? recordingAgent(origin, caPem)
