@@ -79,6 +79,11 @@ export interface GatehouseClientShape {
   readonly login: GroupCalls<"login">
   /** The caller (`whoami`), API keys and sessions (admins). */
   readonly access: GroupCalls<"access">
+  /** Certificates from files and ACME: `info()`, `renew({query: {name}})`, and the renewal with its progress. */
+  readonly certs: GroupCalls<"certs"> & {
+    /** Renews and streams progress frames, then the result frame (WebSocket). */
+    readonly renewWithProgress: GatehouseStreams["renewCertificates"]
+  }
   /** The client derived from the contract, as is: for per-call options such as `responseMode`. */
   readonly api: HttpApiClient.ForApi<typeof GatehouseApi>
 }
@@ -145,6 +150,7 @@ export const makeGatehouseClient = Effect.fn("GatehouseClient.make")(function* (
       watchStats: streams.watchContainerStats,
       followLogs: streams.followContainerLogs
     },
+    certs: { ...calls.certs, renewWithProgress: streams.renewCertificates },
     api
   })
 })

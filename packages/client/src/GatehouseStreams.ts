@@ -1,5 +1,6 @@
 import type {
   AuthRequest,
+  CertRenewFrame,
   ContainerLogLine,
   ContainerStats,
   ContainerSummary,
@@ -75,6 +76,13 @@ export interface GatehouseStreams {
   readonly journal: (query: JournalQuery) => Stream.Stream<string, StreamError<EndpointOf<"hypervisor", "journal">>>
   /** Files' last `limit` lines, then each new line (`tail -F` on the node or in a container). */
   readonly tail: (query: TailQuery) => Stream.Stream<string, StreamError<EndpointOf<"hypervisor", "tail">>>
+  /**
+   * Starts renewing the ACME certificates (or the one named): progress frames, then one result frame
+   * (`{ok, certs?, error?}`), after which the stream ends. A running renewal refuses it (`RenewalInProgress`).
+   */
+  readonly renewCertificates: (
+    name?: string
+  ) => Stream.Stream<CertRenewFrame, StreamError<EndpointOf<"certs", "renew">>>
   /**
    * Sends each YAML document and emits the server's answers: one frame per route, then a `done` frame per
    * document. Ends (closing the socket) once every document sent has its `done` frame and `documents` ended.
@@ -201,7 +209,11 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
   const followContainerLogs = (id: string, query: LogsQuery = {}) =>
     subscribe(StreamEndpoints.dockerLogs, { params: { id }, query })
 
+  const renewCertificates = (name?: string) =>
+    subscribe(StreamEndpoints.certRenew, { query: name === undefined ? {} : { name } })
+
   return {
+    renewCertificates,
     watchHealth,
     watchEvents,
     watchRoutes,

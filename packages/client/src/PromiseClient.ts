@@ -1,6 +1,7 @@
 import type {
   AuthRequest,
   AuthRequestFilter,
+  CertRenewFrame,
   ContainerAction,
   ContainerLogLine,
   ContainerStats,
@@ -126,6 +127,15 @@ export interface GatehousePromiseClient extends AsyncDisposable {
     readonly revokeApiKey: (name: string, options?: CallOptions) => Result<"access", "revokeApiKey">
     readonly listSessions: (options?: CallOptions) => Result<"access", "listSessions">
     readonly revokeSession: (id: string, options?: CallOptions) => Result<"access", "revokeSession">
+  }
+  /** Certificates from files and ACME. */
+  readonly certs: {
+    /** Every available certificate; `CertificateNotFound` when there is none. */
+    readonly info: (options?: CallOptions) => Result<"certs", "info">
+    /** Renews the ACME certificates (or the one named) and resolves with every certificate after it. */
+    readonly renew: (name?: string, options?: CallOptions) => Result<"certs", "renew">
+    /** The same renewal, with its progress frames and then the result frame. */
+    readonly renewWithProgress: (name?: string) => AsyncIterable<CertRenewFrame>
   }
   /** Closes every open stream and releases the client. */
   readonly close: () => Promise<void>
@@ -264,6 +274,11 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
       revokeApiKey: (name, o) => call((c) => c.access.revokeApiKey({ params: { name } }), o),
       listSessions: (o) => call((c) => c.access.listSessions(), o),
       revokeSession: (id, o) => call((c) => c.access.revokeSession({ params: { id } }), o)
+    },
+    certs: {
+      info: (o) => call((c) => c.certs.info(), o),
+      renew: (name, o) => call((c) => c.certs.renew({ query: defined({ name }) }), o),
+      renewWithProgress: (name) => iterate((c) => c.certs.renewWithProgress(name))
     },
     close,
     [Symbol.asyncDispose]: close

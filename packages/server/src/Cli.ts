@@ -1,6 +1,7 @@
 import { Command } from "effect/cli"
 import { apiKeyCommand } from "./commands/ApiKeys.js"
 import { authCommand } from "./commands/Auth.js"
+import { certCommand } from "./commands/Cert.js"
 import { dockerCommand } from "./commands/Docker.js"
 import { hashPasswordCommand } from "./commands/HashPassword.js"
 import { hypervisorCommand } from "./commands/Hypervisor.js"
@@ -26,6 +27,7 @@ export const gatehouseCli = Command.make("gatehouse").pipe(
     dockerCommand,
     hashPasswordCommand,
     apiKeyCommand,
-    sessionsCommand
+    sessionsCommand,
+    certCommand
   ])
 )

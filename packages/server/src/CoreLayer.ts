@@ -4,6 +4,7 @@ import {
   ApiKeysLive,
   AuthenticationLive,
   AuthRequestsLive,
+  CertificatesLive,
   ConfigSourceLive,
   type ConfigSources,
   ConfigWatcher,
@@ -52,7 +53,7 @@ export const databasePath = (config: GatehouseConfig) => path.join(config.dataDi
 /**
  * Every core service of a running server, independent of any transport: store → events → route table (with the
  * route files as its first provider) → health, route list, files, config and the file watcher, authentication,
- * sessions, sign-in and API keys, auth requests, the Proxmox VE clusters, the Docker engines.
+ * sessions, sign-in and API keys, auth requests, the Proxmox VE clusters, the Docker engines, the certificates.
  * HTTP and gRPC are built on this same layer. Closing it stops monitors and the watcher and closes the store.
  */
 export const layerCore = (options: CoreOptions) => {
@@ -87,9 +88,17 @@ export const layerCore = (options: CoreOptions) => {
   const hypervisor = HypervisorLive.layer(config.hypervisor).pipe(Layer.provide(NodeShellLive.layer))
   // One dockerode client per configured engine; nothing is called until a request needs it.
   const docker = DockerLive.layer(config.docker)
+  // Loads file and ACME certificates, watches the files, and schedules ACME renewals (obtaining missing ones now).
+  const certificates = CertificatesLive.layer({
+    certificates: config.certificates,
+    acme: config.acme,
+    dataDir: config.dataDir
+  })
 
   return RouteListLive.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(HealthLive.layer, files, watcher, authRequests, DockerRouteProvider.layer)),
+    Layer.provideMerge(
+      Layer.mergeAll(HealthLive.layer, files, watcher, authRequests, DockerRouteProvider.layer, certificates)
+    ),
     // Below health and the route list (both ask the hypervisor which routes target a guest) and the Docker route
     // provider (which reads the engines).
     Layer.provideMerge(Layer.merge(hypervisor, docker)),

@@ -4,6 +4,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { GatehouseApi } from "./api/GatehouseApi.js"
 import { AccessHandlers } from "./handlers/AccessHandlers.js"
 import { AuthRequestsHandlers } from "./handlers/AuthRequestsHandlers.js"
+import { CertsHandlers } from "./handlers/CertsHandlers.js"
 import { DockerHandlers } from "./handlers/DockerHandlers.js"
 import { EventsHandlers } from "./handlers/EventsHandlers.js"
 import { FilesHandlers } from "./handlers/FilesHandlers.js"
@@ -34,7 +35,8 @@ export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
     FilesHandlers,
     AuthRequestsHandlers,
     HypervisorHandlers,
-    DockerHandlers
+    DockerHandlers,
+    CertsHandlers
   ]),
   Layer.provide([layerRequestValidation, layerAuthentication])
 )

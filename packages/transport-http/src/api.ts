@@ -3,6 +3,7 @@
  * Clients derive their types from it; the server implements it; the OpenAPI document is generated from it.
  */
 export * from "./api/AccessApi.js"
+export * from "./api/CertsApi.js"
 export * from "./api/DockerApi.js"
 export * from "./api/EventsApi.js"
 export * from "./api/FilesApi.js"

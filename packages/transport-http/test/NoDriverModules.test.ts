@@ -8,7 +8,17 @@ import { sqliteDriverPackage } from "../../core/src/store/SqliteDriver.js"
 const repoRoot = path.resolve(import.meta.dirname, "../../..")
 
 /** Drivers and integrations that belong to the core's live layers, never to a transport. */
-const driverPackages = ["better-sqlite3", "better-sqlite3-v12", "chokidar", "yaml", "ssh2", "dockerode", "pg"] as const
+const driverPackages = [
+  "better-sqlite3",
+  "better-sqlite3-v12",
+  "chokidar",
+  "yaml",
+  "ssh2",
+  "dockerode",
+  "pg",
+  "acme-client",
+  "dns-packet"
+] as const
 
 const packageOf = (file: string) =>
   /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path.relative(repoRoot, file).split(path.sep).join("/"))?.[1]
@@ -76,7 +86,14 @@ describe("importing @gatehouse-edge/transport-http", () => {
     () =>
       Effect.gen(function* () {
         const found = driversIn(yield* loadedModules("@gatehouse-edge/core"))
-        for (const pkg of ["(yaml)", `(${sqliteDriverPackage})`, "(chokidar)", "(ssh2)"]) {
+        for (const pkg of [
+          "(yaml)",
+          `(${sqliteDriverPackage})`,
+          "(chokidar)",
+          "(ssh2)",
+          // acme-client is loaded on first use (AcmeClientModule), not with the entry.
+          "(dns-packet)"
+        ]) {
           assert.isTrue(
             found.some((entry) => entry.endsWith(pkg)),
             `${pkg} not detected`

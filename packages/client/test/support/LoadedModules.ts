@@ -55,6 +55,8 @@ export const forbiddenPackages = [
   "better-sqlite3-v12",
   "chokidar",
   "@grpc/grpc-js",
+  "acme-client",
+  "dns-packet",
   "undici"
 ] as const
 

@@ -132,7 +132,59 @@ const DockerHost = Schema.Struct({
   tls: opt(Schema.Struct({ ca: opt(PathValue), cert: opt(PathValue), key: opt(PathValue) }))
 })
 
-const Certificate = Schema.Struct({ name: NonEmpty, cert: PathValue, key: PathValue })
+// A certificate's name names its directory in the data dir (ACME), so it stays a plain file name.
+const CertificateName = Schema.String.check(
+  Schema.isPattern(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, {
+    message: "expected a name of letters, digits, '.', '_' and '-' (at most 63), starting with a letter or digit"
+  })
+)
+
+const Certificate = Schema.Struct({ name: CertificateName, cert: PathValue, key: PathValue })
+
+const DomainName = Schema.String.check(
+  Schema.isPattern(
+    /^(\*\.)?([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/,
+    {
+      message: "expected a fully qualified domain name such as www.example.com (or *.example.com for dns-01)"
+    }
+  )
+)
+
+const ZoneName = Schema.String.check(
+  Schema.isPattern(/^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?$/, {
+    message: "expected a DNS zone such as example.com"
+  })
+)
+
+const AcmeCertificate = Schema.Struct({
+  name: CertificateName,
+  domains: Schema.Array(DomainName).check(Schema.isMinLength(1)),
+  challenge: opt(Schema.Literals(["http-01", "dns-01"]))
+})
+
+const AcmeDns01 = Schema.Struct({
+  provider: Schema.Literal("rfc2136"),
+  server: ListenAddressValue,
+  zone: ZoneName,
+  key_name: NonEmpty,
+  key_algorithm: opt(Schema.Literals(["hmac-sha256", "hmac-sha384", "hmac-sha512"])),
+  key_secret: opt(Secret),
+  key_secret_file: opt(PathValue),
+  ttl: opt(GoDuration({ minimum: 1000 })),
+  propagation_timeout: opt(GoDuration({ minimum: 1000 }))
+})
+
+const AcmeSection = Schema.Struct({
+  directory: NonEmpty.check(
+    Schema.isPattern(/^https:\/\//, { message: "expected the https:// URL of the ACME directory" })
+  ),
+  email: opt(NonEmpty.check(Schema.isPattern(/^[^@\s]+@[^@\s]+$/, { message: "expected an email address" }))),
+  ca_file: opt(PathValue),
+  renew_before: opt(GoDuration({ minimum: 3_600_000 })),
+  http01: opt(Schema.Struct({ addr: ListenAddressValue })),
+  dns01: opt(AcmeDns01),
+  certificates: opt(Schema.Array(AcmeCertificate))
+})
 
 const AuthRequests = Schema.Struct({
   ttl: opt(GoDuration({ minimum: 1000 })),
@@ -156,6 +208,7 @@ export const ConfigFile = Schema.Struct({
   hypervisor: opt(Schema.Struct({ clusters: opt(Schema.Array(ProxmoxCluster)) })),
   docker: opt(Schema.Struct({ hosts: opt(Schema.Array(DockerHost)) })),
   certificates: opt(Schema.Array(Certificate)),
+  acme: opt(AcmeSection),
   auth_requests: opt(AuthRequests),
   events: opt(Schema.Struct({ history: opt(PositiveInt) })),
   log: opt(

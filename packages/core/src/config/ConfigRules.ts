@@ -26,10 +26,54 @@ const oneSecret = (issues: IssueCollector, at: Path, key: string, inline: unknow
 }
 
 /**
+ * The ACME rules across keys: certificate names unique (files and ACME share one namespace), each certificate's
+ * challenge configured, wildcards only over DNS-01, and a DNS-01 key with exactly one secret.
+ */
+const checkAcmeRules = (file: ConfigFile, issues: IssueCollector): void => {
+  const seen = new Set<string>()
+  for (const [index, certificate] of (file.certificates ?? []).entries()) {
+    if (seen.has(certificate.name)) issues.add(["certificates", index, "name"], `duplicate name "${certificate.name}"`)
+    seen.add(certificate.name)
+  }
+  const acme = file.acme
+  if (acme === undefined) return
+  const dns01 = acme.dns01
+  if (dns01 !== undefined) {
+    if (dns01.key_secret === undefined && dns01.key_secret_file === undefined) {
+      issues.add(["acme", "dns01", "key_name"], "key_name needs key_secret or key_secret_file")
+    }
+    oneSecret(issues, ["acme", "dns01"], "key_secret", dns01.key_secret, dns01.key_secret_file)
+  }
+  for (const [index, certificate] of (acme.certificates ?? []).entries()) {
+    const at = ["acme", "certificates", index]
+    if (seen.has(certificate.name)) issues.add([...at, "name"], `duplicate name "${certificate.name}"`)
+    seen.add(certificate.name)
+    const challenge = certificate.challenge ?? (acme.http01 === undefined && dns01 !== undefined ? "dns-01" : "http-01")
+    if (challenge === "http-01" && acme.http01 === undefined) {
+      issues.add([...at, "challenge"], "http-01 needs acme.http01.addr (where Gatehouse answers the challenges)")
+    }
+    if (challenge === "dns-01" && dns01 === undefined) {
+      issues.add([...at, "challenge"], "dns-01 needs acme.dns01 (the DNS server to update)")
+    }
+    for (const [d, domain] of certificate.domains.entries()) {
+      if (domain.startsWith("*.") && challenge !== "dns-01") {
+        issues.add([...at, "domains", d], `a wildcard name (${domain}) can only be validated with dns-01`)
+      }
+      const zone = dns01?.zone.toLowerCase().replace(/\.$/, "")
+      const name = domain.toLowerCase().replace(/^\*\./, "")
+      if (challenge === "dns-01" && zone !== undefined && name !== zone && !name.endsWith(`.${zone}`)) {
+        issues.add([...at, "domains", d], `${domain} is not in the dns01 zone ${zone}`)
+      }
+    }
+  }
+}
+
+/**
  * The rules across keys that the schema cannot express: no non-loopback listener without authentication, and
  * Proxmox credentials that are complete and unambiguous (a token with its secret, or a user with a password).
  */
 export const checkConfigRules = (file: ConfigFile, issues: IssueCollector): void => {
+  checkAcmeRules(file, issues)
   const addresses = listenAddresses(file)
   if (!isAuthConfigured(file)) {
     for (const section of ["http", "grpc"] as const) {

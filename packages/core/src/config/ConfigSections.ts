@@ -150,6 +150,39 @@ export interface CertificateConfig {
   readonly key: string
 }
 
+/** `acme`: certificates obtained from an ACME CA (RFC 8555) and renewed by Gatehouse; paths absolute. */
+export interface AcmeConfig {
+  readonly directory: string
+  readonly email: string | undefined
+  /** A CA certificate (PEM) trusted for the directory's HTTPS besides the system's roots. */
+  readonly caFile: string | undefined
+  /** Renew at most this long before expiry (and in the last third of a shorter lifetime). */
+  readonly renewBeforeMs: number
+  /** Where HTTP-01 challenges are answered (bound only while an order runs). */
+  readonly http01: { readonly host: string; readonly port: number } | undefined
+  readonly dns01: AcmeDns01Config | undefined
+  readonly certificates: ReadonlyArray<AcmeCertificateConfig>
+}
+
+/** `acme.certificates[]`: one certificate of one or more names, and how its names are validated. */
+export interface AcmeCertificateConfig {
+  readonly name: string
+  readonly domains: ReadonlyArray<string>
+  readonly challenge: "http-01" | "dns-01"
+}
+
+/** `acme.dns01`: DNS-01 through RFC 2136 dynamic updates signed with TSIG. */
+export interface AcmeDns01Config {
+  readonly provider: "rfc2136"
+  readonly server: { readonly host: string; readonly port: number }
+  readonly zone: string
+  readonly keyName: string
+  readonly keyAlgorithm: "hmac-sha256" | "hmac-sha384" | "hmac-sha512"
+  readonly keySecret: SecretSource
+  readonly ttlSeconds: number
+  readonly propagationTimeoutMs: number
+}
+
 /** `auth_requests`: pending registrations and SSH checks. */
 export interface AuthRequestsConfig {
   readonly ttlMs: number

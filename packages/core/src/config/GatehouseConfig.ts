@@ -1,5 +1,6 @@
 import type { ConfigFile } from "./ConfigFile.js"
 import type {
+  AcmeConfig,
   AuthConfig,
   AuthRequestsConfig,
   CertificateConfig,
@@ -27,6 +28,8 @@ export interface GatehouseConfig {
   readonly hypervisor: HypervisorConfig
   readonly docker: DockerConfig
   readonly certificates: ReadonlyArray<CertificateConfig>
+  /** `undefined` when no ACME section is configured. */
+  readonly acme: AcmeConfig | undefined
   readonly authRequests: AuthRequestsConfig
   readonly events: { readonly history: number }
   readonly log: { readonly level: "debug" | "info" | "warn" | "error"; readonly format: "json" | "pretty" | "auto" }
@@ -56,5 +59,8 @@ export const ConfigDefaults = {
   authRequestsMaxPending: 1024,
   authRequestsRetentionMs: 30 * 24 * 3_600_000,
   authRequestsIpv4Prefix: "100.64.0.0/10",
-  authRequestsIpv6Prefix: "fd7a:115c:a1e0::/48"
+  authRequestsIpv6Prefix: "fd7a:115c:a1e0::/48",
+  acmeRenewBeforeMs: 30 * 24 * 3_600_000,
+  acmeDnsTtlSeconds: 60,
+  acmeDnsPropagationTimeoutMs: 60_000
 } as const

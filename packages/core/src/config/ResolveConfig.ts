@@ -1,7 +1,7 @@
 import type { Redacted } from "effect"
 import type { ConfigFile } from "./ConfigFile.js"
 import { isAuthConfigured, listenAddresses } from "./ConfigRules.js"
-import type { ProxmoxClusterConfig, ProxmoxCredentials } from "./ConfigSections.js"
+import type { AcmeConfig, ProxmoxClusterConfig, ProxmoxCredentials } from "./ConfigSections.js"
 import { ConfigDefaults, type GatehouseConfig } from "./GatehouseConfig.js"
 import type { SecretSource } from "./SecretSource.js"
 
@@ -72,6 +72,36 @@ const proxmoxCluster = (resolve: PathResolver, cluster: Cluster, index: number):
               ])
             )
           }
+  }
+}
+
+// `checkAcmeRules` has made sure every certificate's challenge is configured and dns01 has its key secret.
+const acmeConfig = (resolve: PathResolver, acme: NonNullable<ConfigFile["acme"]>): AcmeConfig => {
+  const dns01 = acme.dns01
+  return {
+    directory: acme.directory,
+    email: acme.email,
+    caFile: optionalPath(resolve, ["acme", "ca_file"], acme.ca_file),
+    renewBeforeMs: acme.renew_before ?? ConfigDefaults.acmeRenewBeforeMs,
+    http01: acme.http01?.addr,
+    dns01:
+      dns01 === undefined
+        ? undefined
+        : {
+            provider: dns01.provider,
+            server: dns01.server,
+            zone: dns01.zone.toLowerCase().replace(/\.$/, ""),
+            keyName: dns01.key_name,
+            keyAlgorithm: dns01.key_algorithm ?? "hmac-sha256",
+            keySecret: secretSource(resolve, ["acme", "dns01"], "key_secret", dns01.key_secret, dns01.key_secret_file)!,
+            ttlSeconds: Math.ceil((dns01.ttl ?? ConfigDefaults.acmeDnsTtlSeconds * 1000) / 1000),
+            propagationTimeoutMs: dns01.propagation_timeout ?? ConfigDefaults.acmeDnsPropagationTimeoutMs
+          },
+    certificates: (acme.certificates ?? []).map((certificate) => ({
+      name: certificate.name,
+      domains: certificate.domains.map((domain) => domain.toLowerCase()),
+      challenge: certificate.challenge ?? (acme.http01 === undefined && acme.dns01 !== undefined ? "dns-01" : "http-01")
+    }))
   }
 }
 
@@ -185,6 +215,7 @@ export const resolveConfig = (
       cert: resolve(["certificates", index, "cert"], certificate.cert),
       key: resolve(["certificates", index, "key"], certificate.key)
     })),
+    acme: file.acme === undefined ? undefined : acmeConfig(resolve, file.acme),
     authRequests: {
       ttlMs: file.auth_requests?.ttl ?? ConfigDefaults.authRequestTtlMs,
       maxPending: file.auth_requests?.max_pending ?? ConfigDefaults.authRequestsMaxPending,

@@ -8,6 +8,7 @@ import {
   AuthRequestRejectedEvent,
   UserCreatedEvent
 } from "./AuthRequestEvents.js"
+import { CertLoadFailedEvent, CertReloadedEvent, CertRenewedEvent, CertRenewFailedEvent } from "./CertificateEvents.js"
 import { ConfigErrorEvent, ConfigReloadEvent } from "./ConfigEvents.js"
 import { DockerDieEvent, DockerHealthStatusEvent, DockerStartEvent, DockerStopEvent } from "./DockerEvents.js"
 import { HealthDownEvent, HealthUpEvent } from "./HealthEvents.js"
@@ -48,7 +49,11 @@ const kinds = [
   LoginFailedEvent,
   LogoutEvent,
   ApiKeyCreatedEvent,
-  ApiKeyRevokedEvent
+  ApiKeyRevokedEvent,
+  CertRenewedEvent,
+  CertRenewFailedEvent,
+  CertReloadedEvent,
+  CertLoadFailedEvent
 ] as const
 
 type Kind = (typeof kinds)[number]
@@ -80,7 +85,11 @@ export const Event = Schema.Union([
   LoginFailedEvent.schema,
   LogoutEvent.schema,
   ApiKeyCreatedEvent.schema,
-  ApiKeyRevokedEvent.schema
+  ApiKeyRevokedEvent.schema,
+  CertRenewedEvent.schema,
+  CertRenewFailedEvent.schema,
+  CertReloadedEvent.schema,
+  CertLoadFailedEvent.schema
 ]).annotate({ identifier: "Event" })
 export type Event = typeof Event.Type
 

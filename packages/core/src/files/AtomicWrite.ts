@@ -9,13 +9,18 @@ export const isStaleTempFile = (name: string): boolean => /^\..+\.[0-9a-f]{12}\.
 /**
  * Replaces `target` with `content` so that a reader (or a crash) sees either the old file or the new one, never a
  * mix: write a temp file in the same directory, fsync it, rename it over the target, then fsync the directory so
- * the rename itself is durable. The temp file is removed if anything fails.
+ * the rename itself is durable. The temp file is removed if anything fails. `mode` is the new file's permissions
+ * (0644 unless given; 0600 for a private key).
  */
-export const writeFileAtomic = (target: string, content: string): Effect.Effect<void> => {
+export const writeFileAtomic = (
+  target: string,
+  content: string,
+  options: { readonly mode?: number } = {}
+): Effect.Effect<void> => {
   const dir = path.dirname(target)
   const temp = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString("hex")}.tmp`)
   const write = Effect.acquireUseRelease(
-    Effect.tryPromise(() => fs.open(temp, "wx", 0o644)),
+    Effect.tryPromise(() => fs.open(temp, "wx", options.mode ?? 0o644)),
     (handle) =>
       Effect.andThen(
         Effect.tryPromise(() => handle.writeFile(content, "utf8")),

@@ -1,4 +1,10 @@
-import { SecretUnreadable, StoreNotGatehouse, StoreOpenFailed, StoreSchemaTooNew } from "@gatehouse-edge/core"
+import {
+  AcmeCaUnreadable,
+  SecretUnreadable,
+  StoreNotGatehouse,
+  StoreOpenFailed,
+  StoreSchemaTooNew
+} from "@gatehouse-edge/core"
 import { formatIssue, ValidationFailed } from "@gatehouse-edge/core/domain"
 import { GrpcServerError } from "@gatehouse-edge/transport-grpc"
 import { Cause } from "effect"
@@ -48,6 +54,7 @@ export const describeStartupFailure = (cause: Cause.Cause<unknown>, httpAddress:
     error instanceof StoreSchemaTooNew ||
     error instanceof StoreNotGatehouse ||
     error instanceof SecretUnreadable ||
+    error instanceof AcmeCaUnreadable ||
     error instanceof GrpcServerError
   ) {
     return error.message

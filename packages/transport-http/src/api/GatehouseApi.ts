@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AccessApi } from "./AccessApi.js"
 import { AuthRequestsApi } from "./AuthRequestsApi.js"
+import { CertsApi } from "./CertsApi.js"
 import { DockerApi } from "./DockerApi.js"
 import { EventsApi } from "./EventsApi.js"
 import { FilesApi } from "./FilesApi.js"
@@ -23,6 +24,7 @@ export class GatehouseApi extends HttpApi.make("gatehouse")
   .add(DockerApi)
   .add(LoginApi)
   .add(AccessApi)
+  .add(CertsApi)
   .prefix("/api/v1")
   .middleware(RequestValidation)
   .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error", errors: "all" })

@@ -2,6 +2,7 @@ import {
   type ApiErrorClass,
   AuthRequest,
   AuthRequestNotFound,
+  CertRenewFrame,
   ClientTooSlow,
   ContainerLogLine,
   ContainerStats,
@@ -212,6 +213,15 @@ export const StreamEndpoints = {
     summary: "The last `limit` lines, then each new line; one engine follow for all watchers of the same query",
     ends: "when the container stops; the engine failing (its daemon stopped) closes it with 1011 and the reason",
     errors: [DockerHostUnreachable, DockerFailed]
+  }),
+  certRenew: declareStream({
+    group: "certs",
+    endpoint: "renew",
+    frame: CertRenewFrame,
+    summary:
+      "Starts a renewal: a progress frame per step (order_placed, challenge_served and validated per name, issued, " +
+      "installed), then one result frame `{ok, certs?}` or `{ok: false, error: {code, message}}`",
+    ends: "after the result frame; closing early does not stop the renewal"
   }),
   journal: declareLines("journal", "The journal of the node (or of container `vmid`)"),
   nodeJournal: declareLines("nodeJournal", "The node's journal"),

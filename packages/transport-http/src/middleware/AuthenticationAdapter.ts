@@ -39,7 +39,8 @@ const noCredentials = new Unauthenticated({
  * in `Authorization: Bearer`, or the `gatehouse_session` cookie), checks the caller's scopes against the scope the
  * endpoint declares, and provides the principal to the handler. Deciding who the caller is happens in core, the
  * same way for every transport; what only browsers need is checked here: a cookie-authenticated unsafe request
- * must carry its session's CSRF token (`X-CSRF-Token`, the `gatehouse_csrf` cookie's value), and a cookie-
+ * (or a GET to an endpoint that needs a write scope) must carry its session's CSRF token (`X-CSRF-Token`, the
+ * `gatehouse_csrf` cookie's value), and a cookie-
  * authenticated WebSocket upgrade must name its origin (the stream checks it is this server's). An API key wins
  * over a cookie when both are sent.
  */
@@ -51,11 +52,14 @@ export const layerAuthentication = Layer.effect(
 
     const byKey = (key: Redacted.Redacted<string>) => authentication.authenticate({ _tag: "ApiKey", key })
 
-    const bySession = (cookie: Redacted.Redacted<string>) =>
+    const bySession = (cookie: Redacted.Redacted<string>, endpoint: HttpApiEndpoint.Top) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const principal = yield* authentication.authenticate({ _tag: "Session", cookie })
-        if (!SAFE_METHODS.has(request.method)) {
+        // A GET that changes something (`/cert/renew`) is as unsafe as a POST: a link on another site would
+        // otherwise trigger it with the cookie (SameSite=Lax sends it on navigations). Upgrades are origin-checked.
+        const changes = scopeOf(endpoint).endsWith(":write") && request.headers.upgrade === undefined
+        if (!SAFE_METHODS.has(request.method) || changes) {
           const presented = request.headers[CsrfHeaderName]
           if (presented === undefined || !sessions.csrfMatches(cookie, presented)) {
             return yield* new PermissionDenied({
@@ -107,7 +111,7 @@ export const layerAuthentication = Layer.effect(
             return principal
           }
           if (Redacted.value(credential) === "") return yield* noCredentials
-          const principal = yield* bySession(credential)
+          const principal = yield* bySession(credential, endpoint)
           yield* checkScope(principal, endpoint)
           return principal
         }).pipe(Effect.flatMap((principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal)))

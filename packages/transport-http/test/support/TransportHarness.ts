@@ -5,6 +5,7 @@ import {
   ApiKeysLive,
   AuthenticationLive,
   AuthRequestsLive,
+  CertificatesLive,
   ConfigSourceLive,
   DockerLive,
   EventBus,
@@ -148,7 +149,18 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
         Layer.merge(healthOverRoutes(options.health ?? {}), FilesLive.layer({ configFile, routesDir }))
       ),
       Layer.provideMerge(Layer.merge(routes, configSource)),
-      Layer.provideMerge(Layer.mergeAll(authRequests, hypervisor, DockerLive.layer(loaded.config.docker))),
+      Layer.provideMerge(
+        Layer.mergeAll(
+          authRequests,
+          hypervisor,
+          DockerLive.layer(loaded.config.docker),
+          CertificatesLive.layer({
+            certificates: loaded.config.certificates,
+            acme: loaded.config.acme,
+            dataDir: path.join(dir, "data")
+          })
+        )
+      ),
       Layer.provideMerge(ValidationWorkersLive.layerWith(options.validation ?? {}))
     )
     // The real sign-in and key management, with the users of the config (none unless `configYaml` has some).

@@ -1,0 +1,109 @@
+import { createHash, generateKeyPairSync } from "node:crypto"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import { Effect, Redacted, Result, Schema } from "effect"
+import { writeFileAtomic } from "../files/AtomicWrite.js"
+import { type CertificatePair, certificateBlocks, parseCertificatePair, privateKeyBlock } from "./CertificatePair.js"
+
+/** The renewal state of one ACME certificate as kept on disk, so back-off and errors survive a restart. */
+export const RenewalRecord = Schema.Struct({
+  failures: Schema.Int,
+  last_attempt_at: Schema.NullOr(Schema.String),
+  last_error: Schema.NullOr(Schema.String)
+})
+export type RenewalRecord = typeof RenewalRecord.Type
+
+/** The state of a certificate never tried. */
+export const freshRecord: RenewalRecord = { failures: 0, last_attempt_at: null, last_error: null }
+
+const decodeRecord = Schema.decodeUnknownEffect(Schema.fromJsonString(RenewalRecord))
+
+/**
+ * Where ACME keeps its files in the data dir:
+ * `acme/accounts/<hash of the directory URL>/account-key.pem` (one account per CA) and
+ * `acme/certificates/<name>/certificate.pem` (the private key, then the chain: one file, written atomically, so a
+ * crash never leaves a key and a certificate that do not match) with `state.json` (failures, last attempt and error).
+ * Private files are 0600 in 0700 directories.
+ */
+export const makeAcmeStore = (dataDir: string, directory: string) => {
+  const root = path.join(dataDir, "acme")
+  const accountDir = path.join(root, "accounts", createHash("sha256").update(directory).digest("hex").slice(0, 16))
+  const certificateDir = (name: string) => path.join(root, "certificates", name)
+
+  const ensureDir = (dir: string) =>
+    Effect.orDie(Effect.tryPromise(() => fs.mkdir(dir, { recursive: true, mode: 0o700 })))
+  const readIfPresent = (file: string) =>
+    Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(
+      Effect.map((text): string | undefined => text),
+      Effect.catchIf(
+        (error) => (error.cause as { code?: string } | undefined)?.code === "ENOENT",
+        () => Effect.succeed(undefined)
+      ),
+      Effect.orDie
+    )
+
+  /** The account key for this directory, made (ECDSA P-256) on first use. */
+  const accountKey = Effect.gen(function* () {
+    const file = path.join(accountDir, "account-key.pem")
+    const existing = yield* readIfPresent(file)
+    if (existing !== undefined) return Redacted.make(existing)
+    yield* ensureDir(accountDir)
+    const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" })
+    const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString()
+    yield* writeFileAtomic(file, pem, { mode: 0o600 })
+    yield* writeFileAtomic(path.join(accountDir, "directory.txt"), `${directory}\n`)
+    return Redacted.make(pem)
+  }).pipe(Effect.withSpan("AcmeStore.accountKey"))
+
+  /** The stored certificate of `name`, or `undefined` when there is none or it is unusable (logged). */
+  const loadCertificate = (name: string) =>
+    Effect.gen(function* () {
+      const file = path.join(certificateDir(name), "certificate.pem")
+      const text = yield* readIfPresent(file)
+      if (text === undefined) return undefined
+      const parsed = yield* Effect.result(
+        parseCertificatePair(certificateBlocks(text).join("\n"), privateKeyBlock(text) ?? "")
+      )
+      if (Result.isSuccess(parsed)) return parsed.success
+      yield* Effect.logWarning(
+        `ignoring the stored ACME certificate ${file}: ${parsed.failure.reason}; obtaining a new one`
+      )
+      return undefined
+    })
+
+  /** Replaces the stored certificate of `name` (key and chain in one atomic write). */
+  const saveCertificate = (name: string, pair: CertificatePair) =>
+    Effect.andThen(
+      ensureDir(certificateDir(name)),
+      writeFileAtomic(
+        path.join(certificateDir(name), "certificate.pem"),
+        `${Redacted.value(pair.keyPem)}${pair.certPem}`,
+        { mode: 0o600 }
+      )
+    )
+
+  const loadRecord = (name: string) =>
+    Effect.gen(function* () {
+      const text = yield* readIfPresent(path.join(certificateDir(name), "state.json"))
+      if (text === undefined) return freshRecord
+      return yield* decodeRecord(text).pipe(
+        Effect.catch((error) =>
+          Effect.as(
+            Effect.logWarning(`ignoring the unreadable renewal state of ${name}: ${error.message}`),
+            freshRecord
+          )
+        )
+      )
+    })
+
+  const saveRecord = (name: string, record: RenewalRecord) =>
+    Effect.andThen(
+      ensureDir(certificateDir(name)),
+      writeFileAtomic(path.join(certificateDir(name), "state.json"), `${JSON.stringify(record, null, 2)}\n`)
+    )
+
+  return { accountKey, loadCertificate, saveCertificate, loadRecord, saveRecord, certificateDir } as const
+}
+
+/** The ACME files of the data dir for one directory URL. */
+export type AcmeStore = ReturnType<typeof makeAcmeStore>

@@ -1,0 +1,59 @@
+import { createPrivateKey, X509Certificate } from "node:crypto"
+import { Data, Effect, Redacted } from "effect"
+
+/** A certificate chain (leaf first) and its private key that were checked to belong together. */
+export interface CertificatePair {
+  /** The PEM chain as read or issued: the leaf, then its intermediates. */
+  readonly certPem: string
+  readonly keyPem: Redacted.Redacted<string>
+  readonly leaf: X509Certificate
+  readonly chain: ReadonlyArray<X509Certificate>
+}
+
+/** Why PEM text is not a usable certificate/key pair, in words for an operator (never with key material). */
+export class CertificateProblem extends Data.TaggedError("CertificateProblem")<{ readonly reason: string }> {
+  override get message() {
+    return this.reason
+  }
+}
+
+const CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g
+const PRIVATE_KEY = /-----BEGIN ([A-Z ]*)PRIVATE KEY-----[\s\S]+?-----END \1PRIVATE KEY-----/
+
+/** The PEM blocks of every certificate in `text`, in order. */
+export const certificateBlocks = (text: string): ReadonlyArray<string> => text.match(CERTIFICATE) ?? []
+
+/** The first private key block in `text` (PKCS#8, SEC1 or PKCS#1), or `undefined`. */
+export const privateKeyBlock = (text: string): string | undefined => PRIVATE_KEY.exec(text)?.[0]
+
+/**
+ * Parses a PEM chain and a PEM private key and checks that the key is the leaf's (`X509Certificate.checkPrivateKey`).
+ * Expiry is not checked here: an expired certificate is still listed (with negative `days_left`) and renewed.
+ */
+export const parseCertificatePair = (
+  certPem: string,
+  keyPem: string
+): Effect.Effect<CertificatePair, CertificateProblem> =>
+  Effect.gen(function* () {
+    const blocks = certificateBlocks(certPem)
+    if (blocks.length === 0)
+      return yield* new CertificateProblem({ reason: "no PEM certificate in the certificate file" })
+    const chain = yield* Effect.try({
+      try: () => blocks.map((block) => new X509Certificate(block)),
+      catch: (error) => new CertificateProblem({ reason: `not a valid X.509 certificate: ${messageOf(error)}` })
+    })
+    const keyBlock = privateKeyBlock(keyPem)
+    if (keyBlock === undefined) return yield* new CertificateProblem({ reason: "no PEM private key in the key file" })
+    const key = yield* Effect.try({
+      try: () => createPrivateKey(keyBlock),
+      // The parser's message never quotes the key, but keep it short and generic anyway.
+      catch: () => new CertificateProblem({ reason: "the key file does not hold a valid private key" })
+    })
+    const leaf = chain[0]!
+    if (!leaf.checkPrivateKey(key)) {
+      return yield* new CertificateProblem({ reason: "the private key does not match the certificate" })
+    }
+    return { certPem: blocks.join("\n").concat("\n"), keyPem: Redacted.make(keyBlock.concat("\n")), leaf, chain }
+  })
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))

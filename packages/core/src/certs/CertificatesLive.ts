@@ -1,0 +1,179 @@
+import { Cause, Clock, Effect, Exit, Fiber, Layer, Option, Queue, Semaphore, Stream } from "effect"
+import type { AcmeConfig, CertificateConfig } from "../config/ConfigSections.js"
+import { ConfigDefaults } from "../config/GatehouseConfig.js"
+import { readSecret } from "../config/ReadSecret.js"
+import { AcmeNotConfigured, CertificateNotFound, RenewalInProgress } from "../domain/CertificateErrors.js"
+import type { CertInfo, CertRenewFrame, CertRenewProgress } from "../domain/Certificates.js"
+import { errorCodeOf } from "../domain/ErrorCode.js"
+import { Events } from "../events/Events.js"
+import { type AcmeCertificate, type Issuer, makeAcmeCertificates } from "./AcmeCertificates.js"
+import { certInfoOf } from "./CertInfoOf.js"
+import { Certificates, type RenewFailed } from "./Certificates.js"
+import { DnsProvider } from "./dns/DnsProvider.js"
+import * as Rfc2136Provider from "./dns/Rfc2136Provider.js"
+import { makeFileCertificates } from "./FileCertificates.js"
+import { runRenewalScheduler } from "./RenewalScheduler.js"
+
+/** What the certificates need: both providers' config sections and the data dir (ACME state lives there). */
+export interface CertificatesOptions {
+  readonly certificates: ReadonlyArray<CertificateConfig>
+  readonly acme: AcmeConfig | undefined
+  readonly dataDir: string
+  /** How long file changes settle before a reload (300 ms). */
+  readonly fileSettleMs?: number
+  /** Replaces the ACME client (tests of the scheduling around it). */
+  readonly issue?: Issuer
+}
+
+const noProgress = () => Effect.void
+
+/**
+ * Builds the service: loads the file certificates and starts watching them, loads the ACME certificates and their
+ * renewal records from the data dir and starts the renewal scheduler (which obtains missing certificates at once).
+ * A `DnsProvider` in context replaces the RFC 2136 provider of `acme.dns01`.
+ */
+export const make = Effect.fn("CertificatesLive.make")(function* (options: CertificatesOptions) {
+  const events = yield* Events
+  const scope = yield* Effect.scope
+  const renewBeforeMs = options.acme?.renewBeforeMs ?? ConfigDefaults.acmeRenewBeforeMs
+  const files = yield* makeFileCertificates(options.certificates, events, { settleMs: options.fileSettleMs })
+
+  const provided = yield* Effect.serviceOption(DnsProvider)
+  const dns01 = options.acme?.dns01
+  const dns = Option.isSome(provided)
+    ? provided.value
+    : dns01 === undefined
+      ? undefined
+      : Rfc2136Provider.make({ ...dns01, keySecret: yield* readSecret(dns01.keySecret) })
+  const acme =
+    options.acme === undefined
+      ? undefined
+      : yield* makeAcmeCertificates(options.acme, options.dataDir, events, { dns, issue: options.issue })
+
+  // One renewal at a time: a manual one refuses (409) while another runs, the scheduler waits for its turn.
+  const lock = yield* Semaphore.make(1)
+  const wake = yield* Queue.sliding<void>(1)
+
+  const infoNow = Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    const fromFiles = files.flatMap(
+      (entry): Array<CertInfo> =>
+        entry.pair === undefined
+          ? []
+          : [
+              certInfoOf({
+                name: entry.config.name,
+                provider: "file",
+                leaf: entry.pair.leaf,
+                now,
+                renewBeforeMs,
+                renewal: null
+              })
+            ]
+    )
+    const fromAcme = (acme?.entries ?? []).flatMap(
+      (entry): Array<CertInfo> =>
+        entry.pair === undefined
+          ? []
+          : [
+              certInfoOf({
+                name: entry.config.name,
+                provider: "acme",
+                leaf: entry.pair.leaf,
+                now,
+                renewBeforeMs,
+                renewal: acme!.renewal(entry)
+              })
+            ]
+    )
+    return [...fromFiles, ...fromAcme]
+  })
+
+  const info = Effect.flatMap(infoNow, (list) =>
+    list.length === 0 ? Effect.fail(new CertificateNotFound({})) : Effect.succeed(list)
+  ).pipe(Effect.withSpan("Certificates.info"))
+
+  const targetsOf = Effect.fnUntraced(function* (name: string | undefined) {
+    const entries = acme?.entries ?? []
+    if (name !== undefined) {
+      const entry = entries.find((e) => e.config.name === name)
+      if (entry !== undefined) return [entry]
+      if (files.some((f) => f.config.name === name)) return yield* new AcmeNotConfigured({ certificate: name })
+      return yield* new CertificateNotFound({ certificate: name })
+    }
+    if (entries.length > 0) return entries
+    return yield* files.length === 0 ? new CertificateNotFound({}) : new AcmeNotConfigured({})
+  })
+
+  // Every target is tried (one failing must not keep the others old); the first failure is the answer.
+  const renewAll = (
+    targets: ReadonlyArray<AcmeCertificate>,
+    progress: (line: CertRenewProgress) => Effect.Effect<void>
+  ) =>
+    Effect.gen(function* () {
+      let failure: RenewFailed | undefined
+      for (const entry of targets) {
+        const exit = yield* Effect.exit(acme!.renew(entry, "manual", progress))
+        if (Exit.isFailure(exit) && failure === undefined) {
+          const reason = exit.cause.reasons.find(Cause.isFailReason)
+          if (reason === undefined) return yield* Effect.failCause(exit.cause)
+          failure = reason.error
+        }
+      }
+      if (failure !== undefined) return yield* Effect.fail(failure)
+      return yield* infoNow
+    })
+
+  // Runs in the service's scope: a client that goes away does not cut an order in half.
+  const start = Effect.fnUntraced(function* (
+    name: string | undefined,
+    progress: (line: CertRenewProgress) => Effect.Effect<void>
+  ) {
+    const targets = yield* targetsOf(name)
+    if (!(yield* lock.takeIfAvailable(1))) return yield* new RenewalInProgress()
+    return yield* renewAll(targets, progress).pipe(
+      Effect.ensuring(Effect.andThen(lock.release(1), Queue.offer(wake, undefined))),
+      Effect.forkIn(scope)
+    )
+  })
+
+  const finalFrame = (exit: Exit.Exit<ReadonlyArray<CertInfo>, RenewFailed>): CertRenewFrame => {
+    if (Exit.isSuccess(exit)) return { ok: true, certs: exit.value }
+    const reason = exit.cause.reasons.find(Cause.isFailReason)
+    return reason === undefined
+      ? { ok: false, error: { code: "internal", message: "internal error" } }
+      : { ok: false, error: { code: errorCodeOf(reason.error), message: reason.error.message } }
+  }
+
+  if (acme !== undefined) yield* Effect.forkIn(runRenewalScheduler(acme, lock, wake), scope)
+
+  return Certificates.of({
+    info,
+    renew: Effect.fn("Certificates.renew")(function* (name?: string) {
+      return yield* Fiber.join(yield* start(name, noProgress))
+    }),
+    renewWithProgress: Effect.fn("Certificates.renewWithProgress")(function* (name?: string) {
+      const frames = yield* Queue.unbounded<CertRenewFrame, Cause.Done>()
+      const fiber = yield* start(name, (line) => Effect.asVoid(Queue.offer(frames, line)))
+      yield* Fiber.await(fiber).pipe(
+        Effect.flatMap((exit) => Queue.offer(frames, finalFrame(exit))),
+        Effect.andThen(Queue.end(frames)),
+        Effect.forkIn(scope)
+      )
+      return Stream.fromQueue(frames)
+    }),
+    pem: Effect.fn("Certificates.pem")(function* (name?: string) {
+      const available = [
+        ...files.map((f) => ({ name: f.config.name, pair: f.pair })),
+        ...(acme?.entries ?? []).map((a) => ({ name: a.config.name, pair: a.pair }))
+      ].filter((c) => name === undefined || c.name === name)
+      const found = available.find((c) => c.pair !== undefined)
+      if (found?.pair === undefined)
+        return yield* new CertificateNotFound(name === undefined ? {} : { certificate: name })
+      return { name: found.name, cert: found.pair.certPem, key: found.pair.keyPem }
+    })
+  })
+})
+
+/** The real certificates service (needs `Events`; a `DnsProvider` in context replaces the configured one). */
+export const layer = (options: CertificatesOptions) => Layer.effect(Certificates)(make(options))

@@ -1,0 +1,57 @@
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+/** A certificate and key written by `openssl` (node cannot sign X.509), with their PEM text. */
+export interface CertFiles {
+  readonly cert: string
+  readonly key: string
+  readonly certPem: string
+  readonly keyPem: string
+}
+
+/** `openssl` with the given arguments; its output (stdout) as text. */
+export const openssl = (args: ReadonlyArray<string>): string =>
+  execFileSync("openssl", args, { stdio: ["ignore", "pipe", "pipe"] }).toString("utf8")
+
+/**
+ * A self-signed P-256 certificate in `dir` as `<name>.crt` / `<name>.key`: `subject` in openssl's `/C=../O=../CN=..`
+ * form, `san` as openssl's `subjectAltName` value, valid for `days` from now.
+ */
+export const makeCert = (
+  dir: string,
+  name: string,
+  options: { readonly subject?: string; readonly san?: string; readonly days?: number } = {}
+): CertFiles => {
+  const cert = path.join(dir, `${name}.crt`)
+  const key = path.join(dir, `${name}.key`)
+  openssl([
+    ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"],
+    ...["-days", String(options.days ?? 90), "-subj", options.subject ?? `/CN=${name}.test`],
+    ...["-addext", `subjectAltName=${options.san ?? `DNS:${name}.test`}`, "-keyout", key, "-out", cert]
+  ])
+  return { cert, key, certPem: fs.readFileSync(cert, "utf8"), keyPem: fs.readFileSync(key, "utf8") }
+}
+
+/** What `openssl x509 -noout ...` prints about a certificate file, one field per key. */
+export const opensslFields = (file: string) => {
+  const text = openssl([
+    ...["x509", "-in", file, "-noout", "-nameopt", "RFC2253", "-subject", "-issuer", "-dates", "-serial"],
+    ...["-fingerprint", "-sha256", "-ext", "subjectAltName"]
+  ])
+  const field = (prefix: string) =>
+    text
+      .split("\n")
+      .find((line) => line.startsWith(prefix))!
+      .slice(prefix.length)
+  const san = text.split("\n").at(text.split("\n").findIndex((line) => line.includes("Subject Alternative Name")) + 1)!
+  return {
+    subject: field("subject="),
+    issuer: field("issuer="),
+    notBefore: new Date(field("notBefore=")).toISOString(),
+    notAfter: new Date(field("notAfter=")).toISOString(),
+    serial: field("serial="),
+    fingerprint: field("sha256 Fingerprint="),
+    san: san.trim().split(", ")
+  }
+}

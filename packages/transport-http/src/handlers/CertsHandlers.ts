@@ -1,0 +1,25 @@
+import { Certificates } from "@gatehouse-edge/core/services"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { GatehouseApi } from "../api/GatehouseApi.js"
+import { StreamEndpoints } from "../api/StreamEndpoints.js"
+import { isWebSocketUpgrade, serveStream } from "../websocket/StreamEndpoint.js"
+
+/**
+ * Handlers of the `certs` group: thin calls into the core port. A renewal over WebSocket is started (and a running
+ * one refused, 409) before the upgrade.
+ */
+export const CertsHandlers = HttpApiBuilder.group(GatehouseApi, "certs", (handlers) =>
+  Effect.gen(function* () {
+    const certificates = yield* Certificates
+    return handlers
+      .handle("info", () => certificates.info)
+      .handle("renew", ({ request, query }) =>
+        isWebSocketUpgrade(request)
+          ? Effect.flatMap(certificates.renewWithProgress(query.name), (frames) =>
+              serveStream(StreamEndpoints.certRenew, frames)
+            )
+          : certificates.renew(query.name)
+      )
+  })
+)

@@ -1,0 +1,89 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { AcmeNotConfigured, createGatehouseClient } from "../../packages/client/src/index.js"
+import { makeCert } from "../../packages/core/test/certs/CertFixtures.js"
+import { openWs, request } from "../../packages/transport-http/test/support/Http.js"
+import { requireTool } from "../support/e2e.js"
+import { tempDir } from "../support/TempDir.js"
+import { startTestServer } from "../support/TestServer.js"
+
+// The certificate endpoints without an ACME CA: nothing configured, and certificates from files.
+
+const openssl = requireTool("openssl")
+
+describe("certificate endpoints", () => {
+  it.live("nothing configured: /cert/info and /cert/renew are 404, also before a WebSocket upgrade", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const server = yield* startTestServer()
+        const url = (p: string) => `${server.baseUrl}${p}`
+        for (const p of ["/cert/info", "/cert/renew"]) {
+          const reply = yield* request(url(p), { key: server.apiKey })
+          assert.strictEqual(reply.status, 404, p)
+          assert.strictEqual(reply.json.error.code, "not_found")
+          assert.strictEqual(reply.json.error.message, "no certificate available")
+        }
+        const refused = yield* Effect.flip(openWs(`${server.wsUrl}/cert/renew`, { key: server.apiKey }))
+        assert.strictEqual(refused.status, 404)
+        assert.strictEqual((yield* request(url("/cert/info"), { key: null })).status, 401)
+      })
+    )
+  )
+
+  it.live.skipIf(openssl.skip)(
+    "file certificates: listed; renewing them is for their files (503), unknown names 404, bad input 400",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const dir = yield* tempDir("gh-certapi-")
+          const files = makeCert(dir, "main", { san: "DNS:main.test,DNS:www.main.test" })
+          const server = yield* startTestServer({
+            configYaml: `certificates:\n  - { name: main, cert: ${files.cert}, key: ${files.key} }\n`
+          })
+          const url = (p: string) => `${server.baseUrl}${p}`
+          const info = yield* request(url("/cert/info"), { key: server.apiKey })
+          assert.strictEqual(info.status, 200, info.text)
+          assert.deepInclude(info.json[0], {
+            name: "main",
+            provider: "file",
+            dns_names: ["main.test", "www.main.test"],
+            renewal: null,
+            lifetime_days: 90,
+            expiring_soon: false
+          })
+
+          const all = yield* request(url("/cert/renew"), { key: server.apiKey })
+          assert.strictEqual(all.status, 503)
+          assert.strictEqual(all.json.error.code, "unavailable")
+          const one = yield* request(url("/cert/renew?name=main"), { key: server.apiKey })
+          assert.strictEqual(one.status, 503)
+          assert.strictEqual(
+            one.json.error.message,
+            'certificate "main" comes from files, not ACME: replace its files to renew it (they are watched)'
+          )
+          const unknown = yield* request(url("/cert/renew?name=nope"), { key: server.apiKey })
+          assert.strictEqual(unknown.status, 404)
+          assert.strictEqual(unknown.json.error.message, 'certificate "nope" not found')
+          for (const bad of ["/cert/renew?name=a%20b", "/cert/renew?name=", "/cert/renew?force=1", "/cert/info?x=1"]) {
+            const reply = yield* request(url(bad), { key: server.apiKey })
+            assert.strictEqual(reply.status, 400, bad)
+            assert.strictEqual(reply.json.error.code, "invalid_argument", bad)
+          }
+
+          // The typed client decodes the same answers into the domain's types and errors.
+          const client = createGatehouseClient({ baseUrl: server.origin, apiKey: server.apiKey })
+          yield* Effect.addFinalizer(() => Effect.promise(() => client.close()))
+          const listed = yield* Effect.promise(() => client.certs.info())
+          assert.strictEqual(listed[0]!.fingerprint_sha256, info.json[0].fingerprint_sha256)
+          const error = yield* Effect.promise(() =>
+            client.certs.renew("main").then(
+              () => undefined,
+              (e: unknown) => e
+            )
+          )
+          assert.instanceOf(error, AcmeNotConfigured)
+          assert.strictEqual((error as AcmeNotConfigured).certificate, "main")
+        })
+      )
+  )
+})
