@@ -275,7 +275,7 @@ describe("OIDC sign-in against a real OpenID provider", () => {
       })
       const done = yield* browser.request(callback.href)
       assert.deepStrictEqual(refusal(done), { status: 400, code: "invalid_argument" }, done.text)
-      assert.include(done.json.error.message, "unexpected ID Token \"nonce\" claim value")
+      assert.include(done.json.error.message, 'unexpected ID Token "nonce" claim value')
       assert.isUndefined(browser.cookie("gatehouse_session", f.server.origin))
       const events = yield* authEvents(f)
       assert.isTrue(
@@ -293,7 +293,7 @@ describe("OIDC sign-in against a real OpenID provider", () => {
       const browser = f.browser()
       const done = yield* browser.request((yield* signInAtProvider(f, browser, ada)).href)
       assert.deepStrictEqual(refusal(done), { status: 400, code: "invalid_argument" }, done.text)
-      assert.include(done.json.error.message, "\"exp\" (expiration time)")
+      assert.include(done.json.error.message, '"exp" (expiration time)')
       assert.isUndefined(browser.cookie("gatehouse_session", f.server.origin))
     }).pipe(Effect.scoped)
   )
