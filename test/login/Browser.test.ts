@@ -213,22 +213,22 @@ ws.onclose = (e) => done("close " + e.code)
         yield* signedInAs(page, "user:alice")
 
         // From the other origin: the handshake is answered with 403 (the cookie is valid: without it, 401).
-        const handshake = yield* Effect.promise(async () => {
-          const socket = page.waitForEvent("websocket")
-          await page.goto(`${other}/ws`)
-          const ws = await socket
-          return await new Promise<string>((resolve) => {
+        // Playwright sees the handshake fail (listeners attached as the socket appears, before it can fail).
+        const handshake = new Promise<string>((resolve) =>
+          page.once("websocket", (ws) => {
             ws.on("socketerror", resolve)
             ws.on("close", () => resolve("closed without a handshake error"))
           })
-        })
+        )
+        yield* Effect.promise(() => page.goto(`${other}/ws`))
         yield* Effect.promise(() =>
           page.waitForFunction(() => /close/.test(document.getElementById("result")?.textContent ?? ""))
         )
         const crossOrigin = yield* Effect.promise(() => page.locator("#result").textContent())
         assert.notInclude(crossOrigin, "open", `the socket opened: ${crossOrigin}`)
         assert.include(crossOrigin, "close 1006")
-        assert.match(handshake, /response code: 403\b/, handshake)
+        const refusal = yield* Effect.promise(() => handshake)
+        assert.match(refusal, /response code: 403\b/, refusal)
 
         // From Gatehouse's own page: the same socket opens and receives the health map.
         yield* Effect.promise(() => page.goto(`${server.origin}/`))
@@ -283,7 +283,7 @@ ws.onclose = (e) => done("close " + e.code)
   )
 
   it.live(
-    "OIDC only: the sign-in page sends the browser to the provider; its sign-in and consent bring it back signed in",
+    "OIDC only: the sign-in page sends the browser to the provider; its sign-in and consent bring it back signed in; Sign out signs out there too",
     () =>
       Effect.gen(function* () {
         const port = yield* freePort
@@ -322,6 +322,15 @@ ws.onclose = (e) => done("close " + e.code)
         yield* Effect.promise(() => page.locator("#routes", { hasText: "1 routes" }).waitFor())
         const me = JSON.parse((yield* fetchInPage(page, "/api/v1/whoami")).text)
         assert.deepInclude(me, { method: "oidc", subject: "oidc:ada" })
+
+        // Sign out ends the provider's session too: its confirmation page, then back to Gatehouse's sign-in page.
+        yield* Effect.promise(async () => {
+          await page.getByRole("button", { name: "Sign out" }).click()
+          await page.waitForURL((url) => url.origin === provider.issuer)
+          await page.getByRole("button", { name: "Yes, sign me out" }).click()
+          await page.waitForURL((url) => url.origin === server.origin && url.pathname === "/login")
+        })
+        assert.strictEqual((yield* fetchInPage(page, "/api/v1/whoami")).status, 401)
         assert.deepStrictEqual(provider.serverErrors, [])
         assert.deepStrictEqual(browser.offLoopback, [])
       }).pipe(Effect.scoped),

@@ -224,7 +224,7 @@ describe("OIDC sign-in against a real OpenID provider", () => {
       const attacker = f.browser()
       // The attacker signs in and lures the victim to the attacker's callback URL (login CSRF): the victim's own
       // state cookie, from a sign-in of their own, does not match it.
-      const attackersCallback = yield* signInAtProvider(f, attacker, mallory)
+      const attackersCallback = yield* signInAtProvider(f, attacker, vic)
       yield* victim.request(`${f.server.baseUrl}/auth/login`)
       assert.isDefined(victim.cookie("gatehouse_oidc_state", attackersCallback.href))
       const lured = yield* victim.request(attackersCallback.href)
@@ -259,7 +259,7 @@ describe("OIDC sign-in against a real OpenID provider", () => {
         headers: { cookie: `gatehouse_oidc_state=${stateCookie}` }
       })
       assert.deepStrictEqual(refusal(replay), { status: 400, code: "invalid_argument" }, replay.text)
-      assert.include(replay.json.error.message, "used")
+      assert.strictEqual(replay.json.error.message, "unknown, used or expired state: start the sign-in again")
       assert.isFalse(replay.setCookies.some((c) => c.startsWith("gatehouse_session=")))
     }).pipe(Effect.scoped)
   )
@@ -342,6 +342,18 @@ describe("OIDC sign-in against a real OpenID provider", () => {
         `${new URL(back.location!).origin}${new URL(back.location!).pathname}`,
         `${f.server.origin}/login`
       )
+
+      // The overview's Sign out button posts instead (with its CSRF token) and goes where the answer says.
+      const other = f.browser()
+      yield* other.request((yield* signInAtProvider(f, other, ada)).href)
+      const posted = yield* other.request(`${f.server.baseUrl}/auth/logout`, {
+        method: "POST",
+        headers: { "x-csrf-token": other.cookie("gatehouse_csrf", f.server.origin)! }
+      })
+      assert.strictEqual(posted.status, 200, posted.text)
+      assert.strictEqual(posted.json.message, "signed out")
+      assert.isTrue(String(posted.json.redirect).startsWith(`${f.provider.endSessionEndpoint}?`), posted.text)
+      assert.strictEqual((yield* other.request(`${f.server.baseUrl}/whoami`)).status, 401)
       assert.deepStrictEqual(f.provider.serverErrors, [])
     }).pipe(Effect.scoped)
   )
