@@ -36,6 +36,11 @@ export interface TestServerOptions {
   readonly routeFiles?: Readonly<Record<string, string>>
   /** A `gatehouse.yml` to start with (written into the temp dir); `http.addr` is forced to a free port. */
   readonly configYaml?: string
+  /**
+   * The loopback port to serve HTTP on instead of one the OS picks: for a configuration that must know the
+   * server's own origin before it starts (an OpenID provider's registered redirect URI). Take it from `freePort`.
+   */
+  readonly port?: number
   readonly env?: Readonly<Record<string, string>>
 }
 
@@ -56,17 +61,18 @@ export const startTestServer = (options: TestServerOptions = {}): Effect.Effect<
       configFile = path.join(dir, "gatehouse.yml")
       fs.writeFileSync(configFile, options.configYaml)
     }
+    const flags = { http: `127.0.0.1:${options.port ?? 0}`, grpc: "127.0.0.1:0" }
     const result = loadConfig({
       file: configFile === undefined ? undefined : { path: configFile, text: options.configYaml! },
       env: { GATEHOUSE_ROUTES_DIR: routesDir, GATEHOUSE_DATA_DIR: path.join(dir, "data"), ...options.env },
-      flags: { http: "127.0.0.1:0", grpc: "127.0.0.1:0" },
+      flags,
       cwd: dir
     })
     if (result._tag === "Invalid") return yield* Effect.die(new Error(result.issues.map(formatIssue).join("\n")))
     const config = result.config
     const server = layerGatehouseServer({
       config,
-      sources: { env: {}, flags: { http: "127.0.0.1:0", grpc: "127.0.0.1:0" }, cwd: dir },
+      sources: { env: {}, flags, cwd: dir },
       version: { version: "0.0.0-test", commit: "test" }
     }).pipe(Layer.provide(Logger.layer([])))
     const context = yield* Layer.build(server)

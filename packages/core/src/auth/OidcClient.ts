@@ -34,7 +34,10 @@ const classify = (issuer: string) => (error: unknown) => {
     })
   }
   if (error instanceof client.ClientError && error.code !== undefined && error.code.startsWith("OAUTH_")) {
-    return new OidcLoginFailed({ message: `the sign-in did not check out: ${message}` })
+    // openid-client's message names the kind of check ("unexpected JWT claim value encountered"); its cause says
+    // which one failed (the "nonce", an expired "exp": clock skew), which is what an operator needs to know.
+    const cause = error.cause instanceof Error && error.cause.message !== message ? ` (${error.cause.message})` : ""
+    return new OidcLoginFailed({ message: `the sign-in did not check out: ${message}${cause}` })
   }
   return new OidcProviderFailed({ issuer, message })
 }

@@ -23,7 +23,7 @@ fetch("/api/v1/whoami", { credentials: "same-origin" }).then(async (r) => {
 document.getElementById("logout").addEventListener("submit", (event) => {
   event.preventDefault()
   fetch("/api/v1/auth/logout", { method: "POST", credentials: "same-origin", headers: { "x-csrf-token": csrf() } })
-    .then((r) => r.json()).then((r) => location.assign(r.redirect || "/login"))
+    .then((r) => r.json()).then((r) => location.assign(r.redirect || "/login?signed_out=1"))
 })
 `
 
