@@ -1,6 +1,7 @@
 import { apiKeysMigration } from "../auth/ApiKeysMigration.js"
 import { authRequestsMigration } from "../authrequests/AuthRequestsMigration.js"
 import { eventsMigration } from "../events/EventsMigration.js"
+import { uptimeMigration } from "../uptime/UptimeMigration.js"
 
 /**
  * The store's schema, oldest first: `<id>_<name>` → the migration, owned by the feature whose tables it creates.
@@ -10,7 +11,8 @@ import { eventsMigration } from "../events/EventsMigration.js"
 export const migrations = {
   "1_events": eventsMigration,
   "2_api_keys": apiKeysMigration,
-  "3_auth_requests": authRequestsMigration
+  "3_auth_requests": authRequestsMigration,
+  "4_uptime": uptimeMigration
 } as const
 
 /** The newest migration id this build knows. */

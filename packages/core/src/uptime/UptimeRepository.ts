@@ -1,0 +1,119 @@
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import type { UptimePeriod } from "../domain/Uptime.js"
+import type { Bucket } from "./UptimeBuckets.js"
+
+// Rows per INSERT: 11 parameters each stays far below both SQLite's (32,766) and PostgreSQL's (65,535) limit, and
+// one statement of a few hundred rows costs the driver a fraction of a few hundred one-row statements.
+const rowsPerStatement = 500
+
+// PostgreSQL returns BIGINT as text; SQLite as a number. Both become numbers here.
+const toBucket = (period: UptimePeriod, row: Record<string, unknown>): Bucket => ({
+  period,
+  alias: row.alias as string,
+  start: Number(row.bucket_start),
+  healthy: Number(row.healthy),
+  unhealthy: Number(row.unhealthy),
+  error: Number(row.error),
+  napping: Number(row.napping),
+  starting: Number(row.starting),
+  unknown: Number(row.unknown),
+  latency_sum: Number(row.latency_sum),
+  latency_count: Number(row.latency_count)
+})
+
+type Row = Record<string, unknown>
+
+const toRow = (b: Bucket): Row => ({
+  period: b.period,
+  alias: b.alias,
+  bucket_start: b.start,
+  healthy: b.healthy,
+  unhealthy: b.unhealthy,
+  error: b.error,
+  napping: b.napping,
+  starting: b.starting,
+  unknown: b.unknown,
+  latency_sum: b.latency_sum,
+  latency_count: b.latency_count
+})
+
+/**
+ * The `uptime_buckets` table, in SQL that SQLite and PostgreSQL both accept. Writes add counts to a bucket
+ * (creating it), so the same bucket written by two flushes, or before and after a restart, holds the sum.
+ * Storage failures are defects: the store is local and its schema is ours.
+ */
+export class UptimeRepository extends Context.Service<
+  UptimeRepository,
+  {
+    /** Adds each bucket's counts to the stored bucket of the same period, alias and start, in one transaction. */
+    readonly add: (buckets: ReadonlyArray<Bucket>) => Effect.Effect<void>
+    /** The buckets of `aliases` in `period` that start within `[from, to]`, by alias, then oldest first. */
+    readonly read: (
+      period: UptimePeriod,
+      aliases: ReadonlyArray<string>,
+      from: number,
+      to: number
+    ) => Effect.Effect<ReadonlyArray<Bucket>>
+    /** Deletes the buckets of `period` that start before `cutoff` (retention). */
+    readonly deleteBefore: (period: UptimePeriod, cutoff: number) => Effect.Effect<void>
+  }
+>()("@gatehouse-edge/core/UptimeRepository") {
+  /** The repository on the store's `SqlClient`. */
+  static readonly layer: Layer.Layer<UptimeRepository, never, SqlClient.SqlClient> = Layer.effect(
+    UptimeRepository,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+
+      // A non-empty chunk: `add` returns early on none.
+      const insertChunk = (buckets: ReadonlyArray<Bucket>) =>
+        sql`INSERT INTO uptime_buckets ${sql.insert(buckets.map(toRow) as unknown as readonly [Row, ...Array<Row>])}
+          ON CONFLICT (period, alias, bucket_start) DO UPDATE SET
+            healthy = uptime_buckets.healthy + excluded.healthy,
+            unhealthy = uptime_buckets.unhealthy + excluded.unhealthy,
+            error = uptime_buckets.error + excluded.error,
+            napping = uptime_buckets.napping + excluded.napping,
+            starting = uptime_buckets.starting + excluded.starting,
+            unknown = uptime_buckets.unknown + excluded.unknown,
+            latency_sum = uptime_buckets.latency_sum + excluded.latency_sum,
+            latency_count = uptime_buckets.latency_count + excluded.latency_count`
+
+      const add = Effect.fn("UptimeRepository.add")(function* (buckets: ReadonlyArray<Bucket>) {
+        if (buckets.length === 0) return
+        yield* sql
+          .withTransaction(
+            Effect.gen(function* () {
+              for (let i = 0; i < buckets.length; i += rowsPerStatement) {
+                yield* insertChunk(buckets.slice(i, i + rowsPerStatement))
+              }
+            })
+          )
+          .pipe(Effect.orDie)
+      })
+
+      const read = Effect.fn("UptimeRepository.read")(function* (
+        period: UptimePeriod,
+        aliases: ReadonlyArray<string>,
+        from: number,
+        to: number
+      ) {
+        if (aliases.length === 0) return []
+        const rows = yield* sql<Record<string, unknown>>`SELECT alias, bucket_start, healthy, unhealthy, error, napping,
+            starting, unknown, latency_sum, latency_count
+          FROM uptime_buckets
+          WHERE period = ${period} AND ${sql.in("alias", aliases)} AND bucket_start >= ${from} AND bucket_start <= ${to}
+          ORDER BY alias, bucket_start`.pipe(Effect.orDie)
+        return rows.map((row) => toBucket(period, row))
+      })
+
+      const deleteBefore = Effect.fn("UptimeRepository.deleteBefore")(function* (
+        period: UptimePeriod,
+        cutoff: number
+      ) {
+        yield* sql`DELETE FROM uptime_buckets WHERE period = ${period} AND bucket_start < ${cutoff}`.pipe(Effect.orDie)
+      })
+
+      return UptimeRepository.of({ add, read, deleteBefore })
+    })
+  )
+}
