@@ -2,7 +2,8 @@ import { Clock, Effect, Layer, Schedule, type Scope, Semaphore, Stream, Subscrip
 import type { UptimePeriod, UptimeQuery } from "../domain/Uptime.js"
 import { Health } from "../health/Health.js"
 import { Routes } from "../routes/Routes.js"
-import { type TimedCounts, aggregateRoute } from "./UptimeAggregation.js"
+import { Uptime } from "./Uptime.js"
+import { aggregateRoute, type TimedCounts } from "./UptimeAggregation.js"
 import {
   addCounts,
   type Bucket,
@@ -13,7 +14,6 @@ import {
   uptimePeriods,
   windowStartOf
 } from "./UptimeBuckets.js"
-import { Uptime } from "./Uptime.js"
 import { makeUptimeRecorder } from "./UptimeRecorder.js"
 import { UptimeRepository } from "./UptimeRepository.js"
 import { type CheckedUptimeQuery, checkUptimeQuery, selectPage } from "./UptimeSelection.js"

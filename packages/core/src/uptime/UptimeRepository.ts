@@ -106,10 +106,7 @@ export class UptimeRepository extends Context.Service<
         return rows.map((row) => toBucket(period, row))
       })
 
-      const deleteBefore = Effect.fn("UptimeRepository.deleteBefore")(function* (
-        period: UptimePeriod,
-        cutoff: number
-      ) {
+      const deleteBefore = Effect.fn("UptimeRepository.deleteBefore")(function* (period: UptimePeriod, cutoff: number) {
         yield* sql`DELETE FROM uptime_buckets WHERE period = ${period} AND bucket_start < ${cutoff}`.pipe(Effect.orDie)
       })
 

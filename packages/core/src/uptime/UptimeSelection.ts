@@ -33,7 +33,8 @@ export const checkUptimeQuery = (query: UptimeQuery): Effect.Effect<CheckedUptim
   const limit = query.limit ?? uptimeQueryDefaults.limit
   const offset = query.offset ?? uptimeQueryDefaults.offset
   const keyword = query.keyword ?? ""
-  if (!uptimePeriods.includes(period)) return Effect.fail(invalid("period", `expected one of ${uptimePeriods.join(", ")}`))
+  if (!uptimePeriods.includes(period))
+    return Effect.fail(invalid("period", `expected one of ${uptimePeriods.join(", ")}`))
   if (!Number.isInteger(limit) || limit < 1 || limit > maxUptimeLimit) {
     return Effect.fail(invalid("limit", `expected a whole number between 1 and ${maxUptimeLimit}`))
   }

@@ -107,7 +107,8 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
         [
           [1, "events"],
           [2, "api_keys"],
-          [3, "auth_requests"]
+          [3, "auth_requests"],
+          [4, "uptime"]
         ]
       )
     })
@@ -126,7 +127,8 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
         "auth_requests",
         "auth_users",
         "effect_sql_migrations",
-        "events"
+        "events",
+        "uptime_buckets"
       ])
       const recorded = raw(filename, (db) =>
         db.prepare("SELECT migration_id, name, created_at FROM effect_sql_migrations ORDER BY migration_id").all()

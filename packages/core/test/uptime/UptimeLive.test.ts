@@ -55,7 +55,10 @@ describe("Uptime: aggregation of known status sequences", () => {
   it.effect("a sample on a bucket boundary opens the next bucket; all-unknown gives zeros", () =>
     Effect.gen(function* () {
       // 15m buckets are 9 s: t0..t8 in the first, t9 in the second.
-      yield* secondsOf([...repeat(8, { app: info("healthy", 1), idle: info("unknown") }), { app: info("napping"), idle: info("unknown") }])
+      yield* secondsOf([
+        ...repeat(8, { app: info("healthy", 1), idle: info("unknown") }),
+        { app: info("napping"), idle: info("unknown") }
+      ])
       const page = yield* (yield* Uptime).query({ period: "15m" })
       const [app, idle] = page.data
       assert.deepStrictEqual(

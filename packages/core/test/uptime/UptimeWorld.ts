@@ -11,7 +11,8 @@ import { UptimeRepository } from "../../src/uptime/UptimeRepository.js"
 import { recordOf, route } from "../health/RouteFixtures.js"
 
 /** A route record for `alias` (an HTTP route; its monitor is not run: health comes from `HealthMemory`). */
-export const routeRecord = (alias: string, excluded = false): RouteRecord => recordOf(route(alias, "http", 80), excluded)
+export const routeRecord = (alias: string, excluded = false): RouteRecord =>
+  recordOf(route(alias, "http", 80), excluded)
 
 /** A health entry with a status and a latency. */
 export const info = (status: HealthStatusString, latency_ms = 0): HealthInfo => ({
@@ -29,10 +30,15 @@ export const uptimeWorld = (options: {
   readonly routes: ReadonlyArray<RouteRecord>
   readonly health: HealthMap
   readonly store?: Layer.Layer<SqlClient.SqlClient, unknown>
+  readonly repository?: Layer.Layer<UptimeRepository, never, SqlClient.SqlClient>
 }) =>
   UptimeLive.layer.pipe(
     Layer.provideMerge(
-      Layer.mergeAll(UptimeRepository.layer, Routes.layerMemory(options.routes), Health.layerMemory(options.health))
+      Layer.mergeAll(
+        options.repository ?? UptimeRepository.layer,
+        Routes.layerMemory(options.routes),
+        Health.layerMemory(options.health)
+      )
     ),
     Layer.provideMerge(options.store ?? StoreLive.layerMemory)
   )
