@@ -20,7 +20,7 @@ export interface GatehouseClientOptions {
  * The Gatehouse API: every endpoint of the contract as `client.<group>.<endpoint>(request?)` with the derived
  * client's request shape (`{ params, query, payload }`), plus the WebSocket streams next to the snapshot they
  * extend: `health.watch()`, `events.watch(query?)`, `routes.watch()`, `routes.validateStream(documents)` and
- * `authRequests.watch(authId)`, and the hypervisor's stats, journal and tail streams.
+ * `authRequests.watch(authId)`, `metrics.watchUptime(query?)`, and the hypervisor's stats, journal and tail streams.
  */
 export interface GatehouseClientShape {
   readonly system: GroupCalls<"system">
@@ -65,6 +65,11 @@ export interface GatehouseClientShape {
     readonly watchStats: GatehouseStreams["watchContainerStats"]
     /** A container's last lines, then each new one (WebSocket). */
     readonly followLogs: GatehouseStreams["followContainerLogs"]
+  }
+  /** Metrics of the routes: `metrics.uptime({ query: { period, limit, offset, keyword } })`. */
+  readonly metrics: GroupCalls<"metrics"> & {
+    /** The uptime page of the query, then the page again after every sample (WebSocket). */
+    readonly watchUptime: GatehouseStreams["watchUptime"]
   }
   /** The client derived from the contract, as is: for per-call options such as `responseMode`. */
   readonly api: HttpApiClient.ForApi<typeof GatehouseApi>
@@ -112,6 +117,7 @@ export const makeGatehouseClient = Effect.fn("GatehouseClient.make")(function* (
       watchStats: streams.watchContainerStats,
       followLogs: streams.followContainerLogs
     },
+    metrics: { ...calls.metrics, watchUptime: streams.watchUptime },
     api
   })
 })

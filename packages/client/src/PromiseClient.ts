@@ -13,12 +13,13 @@ import type {
   NewUser,
   NodeStats,
   RouteEntry,
+  RouteUptimePage,
   RouteValidationMessage
 } from "@gatehouse-edge/core/domain"
 import { type Effect, ManagedRuntime, Stream } from "effect"
 import type { EndpointName, EndpointOf, EndpointSuccess, GroupName } from "./ApiCalls.js"
 import { GatehouseClient, type GatehouseClientOptions, type GatehouseClientShape } from "./GatehouseClient.js"
-import type { EventsQuery, JournalQuery, LogsQuery, TailQuery } from "./GatehouseStreams.js"
+import type { EventsQuery, JournalQuery, LogsQuery, TailQuery, UptimeMetricsQuery } from "./GatehouseStreams.js"
 
 /** Options of one call. */
 export interface CallOptions {
@@ -108,6 +109,13 @@ export interface GatehousePromiseClient extends AsyncDisposable {
     readonly watchContainers: () => AsyncIterable<ReadonlyArray<ContainerSummary>>
     readonly watchStats: (id: string) => AsyncIterable<ContainerStats>
     readonly followLogs: (id: string, query?: LogsQuery) => AsyncIterable<ContainerLogLine>
+  }
+  /** Metrics of the routes. */
+  readonly metrics: {
+    /** One page of uptime aggregates: `period` (default 1d), `limit` (1–1000, default 100), `offset`, `keyword`. */
+    readonly uptime: (query?: UptimeMetricsQuery, options?: CallOptions) => Result<"metrics", "uptime">
+    /** The page, then the page again after every sample (every second). */
+    readonly watchUptime: (query?: UptimeMetricsQuery) => AsyncIterable<RouteUptimePage>
   }
   /** Closes every open stream and releases the client. */
   readonly close: () => Promise<void>
@@ -234,6 +242,10 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
       watchContainers: () => iterate((c) => c.docker.watchContainers()),
       watchStats: (id) => iterate((c) => c.docker.watchStats(id)),
       followLogs: (id, query) => iterate((c) => c.docker.followLogs(id, query))
+    },
+    metrics: {
+      uptime: (query, o) => call((c) => c.metrics.uptime({ query: defined(query ?? {}) }), o),
+      watchUptime: (query) => iterate((c) => c.metrics.watchUptime(defined(query ?? {})))
     },
     close,
     [Symbol.asyncDispose]: close

@@ -5,6 +5,7 @@ import { hypervisorCommand } from "./commands/Hypervisor.js"
 import { openApiCommand } from "./commands/OpenApi.js"
 import { serveCommand } from "./commands/Serve.js"
 import { storeCommand } from "./commands/Store.js"
+import { uptimeCommand } from "./commands/Uptime.js"
 import { nodesCommand, usersCommand } from "./commands/Users.js"
 import { validateCommand } from "./commands/Validate.js"
 
@@ -20,6 +21,7 @@ export const gatehouseCli = Command.make("gatehouse").pipe(
     usersCommand,
     nodesCommand,
     hypervisorCommand,
-    dockerCommand
+    dockerCommand,
+    uptimeCommand
   ])
 )

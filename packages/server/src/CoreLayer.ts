@@ -19,7 +19,9 @@ import {
   RouteListLive,
   RoutesLive,
   RouteValidatorLive,
-  StoreLive
+  StoreLive,
+  UptimeLive,
+  UptimeRepository
 } from "@gatehouse-edge/core"
 import { Layer } from "effect"
 import { ensureAdminKey } from "./AdminKey.js"
@@ -38,14 +40,16 @@ export const databasePath = (config: GatehouseConfig) => path.join(config.dataDi
 
 /**
  * Every core service of a running server, independent of any transport: store → events → route table (with the
- * route files as its first provider) → health, route list, files, config and the file watcher, authentication,
+ * route files as its first provider) → health, route list, uptime, files, config and the file watcher, authentication,
  * auth requests, the Proxmox VE clusters, the Docker engines.
  * HTTP and gRPC are built on this same layer. Closing it stops monitors and the watcher and closes the store.
  */
 export const layerCore = (options: CoreOptions) => {
   const { config } = options
   const store = StoreLive.layer({ filename: databasePath(config) })
-  const repositories = Layer.mergeAll(EventRepository.layer, ApiKeyRepository.layer).pipe(Layer.provide(store))
+  const repositories = Layer.mergeAll(EventRepository.layer, ApiKeyRepository.layer, UptimeRepository.layer).pipe(
+    Layer.provide(store)
+  )
   const events = EventBus.layer({ historyCap: config.events.history })
   const validator = RouteValidatorLive.layer
   const routeTable = FileRoutes.layer({ routesDir: config.routesDir, strict: options.strict }).pipe(
@@ -63,7 +67,9 @@ export const layerCore = (options: CoreOptions) => {
   // One dockerode client per configured engine; nothing is called until a request needs it.
   const docker = DockerLive.layer(config.docker)
 
-  return RouteListLive.layer.pipe(
+  // Uptime samples health every second and keeps its history in the store; it closes before the store does, so
+  // its last samples are written on shutdown.
+  return Layer.merge(RouteListLive.layer, UptimeLive.layer).pipe(
     Layer.provideMerge(Layer.mergeAll(HealthLive.layer, files, watcher, authRequests, DockerRouteProvider.layer)),
     // Below health and the route list (both ask the hypervisor which routes target a guest) and the Docker route
     // provider (which reads the engines).

@@ -8,6 +8,7 @@ import { EventsHandlers } from "./handlers/EventsHandlers.js"
 import { FilesHandlers } from "./handlers/FilesHandlers.js"
 import { HealthHandlers } from "./handlers/HealthHandlers.js"
 import { HypervisorHandlers } from "./handlers/HypervisorHandlers.js"
+import { MetricsHandlers } from "./handlers/MetricsHandlers.js"
 import { RoutesHandlers } from "./handlers/RoutesHandlers.js"
 import { SystemHandlers } from "./handlers/SystemHandlers.js"
 import { type HttpLimits, layerApiResponses } from "./middleware/ApiResponses.js"
@@ -29,7 +30,8 @@ export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
     FilesHandlers,
     AuthRequestsHandlers,
     HypervisorHandlers,
-    DockerHandlers
+    DockerHandlers,
+    MetricsHandlers
   ]),
   Layer.provide([layerRequestValidation, layerAuthentication])
 )

@@ -5,6 +5,7 @@ import { EventsApi } from "./EventsApi.js"
 import { FilesApi } from "./FilesApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { HypervisorApi } from "./HypervisorApi.js"
+import { MetricsApi } from "./MetricsApi.js"
 import { RequestValidation } from "./RequestValidation.js"
 import { RoutesApi } from "./RoutesApi.js"
 import { SystemApi } from "./SystemApi.js"
@@ -19,6 +20,7 @@ export class GatehouseApi extends HttpApi.make("gatehouse")
   .add(AuthRequestsApi)
   .add(HypervisorApi)
   .add(DockerApi)
+  .add(MetricsApi)
   .prefix("/api/v1")
   .middleware(RequestValidation)
   .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error", errors: "all" })

@@ -19,6 +19,7 @@ import {
   ProxmoxTimedOut,
   ProxmoxUnreachable,
   RouteEntry,
+  RouteUptimePage,
   RouteValidationMessage,
   ServerShuttingDown,
   SshFailed,
@@ -212,6 +213,13 @@ export const StreamEndpoints = {
     summary: "The last `limit` lines, then each new line; one engine follow for all watchers of the same query",
     ends: "when the container stops; the engine failing (its daemon stopped) closes it with 1011 and the reason",
     errors: [DockerHostUnreachable, DockerFailed]
+  }),
+  uptime: declareStream({
+    group: "metrics",
+    endpoint: "uptime",
+    frame: RouteUptimePage,
+    summary: "The uptime page of the query, then the page again after every sample (every second)",
+    ends: "never: it follows the samples until the client closes"
   }),
   journal: declareLines("journal", "The journal of the node (or of container `vmid`)"),
   nodeJournal: declareLines("nodeJournal", "The node's journal"),

@@ -21,6 +21,8 @@ import {
   RoutesLive,
   RouteValidatorLive,
   StoreLive,
+  UptimeLive,
+  UptimeRepository,
   ValidationWorkersLive
 } from "@gatehouse-edge/core"
 import { type HealthInfo, type HealthMap, sameStatuses } from "@gatehouse-edge/core/domain"
@@ -105,7 +107,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
     if (loaded._tag === "Invalid") return yield* Effect.die(new Error(JSON.stringify(loaded.issues)))
     const { key, prefix, sha256 } = generateApiKey()
 
-    const repositories = Layer.mergeAll(EventRepository.layer, ApiKeyRepository.layer).pipe(
+    const repositories = Layer.mergeAll(EventRepository.layer, ApiKeyRepository.layer, UptimeRepository.layer).pipe(
       Layer.provideMerge(StoreLive.layerMemory)
     )
     const testKey = Layer.effectDiscard(
@@ -132,7 +134,8 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
       Layer.provideMerge(RouteValidatorLive.layerOnWorkers)
     )
     const configSource = ConfigSourceLive.layerOnWorkers(loaded.config, sources)
-    const core = RouteListLive.layer.pipe(
+    // Uptime samples the health the test sets, on the live clock (a second apart).
+    const core = Layer.merge(RouteListLive.layer, UptimeLive.layer).pipe(
       Layer.provideMerge(
         Layer.merge(healthOverRoutes(options.health ?? {}), FilesLive.layer({ configFile, routesDir }))
       ),
