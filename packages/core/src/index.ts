@@ -47,6 +47,7 @@ export {
   uptimePeriods
 } from "./uptime/UptimeBuckets.js"
 export * as UptimeLive from "./uptime/UptimeLive.js"
+export { UptimeWatcherCount } from "./uptime/UptimeLive.js"
 export * from "./uptime/UptimeRepository.js"
 export * as ValidationWorkersLive from "./validation/ValidationWorkersLive.js"
 export * from "./yaml/index.js"

@@ -1,4 +1,4 @@
-import { Clock, Effect, Layer, Schedule, type Scope, Semaphore, Stream, SubscriptionRef } from "effect"
+import { Clock, Context, Effect, Layer, Schedule, type Scope, Semaphore, Stream, SubscriptionRef } from "effect"
 import type { UptimePeriod, UptimeQuery } from "../domain/Uptime.js"
 import { Health } from "../health/Health.js"
 import { Routes } from "../routes/Routes.js"
@@ -33,116 +33,133 @@ export const flushIntervalMs = 5000
 // reads never look past the window anyway, so the sweep only bounds the table and need not be exact.
 const sweepIntervalMs = (period: UptimePeriod) => Math.max(60_000, bucketWidthMs(period))
 
+/** How many `watch` streams are open right now: for tests and benchmarks that prove a closed watcher is freed. */
+export class UptimeWatcherCount extends Context.Service<UptimeWatcherCount, { readonly get: Effect.Effect<number> }>()(
+  "@gatehouse-edge/core/UptimeWatcherCount"
+) {}
+
 /** Builds the uptime service: the sampler and the flusher live in the layer's scope. */
-export const make: Effect.Effect<Uptime["Service"], never, Health | Routes | UptimeRepository | Scope.Scope> =
-  Effect.gen(function* () {
-    const health = yield* Health
-    const routes = yield* Routes
-    const repository = yield* UptimeRepository
-    const recorder = makeUptimeRecorder()
-    // Bumped after each sample: every watcher builds its next page then.
-    const samples = yield* SubscriptionRef.make(0)
-    // A flush moves counts from memory to the store: a page read meanwhile would miss them or count them twice.
-    const lock = yield* Semaphore.make(1)
-    const lastSweep = new Map<UptimePeriod, number>()
+export const make: Effect.Effect<
+  Context.Context<Uptime | UptimeWatcherCount>,
+  never,
+  Health | Routes | UptimeRepository | Scope.Scope
+> = Effect.gen(function* () {
+  const health = yield* Health
+  const routes = yield* Routes
+  const repository = yield* UptimeRepository
+  const recorder = makeUptimeRecorder()
+  // Bumped after each sample: every watcher builds its next page then.
+  const samples = yield* SubscriptionRef.make(0)
+  // A flush moves counts from memory to the store: a page read meanwhile would miss them or count them twice.
+  const lock = yield* Semaphore.make(1)
+  const lastSweep = new Map<UptimePeriod, number>()
+  let watchers = 0
 
-    const sample = Effect.gen(function* () {
-      const map = yield* health.snapshot
-      recorder.record(map, yield* Clock.currentTimeMillis)
-      yield* SubscriptionRef.update(samples, (n) => n + 1)
-    })
+  const sample = Effect.gen(function* () {
+    const map = yield* health.snapshot
+    recorder.record(map, yield* Clock.currentTimeMillis)
+    yield* SubscriptionRef.update(samples, (n) => n + 1)
+  })
 
-    const write = Effect.gen(function* () {
-      const deltas = recorder.drain()
-      yield* repository.add(deltas).pipe(
-        // A failing store must not stop sampling: the counts are kept and written with the next flush.
-        Effect.catchDefect((defect) =>
-          Effect.andThen(
-            Effect.sync(() => recorder.restore(deltas)),
-            Effect.logWarning("uptime samples not written; retrying with the next flush", defect)
-          )
+  const write = Effect.gen(function* () {
+    const deltas = recorder.drain()
+    yield* repository.add(deltas).pipe(
+      // A failing store must not stop sampling: the counts are kept and written with the next flush.
+      Effect.catchDefect((defect) =>
+        Effect.andThen(
+          Effect.sync(() => recorder.restore(deltas)),
+          Effect.logWarning("uptime samples not written; retrying with the next flush", defect)
         )
       )
-    })
-
-    const sweep = Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      for (const period of uptimePeriods) {
-        const last = lastSweep.get(period)
-        if (last !== undefined && now - last < sweepIntervalMs(period)) continue
-        lastSweep.set(period, now)
-        yield* repository
-          .deleteBefore(period, retentionCutoffOf(period, now))
-          .pipe(Effect.catchDefect((defect) => Effect.logWarning("old uptime buckets not deleted", defect)))
-      }
-    })
-
-    // Uninterruptible: counts drained from memory are in the store once the flush ends, or back in memory.
-    const flush = Effect.uninterruptible(Effect.andThen(lock.withPermits(1)(write), sweep))
-
-    const pageOf = Effect.fnUntraced(function* (query: CheckedUptimeQuery) {
-      const listed = (yield* routes.list).map((r) => ({ alias: r.route.alias, excluded: r.excluded }))
-      const { total, page } = selectPage(listed, query)
-      const map = yield* health.snapshot
-      const now = yield* Clock.currentTimeMillis
-      const from = windowStartOf(query.period, now)
-      const to = bucketStartOf(query.period, now)
-      const aliases = page.map((route) => route.alias)
-      const byAlias = new Map(aliases.map((alias) => [alias, new Map<number, TimedCounts>()]))
-      const add = (bucket: Bucket) => {
-        if (bucket.start < from || bucket.start > to) return
-        const buckets = byAlias.get(bucket.alias)!
-        let into = buckets.get(bucket.start)
-        if (into === undefined) {
-          into = { start: bucket.start, counts: emptyCounts() }
-          buckets.set(bucket.start, into)
-        }
-        addCounts(into.counts, bucket)
-      }
-      yield* lock.withPermits(1)(
-        Effect.gen(function* () {
-          for (const bucket of yield* repository.read(query.period, aliases, from, to)) add(bucket)
-          for (const alias of aliases) for (const bucket of recorder.pendingOf(alias, query.period)) add(bucket)
-        })
-      )
-      const data = page.map((route) =>
-        aggregateRoute({
-          alias: route.alias,
-          excluded: route.excluded,
-          currentStatus: map[route.alias]?.status ?? "unknown",
-          buckets: [...byAlias.get(route.alias)!.values()].sort((a, b) => a.start - b.start)
-        })
-      )
-      return { total, data }
-    })
-
-    const query = Effect.fn("Uptime.query")(function* (input: UptimeQuery) {
-      return yield* pageOf(yield* checkUptimeQuery(input))
-    })
-
-    const watch = Effect.fn("Uptime.watch")(function* (input: UptimeQuery) {
-      const checked = yield* checkUptimeQuery(input)
-      return SubscriptionRef.changes(samples).pipe(
-        // A page slower to build than a second skips samples instead of queueing them.
-        Stream.buffer({ capacity: 1, strategy: "sliding" }),
-        Stream.mapEffect(() => pageOf(checked))
-      )
-    })
-
-    // Added before the fibers start, so it runs after they are interrupted: the last samples reach the store.
-    yield* Effect.addFinalizer(() => flush)
-    // The first sample is taken before the layer is up, so its time is the start time.
-    yield* sample
-    yield* Effect.sleep(sampleIntervalMs).pipe(
-      Effect.andThen(Effect.repeat(sample, Schedule.fixed(sampleIntervalMs))),
-      Effect.forkScoped
     )
-    yield* Effect.sleep(flushIntervalMs).pipe(Effect.andThen(flush), Effect.forever, Effect.forkScoped)
-    return Uptime.of({ query, watch })
   })
+
+  const sweep = Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    for (const period of uptimePeriods) {
+      const last = lastSweep.get(period)
+      if (last !== undefined && now - last < sweepIntervalMs(period)) continue
+      lastSweep.set(period, now)
+      yield* repository
+        .deleteBefore(period, retentionCutoffOf(period, now))
+        .pipe(Effect.catchDefect((defect) => Effect.logWarning("old uptime buckets not deleted", defect)))
+    }
+  })
+
+  // Uninterruptible: counts drained from memory are in the store once the flush ends, or back in memory.
+  const flush = Effect.uninterruptible(Effect.andThen(lock.withPermits(1)(write), sweep))
+
+  const pageOf = Effect.fnUntraced(function* (query: CheckedUptimeQuery) {
+    const listed = (yield* routes.list).map((r) => ({ alias: r.route.alias, excluded: r.excluded }))
+    const { total, page } = selectPage(listed, query)
+    const map = yield* health.snapshot
+    const now = yield* Clock.currentTimeMillis
+    const from = windowStartOf(query.period, now)
+    const to = bucketStartOf(query.period, now)
+    const aliases = page.map((route) => route.alias)
+    const byAlias = new Map(aliases.map((alias) => [alias, new Map<number, TimedCounts>()]))
+    const add = (bucket: Bucket) => {
+      if (bucket.start < from || bucket.start > to) return
+      const buckets = byAlias.get(bucket.alias)!
+      let into = buckets.get(bucket.start)
+      if (into === undefined) {
+        into = { start: bucket.start, counts: emptyCounts() }
+        buckets.set(bucket.start, into)
+      }
+      addCounts(into.counts, bucket)
+    }
+    yield* lock.withPermits(1)(
+      Effect.gen(function* () {
+        for (const bucket of yield* repository.read(query.period, aliases, from, to)) add(bucket)
+        for (const alias of aliases) for (const bucket of recorder.pendingOf(alias, query.period)) add(bucket)
+      })
+    )
+    const data = page.map((route) =>
+      aggregateRoute({
+        alias: route.alias,
+        excluded: route.excluded,
+        currentStatus: map[route.alias]?.status ?? "unknown",
+        buckets: [...byAlias.get(route.alias)!.values()].sort((a, b) => a.start - b.start)
+      })
+    )
+    return { total, data }
+  })
+
+  const query = Effect.fn("Uptime.query")(function* (input: UptimeQuery) {
+    return yield* pageOf(yield* checkUptimeQuery(input))
+  })
+
+  const watch = Effect.fn("Uptime.watch")(function* (input: UptimeQuery) {
+    const checked = yield* checkUptimeQuery(input)
+    const pages = SubscriptionRef.changes(samples).pipe(
+      // A page slower to build than a second skips samples instead of queueing them.
+      Stream.buffer({ capacity: 1, strategy: "sliding" }),
+      Stream.mapEffect(() => pageOf(checked))
+    )
+    const counted = Effect.acquireRelease(
+      Effect.sync(() => watchers++),
+      () => Effect.sync(() => watchers--)
+    )
+    return Stream.unwrap(Effect.as(counted, pages))
+  })
+
+  // Added before the fibers start, so it runs after they are interrupted: the last samples reach the store.
+  yield* Effect.addFinalizer(() => flush)
+  // The first sample is taken before the layer is up, so its time is the start time.
+  yield* sample
+  yield* Effect.sleep(sampleIntervalMs).pipe(
+    Effect.andThen(Effect.repeat(sample, Schedule.fixed(sampleIntervalMs))),
+    Effect.forkScoped
+  )
+  yield* Effect.sleep(flushIntervalMs).pipe(Effect.andThen(flush), Effect.forever, Effect.forkScoped)
+  return Context.make(Uptime, Uptime.of({ query, watch })).pipe(
+    Context.add(UptimeWatcherCount, UptimeWatcherCount.of({ get: Effect.sync(() => watchers) }))
+  )
+})
 
 /**
  * The real service: samples `Health` every second, keeps the counts per period in the store (`UptimeRepository`),
  * lists the routes of `Routes` (excluded ones too) with their current health.
  */
-export const layer: Layer.Layer<Uptime, never, Health | Routes | UptimeRepository> = Layer.effect(Uptime, make)
+export const layer: Layer.Layer<Uptime | UptimeWatcherCount, never, Health | Routes | UptimeRepository> =
+  Layer.effectContext(make)

@@ -6,6 +6,7 @@ import type { RouteUptimePage } from "../../src/domain/Uptime.js"
 import { HealthMemory } from "../../src/health/Health.js"
 import * as StoreLive from "../../src/store/StoreLive.js"
 import { Uptime } from "../../src/uptime/Uptime.js"
+import { UptimeWatcherCount } from "../../src/uptime/UptimeLive.js"
 import { UptimeRepository } from "../../src/uptime/UptimeRepository.js"
 import { tempDir } from "../store/TempDir.js"
 import { info, repeat, routeRecord, secondsOf, storedRows, uptimeWorld } from "./UptimeWorld.js"
@@ -80,7 +81,7 @@ describe("Uptime: history in the store", () => {
 })
 
 describe("Uptime.watch", () => {
-  it.effect("the page, then the page again after every sample", () =>
+  it.effect("the page, then the page again after every sample; a stream that ends is no longer counted", () =>
     Effect.gen(function* () {
       const stream = yield* (yield* Uptime).watch({ period: "5m" })
       const first = yield* Deferred.make<void>()
@@ -91,6 +92,8 @@ describe("Uptime.watch", () => {
         Effect.forkScoped
       )
       yield* Deferred.await(first)
+      const watchers = yield* UptimeWatcherCount
+      assert.strictEqual(yield* watchers.get, 1)
       yield* (yield* HealthMemory).set(unhealthy)
       yield* TestClock.adjust("1 second")
       yield* TestClock.adjust("1 second")
@@ -99,6 +102,7 @@ describe("Uptime.watch", () => {
         pages.map((p) => p.data[0]!.downtime),
         [0, 1 / 2, 2 / 3]
       )
+      assert.strictEqual(yield* watchers.get, 0)
     }).pipe(Effect.provide(uptimeWorld({ routes: [routeRecord("app")], health: healthy })), Effect.scoped)
   )
 })

@@ -23,6 +23,7 @@ import {
   StoreLive,
   UptimeLive,
   UptimeRepository,
+  UptimeWatcherCount,
   ValidationWorkersLive
 } from "@gatehouse-edge/core"
 import { type HealthInfo, type HealthMap, sameStatuses } from "@gatehouse-edge/core/domain"
@@ -47,6 +48,8 @@ export interface Harness {
   readonly openStreams: Effect.Effect<number>
   /** Where large documents are validated (worker threads). */
   readonly validationWorkers: ValidationWorkers["Service"]
+  /** How many uptime watchers the core holds (to prove a closed stream frees its upstream). */
+  readonly uptimeWatchers: Effect.Effect<number>
 }
 
 const unknown: HealthInfo = { status: "unknown", latency_ms: 0, uptime_s: 0, last_check: null }
@@ -173,6 +176,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
       events: Context.get(context, Events),
       health: Context.get(context, HealthMemory),
       openStreams: Context.get(context, WebSocketConnections).open,
-      validationWorkers: Context.get(context, ValidationWorkers)
+      validationWorkers: Context.get(context, ValidationWorkers),
+      uptimeWatchers: Context.get(context, UptimeWatcherCount).get
     }
   })
