@@ -3,10 +3,11 @@ import type { HealthStatusString } from "../domain/Health.js"
 import type { RouteUptimeAggregate, StatusSample } from "../domain/Uptime.js"
 import { addCounts, type BucketCounts, emptyCounts, worstStatus } from "./UptimeBuckets.js"
 
-/** A bucket's counts at its start time (epoch ms). */
+/** A bucket's counts at its start time (epoch ms), with its point when it was already rendered. */
 export interface TimedCounts {
   readonly start: number
   readonly counts: BucketCounts
+  readonly point?: StatusSample | undefined
 }
 
 // Latencies are measured to hundredths of a millisecond (health's own precision).
@@ -14,7 +15,8 @@ const hundredths = (ms: number) => Math.round(ms * 100) / 100
 
 const averageLatency = (c: BucketCounts) => (c.latency_count === 0 ? 0 : hundredths(c.latency_sum / c.latency_count))
 
-const pointOf = ({ start, counts }: TimedCounts): StatusSample => ({
+/** The point of a bucket: its worst status, the average latency of its healthy samples, its start. */
+export const pointOf = ({ start, counts }: TimedCounts): StatusSample => ({
   status: worstStatus(counts),
   latency_ms: averageLatency(counts),
   timestamp: DateTime.formatIso(DateTime.makeUnsafe(start))
@@ -47,6 +49,6 @@ export const aggregateRoute = (route: {
     idle: known === 0 ? 0 : idle / known,
     avg_latency_ms: averageLatency(total),
     current_status: route.currentStatus,
-    statuses: route.buckets.map(pointOf)
+    statuses: route.buckets.map((bucket) => bucket.point ?? pointOf(bucket))
   }
 }

@@ -3,20 +3,12 @@ import type { UptimePeriod, UptimeQuery } from "../domain/Uptime.js"
 import { Health } from "../health/Health.js"
 import { Routes } from "../routes/Routes.js"
 import { Uptime } from "./Uptime.js"
-import { aggregateRoute, type TimedCounts } from "./UptimeAggregation.js"
-import {
-  addCounts,
-  type Bucket,
-  bucketStartOf,
-  bucketWidthMs,
-  emptyCounts,
-  retentionCutoffOf,
-  uptimePeriods,
-  windowStartOf
-} from "./UptimeBuckets.js"
+import { aggregateRoute } from "./UptimeAggregation.js"
+import { bucketWidthMs, retentionCutoffOf, uptimePeriods } from "./UptimeBuckets.js"
 import { makeUptimeRecorder } from "./UptimeRecorder.js"
 import { UptimeRepository } from "./UptimeRepository.js"
 import { type CheckedUptimeQuery, checkUptimeQuery, selectPage } from "./UptimeSelection.js"
+import { makeUptimeWindows } from "./UptimeWindows.js"
 
 /** How often every route is sampled (SPEC §4: every second). */
 export const sampleIntervalMs = 1000
@@ -33,6 +25,9 @@ export const flushIntervalMs = 5000
 // reads never look past the window anyway, so the sweep only bounds the table and need not be exact.
 const sweepIntervalMs = (period: UptimePeriod) => Math.max(60_000, bucketWidthMs(period))
 
+// A route's window nobody has read for this long is dropped from memory (read again from the store when asked).
+const windowIdleMs = 10 * 60_000
+
 /** How many `watch` streams are open right now: for tests and benchmarks that prove a closed watcher is freed. */
 export class UptimeWatcherCount extends Context.Service<UptimeWatcherCount, { readonly get: Effect.Effect<number> }>()(
   "@gatehouse-edge/core/UptimeWatcherCount"
@@ -48,6 +43,7 @@ export const make: Effect.Effect<
   const routes = yield* Routes
   const repository = yield* UptimeRepository
   const recorder = makeUptimeRecorder()
+  const windows = makeUptimeWindows(repository, recorder)
   // Bumped after each sample: every watcher builds its next page then.
   const samples = yield* SubscriptionRef.make(0)
   // A flush moves counts from memory to the store: a page read meanwhile would miss them or count them twice.
@@ -57,7 +53,8 @@ export const make: Effect.Effect<
 
   const sample = Effect.gen(function* () {
     const map = yield* health.snapshot
-    recorder.record(map, yield* Clock.currentTimeMillis)
+    // The time is read and the sample counted in one step: a page built at a later time finds it counted.
+    yield* Clock.clockWith((clock) => Effect.sync(() => recorder.record(map, clock.currentTimeMillisUnsafe())))
     yield* SubscriptionRef.update(samples, (n) => n + 1)
   })
 
@@ -76,6 +73,7 @@ export const make: Effect.Effect<
 
   const sweep = Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
+    windows.evict(now - windowIdleMs)
     for (const period of uptimePeriods) {
       const last = lastSweep.get(period)
       if (last !== undefined && now - last < sweepIntervalMs(period)) continue
@@ -94,32 +92,14 @@ export const make: Effect.Effect<
     const { total, page } = selectPage(listed, query)
     const map = yield* health.snapshot
     const now = yield* Clock.currentTimeMillis
-    const from = windowStartOf(query.period, now)
-    const to = bucketStartOf(query.period, now)
     const aliases = page.map((route) => route.alias)
-    const byAlias = new Map(aliases.map((alias) => [alias, new Map<number, TimedCounts>()]))
-    const add = (bucket: Bucket) => {
-      if (bucket.start < from || bucket.start > to) return
-      const buckets = byAlias.get(bucket.alias)!
-      let into = buckets.get(bucket.start)
-      if (into === undefined) {
-        into = { start: bucket.start, counts: emptyCounts() }
-        buckets.set(bucket.start, into)
-      }
-      addCounts(into.counts, bucket)
-    }
-    yield* lock.withPermits(1)(
-      Effect.gen(function* () {
-        for (const bucket of yield* repository.read(query.period, aliases, from, to)) add(bucket)
-        for (const alias of aliases) for (const bucket of recorder.pendingOf(alias, query.period)) add(bucket)
-      })
-    )
+    const buckets = yield* lock.withPermits(1)(windows.bucketsOf(query.period, aliases, now))
     const data = page.map((route) =>
       aggregateRoute({
         alias: route.alias,
         excluded: route.excluded,
         currentStatus: map[route.alias]?.status ?? "unknown",
-        buckets: [...byAlias.get(route.alias)!.values()].sort((a, b) => a.start - b.start)
+        buckets: buckets.get(route.alias)!
       })
     )
     return { total, data }

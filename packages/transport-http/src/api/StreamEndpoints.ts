@@ -218,6 +218,8 @@ export const StreamEndpoints = {
     group: "metrics",
     endpoint: "uptime",
     frame: RouteUptimePage,
+    // Pages of up to 100,000 points every second, built by the core in their wire form.
+    framesAsJson: true,
     summary: "The uptime page of the query, then the page again after every sample (every second)",
     ends: "never: it follows the samples until the client closes"
   }),
