@@ -47,6 +47,7 @@ import { HttpServer } from "effect/http"
 import { TestClock } from "effect/testing"
 import { Database } from "../packages/core/src/store/SqliteDriver.js"
 import { environment, fmt, parseArgs, printTable, routesYaml, writeResults } from "./support.js"
+import { closeAll, connect } from "./WebSocketClients.js"
 
 const args = parseArgs({ routes: "1000", live: "600", requests: "200" })
 const routeCount = Number(args.routes)
@@ -359,16 +360,32 @@ const queries = Effect.gen(function* () {
       }
       return row
     })
+  // A watcher of every route over the month: a frame per sample, each the whole page.
+  const watch = (query: string, seconds: number) =>
+    Effect.promise(async () => {
+      const frames: Array<{ bytes: number; at: number }> = []
+      const url = `${origin.replace("0.0.0.0", "127.0.0.1").replace(/^http/, "ws")}/api/v1/metrics/uptime?${query}`
+      const socket = await connect(url, key, (text, at) => frames.push({ bytes: text.length, at }))
+      const closed = new Promise<number>((resolve) => socket.once("close", (code) => resolve(code)))
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
+      const open = socket.readyState === socket.OPEN
+      await closeAll([socket])
+      return { query, frames: frames.length, bytes: frames.at(-1)?.bytes ?? 0, closedWith: open ? 0 : await closed }
+    })
+  const watched = [yield* watch("period=1mo&limit=1000", 5), yield* watch("period=1mo", 5)]
   const viaHttp = [
     yield* measure("period=1mo", requests),
     yield* measure("period=1mo&limit=1000", Math.max(10, Math.floor(requests / 4))),
     yield* measure("period=5m", requests)
   ]
-  return [
-    ...viaHttp,
-    yield* inProcess({ period: "1mo" }, requests),
-    yield* inProcess({ period: "1mo", limit: 1000 }, Math.max(10, Math.floor(requests / 4)))
-  ]
+  return {
+    watched,
+    rows: [
+      ...viaHttp,
+      yield* inProcess({ period: "1mo" }, requests),
+      yield* inProcess({ period: "1mo", limit: 1000 }, Math.max(10, Math.floor(requests / 4)))
+    ]
+  }
 }).pipe(Effect.scoped)
 
 const main = Effect.gen(function* () {
@@ -427,7 +444,7 @@ const main = Effect.gen(function* () {
   console.log("\nGET /api/v1/metrics/uptime through the real server (sequential requests)")
   printTable(
     ["query", "first ms", "p50 ms", "p99 ms", "bytes", "routes", "points / route"],
-    http.map((h) => [
+    http.rows.map((h) => [
       h.query,
       h.cold === undefined ? "" : fmt(h.cold, 1),
       fmt(h.p50, 1),
@@ -436,6 +453,11 @@ const main = Effect.gen(function* () {
       h.routes === undefined ? "" : fmt(h.routes),
       h.points === undefined ? "" : fmt(h.points)
     ])
+  )
+  console.log("\nWebSocket watchers (5 s each)")
+  printTable(
+    ["query", "frames", "bytes / frame", "closed with"],
+    http.watched.map((w) => [w.query, fmt(w.frames), fmt(w.bytes), w.closedWith === 0 ? "open" : String(w.closedWith)])
   )
   writeResults("uptime", { settings: args, environment: environment(), history, live, baseline: base, size, http })
   fs.rmSync(dir, { recursive: true, force: true })

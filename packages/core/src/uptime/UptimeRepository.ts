@@ -7,19 +7,21 @@ import type { Bucket } from "./UptimeBuckets.js"
 // one statement of a few hundred rows costs the driver a fraction of a few hundred one-row statements.
 const rowsPerStatement = 500
 
-// PostgreSQL returns BIGINT as text; SQLite as a number. Both become numbers here.
-const toBucket = (period: UptimePeriod, row: Record<string, unknown>): Bucket => ({
+// Rows are read as arrays in this column order: a page of 1,000 routes reads 100,000 rows, and objects per row
+// (then a bucket per object) cost the read about a third more. PostgreSQL returns BIGINT as text; SQLite as a
+// number: both become numbers here.
+const toBucket = (period: UptimePeriod, row: ReadonlyArray<unknown>): Bucket => ({
   period,
-  alias: row.alias as string,
-  start: Number(row.bucket_start),
-  healthy: Number(row.healthy),
-  unhealthy: Number(row.unhealthy),
-  error: Number(row.error),
-  napping: Number(row.napping),
-  starting: Number(row.starting),
-  unknown: Number(row.unknown),
-  latency_sum: Number(row.latency_sum),
-  latency_count: Number(row.latency_count)
+  alias: row[0] as string,
+  start: Number(row[1]),
+  healthy: Number(row[2]),
+  unhealthy: Number(row[3]),
+  error: Number(row[4]),
+  napping: Number(row[5]),
+  starting: Number(row[6]),
+  unknown: Number(row[7]),
+  latency_sum: Number(row[8]),
+  latency_count: Number(row[9])
 })
 
 type Row = Record<string, unknown>
@@ -98,11 +100,11 @@ export class UptimeRepository extends Context.Service<
         to: number
       ) {
         if (aliases.length === 0) return []
-        const rows = yield* sql<Record<string, unknown>>`SELECT alias, bucket_start, healthy, unhealthy, error, napping,
-            starting, unknown, latency_sum, latency_count
+        const rows = yield* sql`SELECT alias, bucket_start, healthy, unhealthy, error, napping, starting, unknown,
+            latency_sum, latency_count
           FROM uptime_buckets
           WHERE period = ${period} AND ${sql.in("alias", aliases)} AND bucket_start >= ${from} AND bucket_start <= ${to}
-          ORDER BY alias, bucket_start`.pipe(Effect.orDie)
+          ORDER BY alias, bucket_start`.values.pipe(Effect.orDie)
         return rows.map((row) => toBucket(period, row))
       })
 
