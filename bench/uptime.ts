@@ -18,7 +18,7 @@
  *    sampler running, health checks disabled) on that store: latency p50/p99 of sequential requests, one page
  *    (100 routes, the default) and all 1,000 routes.
  *
- *   npx tsx --conditions=@gatehouse-edge/source bench/uptime.ts [--routes=1000] [--live=600] [--requests=200]
+ *   npx tsx --conditions=@gatehouse-edge/source bench/uptime.ts [--routes=1000] [--live=300] [--requests=100]
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -49,7 +49,7 @@ import { Database } from "../packages/core/src/store/SqliteDriver.js"
 import { environment, fmt, parseArgs, printTable, routesYaml, writeResults } from "./support.js"
 import { closeAll, connect } from "./WebSocketClients.js"
 
-const args = parseArgs({ routes: "1000", live: "600", requests: "200" })
+const args = parseArgs({ routes: "1000", live: "300", requests: "100" })
 const routeCount = Number(args.routes)
 const liveSeconds = Number(args.live)
 const requests = Number(args.requests)
@@ -372,12 +372,12 @@ const queries = Effect.gen(function* () {
       await closeAll([socket])
       return { query, frames: frames.length, bytes: frames.at(-1)?.bytes ?? 0, closedWith: open ? 0 : await closed }
     })
-  const watched = [yield* watch("period=1mo&limit=1000", 5), yield* watch("period=1mo", 5)]
   const viaHttp = [
     yield* measure("period=1mo", requests),
     yield* measure("period=1mo&limit=1000", Math.max(10, Math.floor(requests / 4))),
     yield* measure("period=5m", requests)
   ]
+  const watched = [yield* watch("period=1mo&limit=1000", 5), yield* watch("period=1mo", 5)]
   return {
     watched,
     rows: [
@@ -394,11 +394,17 @@ const main = Effect.gen(function* () {
   console.log(`history: ${fmt(history.rows)} rows in ${fmt(history.ms / 1000, 1)} s`)
   const copy = path.join(dir, "baseline.db")
   fs.copyFileSync(filename, copy)
+  let t = performance.now()
   const live = yield* liveSampling
+  console.log(`live: ${fmt((performance.now() - t) / 1000, 1)} s`)
+  t = performance.now()
   const base = baseline(copy)
+  console.log(`baseline: ${fmt((performance.now() - t) / 1000, 1)} s`)
   const size = storeSize(filename)
   const baseSize = storeSize(copy)
+  t = performance.now()
   const http = yield* queries
+  console.log(`queries: ${fmt((performance.now() - t) / 1000, 1)} s`)
 
   const pct = (cpuMs: number) => (cpuMs / liveSeconds / 1000) * 100
   console.log(`\nsampling ${routeCount} routes every second, ${liveSeconds} simulated seconds (CPU % of one core)`)
