@@ -10,6 +10,7 @@ import {
   windowStartOf,
   worstStatus
 } from "../../src/uptime/UptimeBuckets.js"
+import { makeUptimeRecorder } from "../../src/uptime/UptimeRecorder.js"
 import { checkUptimeQuery, matchesKeyword, selectPage } from "../../src/uptime/UptimeSelection.js"
 
 describe("uptime buckets", () => {
@@ -45,6 +46,41 @@ describe("uptime buckets", () => {
     assert.strictEqual(worstStatus(counts), "error")
     addSample(counts, "healthy", 0)
     assert.deepStrictEqual([counts.latency_sum, counts.latency_count, counts.healthy], [4, 1, 2])
+  })
+})
+
+describe("uptime recorder", () => {
+  const info = { status: "healthy", latency_ms: 2, uptime_s: 0, last_check: null } as const
+
+  it("counts every route in every period, never the server's own entry; a drain empties it", () => {
+    const recorder = makeUptimeRecorder()
+    recorder.record({ "@gatehouse": { ...info, status: "error" }, app: info }, 1_000)
+    recorder.record({ app: info }, 4_000)
+    const drained = recorder.drain()
+    assert.deepStrictEqual(
+      drained.map((b) => [b.period, b.alias, b.start, b.healthy]),
+      [
+        ["5m", "app", 0, 1],
+        ["5m", "app", 3_000, 1],
+        ["15m", "app", 0, 2],
+        ["1h", "app", 0, 2],
+        ["1d", "app", 0, 2],
+        ["1mo", "app", 0, 2]
+      ]
+    )
+    assert.deepStrictEqual(recorder.drain(), [])
+    // Put back after a failed write and counted again in the same bucket: one delta per bucket, summed.
+    recorder.restore(drained)
+    recorder.record({ app: info }, 5_000)
+    const again = recorder.drain()
+    assert.deepStrictEqual(
+      again.filter((b) => b.period === "5m").map((b) => [b.start, b.healthy]),
+      [
+        [0, 1],
+        [3_000, 2]
+      ]
+    )
+    assert.strictEqual(again.find((b) => b.period === "1mo")!.healthy, 3)
   })
 })
 

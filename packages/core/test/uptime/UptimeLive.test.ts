@@ -142,6 +142,9 @@ describe("Uptime: pages built incrementally", () => {
       // Not read for longer than a window: what `a` kept is all out of it.
       yield* TestClock.adjust("6 minutes")
       yield* same
+      // Not read for 10 minutes: forgotten, read from the store again.
+      yield* TestClock.adjust("11 minutes")
+      yield* same
     }).pipe(Effect.provide(uptimeWorld({ routes: [routeRecord("a"), routeRecord("b")], health: mapAt(0) })))
   )
 })
