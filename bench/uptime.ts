@@ -24,19 +24,15 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import {
-  type Bucket,
   bucketStartOf,
   bucketWidthMs,
   Health,
-  type HealthMap,
-  type HealthStatusString,
   loadConfig,
   type RouteRecord,
   Routes,
   StoreLive,
   Uptime,
   UptimeLive,
-  type UptimePeriod,
   type UptimeQuery,
   UptimeRepository,
   uptimePeriods
@@ -47,6 +43,7 @@ import { HttpServer } from "effect/http"
 import { TestClock } from "effect/testing"
 import { Database } from "../packages/core/src/store/SqliteDriver.js"
 import { environment, fmt, parseArgs, printTable, routesYaml, writeResults } from "./support.js"
+import { aliasOf, baseline, countsOver, healthAt } from "./UptimeWorkload.js"
 import { closeAll, connect } from "./WebSocketClients.js"
 
 const args = parseArgs({ routes: "1000", live: "300", requests: "100" })
@@ -54,51 +51,6 @@ const routeCount = Number(args.routes)
 const liveSeconds = Number(args.live)
 const requests = Number(args.requests)
 const flushSeconds = 5
-
-// ---------------------------------------------------------------------------------------------------------------
-// The status timeline: constant over 10-minute slots (which divide hours), so a bucket's counts are sums of slots.
-// ---------------------------------------------------------------------------------------------------------------
-
-const slotSeconds = 600
-const hash = (a: number, b: number) => {
-  let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b, 0xc2b2ae35)
-  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d)
-  return ((h ^ (h >>> 13)) >>> 0) / 2 ** 32
-}
-const statusAt = (route: number, slot: number): HealthStatusString => {
-  const hourOfDay = Math.floor((slot * slotSeconds) / 3600) % 24
-  if (route % 10 === 0 && hourOfDay < 8) return "napping"
-  return hash(route, slot) < 0.01 ? "unhealthy" : "healthy"
-}
-const latencyAt = (route: number, slot: number) => 1 + (route % 40) + Math.round(hash(slot, route) * 400) / 100
-const aliasOf = (route: number) => `app-${String(route).padStart(4, "0")}`
-
-/** The counts 1 Hz sampling of the timeline gives over `[from, to)` (epoch seconds). */
-const countsOver = (route: number, period: UptimePeriod, from: number, to: number): Bucket => {
-  const bucket: Bucket = {
-    period,
-    alias: aliasOf(route),
-    start: from * 1000,
-    healthy: 0,
-    unhealthy: 0,
-    error: 0,
-    napping: 0,
-    starting: 0,
-    unknown: 0,
-    latency_sum: 0,
-    latency_count: 0
-  }
-  for (let slot = Math.floor(from / slotSeconds); slot * slotSeconds < to; slot++) {
-    const n = Math.min(to, (slot + 1) * slotSeconds) - Math.max(from, slot * slotSeconds)
-    const status = statusAt(route, slot)
-    bucket[status] += n
-    if (status === "healthy") {
-      bucket.latency_sum += n * latencyAt(route, slot)
-      bucket.latency_count += n
-    }
-  }
-  return bucket
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // 1. History, 2. live sampling (TestClock), baseline
@@ -137,22 +89,6 @@ const writeHistory = Effect.gen(function* () {
   return { rows, ms: performance.now() - started }
 }).pipe(Effect.provide(UptimeRepository.layer.pipe(Layer.provide(store))))
 
-// A health map per snapshot, as the real service builds one for every read.
-const healthAt = (second: number): HealthMap => {
-  const map: Record<string, HealthMap[string]> = {}
-  const slot = Math.floor(second / slotSeconds)
-  for (let r = 0; r < routeCount; r++) {
-    const status = statusAt(r, slot)
-    map[aliasOf(r)] = {
-      status,
-      latency_ms: status === "healthy" ? latencyAt(r, slot) : 0,
-      uptime_s: 0,
-      last_check: null
-    }
-  }
-  return map
-}
-
 const liveSampling = Effect.gen(function* () {
   yield* TestClock.setTime(t0)
   const written = { rows: 0, ms: 0 }
@@ -180,7 +116,7 @@ const liveSampling = Effect.gen(function* () {
     Health.of({
       snapshot: Effect.flatMap(
         Effect.clockWith((clock) => clock.currentTimeMillis),
-        (now) => Effect.sync(() => healthAt(Math.floor(now / 1000)))
+        (now) => Effect.sync(() => healthAt(routeCount, Math.floor(now / 1000)))
       ),
       changes: Stream.never
     })
@@ -200,69 +136,6 @@ const liveSampling = Effect.gen(function* () {
     })
   )
 }).pipe(Effect.provide(TestClock.layer()))
-
-/** The same rows with a prepared statement, one transaction per flush window; the same retention deletes. */
-const baseline = (file: string) => {
-  const db = new Database(file)
-  db.pragma("journal_mode = WAL")
-  db.pragma("synchronous = NORMAL")
-  const upsert = db.prepare(`INSERT INTO uptime_buckets VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (period, alias, bucket_start) DO UPDATE SET healthy = healthy + excluded.healthy,
-      unhealthy = unhealthy + excluded.unhealthy, error = error + excluded.error, napping = napping + excluded.napping,
-      starting = starting + excluded.starting, unknown = unknown + excluded.unknown,
-      latency_sum = latency_sum + excluded.latency_sum, latency_count = latency_count + excluded.latency_count`)
-  const sweep = db.prepare("DELETE FROM uptime_buckets WHERE period = ? AND bucket_start < ?")
-  const flush = db.transaction((rows: ReadonlyArray<Bucket>) => {
-    for (const b of rows) {
-      upsert.run(
-        b.period,
-        b.alias,
-        b.start,
-        b.healthy,
-        b.unhealthy,
-        b.error,
-        b.napping,
-        b.starting,
-        b.unknown,
-        b.latency_sum,
-        b.latency_count
-      )
-    }
-  })
-  const lastSweep = new Map<UptimePeriod, number>()
-  const cpu = process.cpuUsage()
-  let rows = 0
-  const t0s = t0 / 1000
-  for (let w = 0; w * flushSeconds < liveSeconds; w++) {
-    const batch: Array<Bucket> = []
-    for (let r = 0; r < routeCount; r++) {
-      for (const period of uptimePeriods) {
-        const width = bucketWidthMs(period) / 1000
-        // The window's seconds, split where a bucket boundary falls.
-        let from = t0s + w * flushSeconds
-        const end = t0s + (w + 1) * flushSeconds
-        while (from < end) {
-          const to = Math.min(end, bucketStartOf(period, from * 1000) / 1000 + width)
-          batch.push({ ...countsOver(r, period, from, to), start: bucketStartOf(period, from * 1000) })
-          from = to
-        }
-      }
-    }
-    flush(batch)
-    rows += batch.length
-    // As UptimeLive sweeps: each period at most once a minute (or once per bucket when wider).
-    const now = t0 + (w + 1) * flushSeconds * 1000
-    for (const period of uptimePeriods) {
-      const last = lastSweep.get(period)
-      if (last !== undefined && now - last < Math.max(60_000, bucketWidthMs(period))) continue
-      lastSweep.set(period, now)
-      sweep.run(period, bucketStartOf(period, now) - 100 * bucketWidthMs(period))
-    }
-  }
-  const used = process.cpuUsage(cpu)
-  db.close()
-  return { cpuMs: (used.user + used.system) / 1000, rows }
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // 3. Store size, 4. queries through the real server
@@ -398,7 +271,7 @@ const main = Effect.gen(function* () {
   const live = yield* liveSampling
   console.log(`live: ${fmt((performance.now() - t) / 1000, 1)} s`)
   t = performance.now()
-  const base = baseline(copy)
+  const base = baseline({ file: copy, routeCount, t0, liveSeconds, flushSeconds })
   console.log(`baseline: ${fmt((performance.now() - t) / 1000, 1)} s`)
   const size = storeSize(filename)
   const baseSize = storeSize(copy)

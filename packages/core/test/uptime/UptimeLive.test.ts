@@ -112,43 +112,6 @@ describe("Uptime: aggregation of known status sequences", () => {
   )
 })
 
-describe("Uptime: pages built incrementally", () => {
-  const statuses = ["healthy", "healthy", "unhealthy", "napping", "healthy", "error", "starting"] as const
-  const mapAt = (i: number) => {
-    const status = statuses[(i * 7 + Math.floor(i / 11)) % statuses.length]!
-    return { a: info(status, 1 + (i % 5)), b: info(status, 1 + (i % 5)) }
-  }
-  // Route `a` is read every few seconds (its closed buckets come from memory, extended as buckets close); `b` has
-  // the very same samples and is read only at the end (from the store): both pages must be the same.
-  const same = Effect.gen(function* () {
-    const uptime = yield* Uptime
-    for (const period of ["5m", "15m", "1h"] as const) {
-      const [a, b] = (yield* uptime.query({ period })).data
-      assert.deepStrictEqual({ ...a!, alias: "b" }, b, period)
-    }
-  })
-
-  it.effect("equal the page read from the store, across bucket closes, flushes and the window sliding", () =>
-    Effect.gen(function* () {
-      const uptime = yield* Uptime
-      const health = yield* HealthMemory
-      for (let i = 1; i <= 400; i++) {
-        yield* health.set(mapAt(i))
-        yield* TestClock.adjust("1 second")
-        if (i % 7 === 0)
-          for (const period of ["5m", "15m", "1h"] as const) yield* uptime.query({ period, keyword: "a" })
-      }
-      yield* same
-      // Not read for longer than a window: what `a` kept is all out of it.
-      yield* TestClock.adjust("6 minutes")
-      yield* same
-      // Not read for 10 minutes: forgotten, read from the store again.
-      yield* TestClock.adjust("11 minutes")
-      yield* same
-    }).pipe(Effect.provide(uptimeWorld({ routes: [routeRecord("a"), routeRecord("b")], health: mapAt(0) })))
-  )
-})
-
 describe("Uptime: which routes, in which order", () => {
   const aliases = ["web", "api", "webmail", "www-backup", "db"]
   const world = uptimeWorld({
