@@ -108,7 +108,7 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
           [1, "events"],
           [2, "api_keys"],
           [3, "auth_requests"],
-          [4, "uptime"]
+          [5, "uptime"]
         ]
       )
     })
