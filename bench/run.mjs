@@ -3,7 +3,7 @@
  * server, as production runs it), then runs every benchmark one after the other, each in its own process. Each
  * one's output is also saved to bench/results/<name>.txt; the server benchmarks write bench/results/<name>.json too.
  *
- *   npm run bench [-- --only=route-validation,http-health,http-stack,memory,auth-requests,validation-latency,hypervisor,docker] [--no-build] [--quick]
+ *   npm run bench [-- --only=route-validation,http-health,http-stack,memory,auth-requests,validation-latency,uptime,hypervisor,docker] [--no-build] [--quick]
  *
  * --quick runs every benchmark briefly (a smoke test of the scripts; its numbers are not worth reporting).
  */
@@ -31,6 +31,11 @@ const benchmarks = {
   "validation-latency": {
     args: ["bench/validation-latency.ts"],
     quick: ["--rounds=1", "--duration=3", "--warmup=1"]
+  },
+  // Imports @gatehouse-edge/core and the server composition from the sources (in-process, on a SQLite file).
+  uptime: {
+    args: ["--conditions=@gatehouse-edge/source", "bench/uptime.ts"],
+    quick: ["--routes=100", "--live=30", "--requests=20"]
   },
   // Needs /usr/sbin/sshd (Debian openssh-server): node pve1's journals come from a real sshd.
   hypervisor: { args: ["bench/hypervisor.ts"], quick: ["--clients=100", "--duration=3", "--lines=5"] },

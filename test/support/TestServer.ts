@@ -1,6 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { AuthRequestWaiterCount, loadConfig } from "@gatehouse-edge/core"
+import { AuthRequestWaiterCount, loadConfig, UptimeWatcherCount } from "@gatehouse-edge/core"
 import { formatIssue } from "@gatehouse-edge/core/domain"
 import { Events } from "@gatehouse-edge/core/services"
 import { layerGatehouseServer } from "@gatehouse-edge/server"
@@ -28,6 +28,8 @@ export interface TestServer {
   readonly grpcAddress: string
   /** How many auth-request watchers the server holds (to prove a closed stream frees its waiter). */
   readonly authRequestWaiters: Effect.Effect<number>
+  /** How many uptime watchers the server holds (to prove a closed stream frees its upstream). */
+  readonly uptimeWatchers: Effect.Effect<number>
 }
 
 /** Options of {@link startTestServer}. */
@@ -92,6 +94,7 @@ export const startTestServer = (options: TestServerOptions = {}): Effect.Effect<
       configFile,
       events: Context.get(context, Events),
       grpcAddress: `127.0.0.1:${Context.get(context, GrpcServerAddress).port}`,
-      authRequestWaiters: Context.get(context, AuthRequestWaiterCount).get
+      authRequestWaiters: Context.get(context, AuthRequestWaiterCount).get,
+      uptimeWatchers: Context.get(context, UptimeWatcherCount).get
     }
   })

@@ -29,7 +29,7 @@ export interface GatehouseClientOptions {
  * The Gatehouse API: every endpoint of the contract as `client.<group>.<endpoint>(request?)` with the derived
  * client's request shape (`{ params, query, payload }`), plus the WebSocket streams next to the snapshot they
  * extend: `health.watch()`, `events.watch(query?)`, `routes.watch()`, `routes.validateStream(documents)` and
- * `authRequests.watch(authId)`, and the hypervisor's stats, journal and tail streams.
+ * `authRequests.watch(authId)`, `metrics.watchUptime(query?)`, and the hypervisor's stats, journal and tail streams.
  */
 export interface GatehouseClientShape {
   readonly system: GroupCalls<"system">
@@ -83,6 +83,11 @@ export interface GatehouseClientShape {
   readonly certs: GroupCalls<"certs"> & {
     /** Renews and streams progress frames, then the result frame (WebSocket). */
     readonly renewWithProgress: GatehouseStreams["renewCertificates"]
+  }
+  /** Metrics of the routes: `metrics.uptime({ query: { period, limit, offset, keyword } })`. */
+  readonly metrics: GroupCalls<"metrics"> & {
+    /** The uptime page of the query, then the page again after every sample (WebSocket). */
+    readonly watchUptime: GatehouseStreams["watchUptime"]
   }
   /** The client derived from the contract, as is: for per-call options such as `responseMode`. */
   readonly api: HttpApiClient.ForApi<typeof GatehouseApi>
@@ -151,6 +156,7 @@ export const makeGatehouseClient = Effect.fn("GatehouseClient.make")(function* (
       followLogs: streams.followContainerLogs
     },
     certs: { ...calls.certs, renewWithProgress: streams.renewCertificates },
+    metrics: { ...calls.metrics, watchUptime: streams.watchUptime },
     api
   })
 })

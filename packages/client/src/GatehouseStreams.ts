@@ -8,6 +8,7 @@ import type {
   HealthMap,
   NodeStats,
   RouteEntry,
+  RouteUptimePage,
   RouteValidationMessage
 } from "@gatehouse-edge/core/domain"
 import { GatehouseApi, type StreamEndpoint, StreamEndpoints } from "@gatehouse-edge/transport-http/api"
@@ -37,6 +38,9 @@ export type TailQuery = EndpointRequest<EndpointOf<"hypervisor", "tail">>["query
 /** The query of `docker.followLogs`: `limit` (1–1000), `stdout`, `stderr`, `since`, `until`, `timestamps`. */
 export type LogsQuery = NonNullable<EndpointRequest<EndpointOf<"docker", "logs">>["query"]>
 
+/** The query of `metrics.uptime` and `metrics.watchUptime`: `period`, `limit` (1–1000), `offset`, `keyword`. */
+export type UptimeMetricsQuery = NonNullable<EndpointRequest<EndpointOf<"metrics", "uptime">>["query"]>
+
 /** The WebSocket streams of the API. */
 export interface GatehouseStreams {
   /** The health map, then a new map at most once per second when a status changes. Never ends by itself. */
@@ -63,6 +67,10 @@ export interface GatehouseStreams {
     id: string,
     query?: LogsQuery
   ) => Stream.Stream<ContainerLogLine, StreamError<EndpointOf<"docker", "logs">>>
+  /** The uptime page of the query, then the page again after every sample (every second). Never ends by itself. */
+  readonly watchUptime: (
+    query?: UptimeMetricsQuery
+  ) => Stream.Stream<RouteUptimePage, StreamError<EndpointOf<"metrics", "uptime">>>
   /** A Proxmox VE node's stats every second. */
   readonly watchNodeStats: (
     node: string
@@ -199,6 +207,7 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
       })
     )
 
+  const watchUptime = (query: UptimeMetricsQuery = {}) => subscribe(StreamEndpoints.uptime, { query })
   const watchNodeStats = (node: string) => subscribe(StreamEndpoints.nodeStats, { params: { node } })
   const watchGuestStats = (node: string, vmid: number) =>
     subscribe(StreamEndpoints.guestStats, { params: { node, vmid } })
@@ -219,6 +228,7 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
     watchRoutes,
     watchAuthRequest,
     validateStream,
+    watchUptime,
     watchNodeStats,
     watchGuestStats,
     journal,

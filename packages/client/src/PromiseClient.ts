@@ -15,12 +15,13 @@ import type {
   NewUser,
   NodeStats,
   RouteEntry,
+  RouteUptimePage,
   RouteValidationMessage
 } from "@gatehouse-edge/core/domain"
 import { type Effect, ManagedRuntime, Stream } from "effect"
 import type { EndpointName, EndpointOf, EndpointSuccess, GroupName } from "./ApiCalls.js"
 import { GatehouseClient, type GatehouseClientOptions, type GatehouseClientShape } from "./GatehouseClient.js"
-import type { EventsQuery, JournalQuery, LogsQuery, TailQuery } from "./GatehouseStreams.js"
+import type { EventsQuery, JournalQuery, LogsQuery, TailQuery, UptimeMetricsQuery } from "./GatehouseStreams.js"
 
 /** Options of one call. */
 export interface CallOptions {
@@ -136,6 +137,13 @@ export interface GatehousePromiseClient extends AsyncDisposable {
     readonly renew: (name?: string, options?: CallOptions) => Result<"certs", "renew">
     /** The same renewal, with its progress frames and then the result frame. */
     readonly renewWithProgress: (name?: string) => AsyncIterable<CertRenewFrame>
+  }
+  /** Metrics of the routes. */
+  readonly metrics: {
+    /** One page of uptime aggregates: `period` (default 1d), `limit` (1–1000, default 100), `offset`, `keyword`. */
+    readonly uptime: (query?: UptimeMetricsQuery, options?: CallOptions) => Result<"metrics", "uptime">
+    /** The page, then the page again after every sample (every second). */
+    readonly watchUptime: (query?: UptimeMetricsQuery) => AsyncIterable<RouteUptimePage>
   }
   /** Closes every open stream and releases the client. */
   readonly close: () => Promise<void>
@@ -279,6 +287,10 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
       info: (o) => call((c) => c.certs.info(), o),
       renew: (name, o) => call((c) => c.certs.renew({ query: defined({ name }) }), o),
       renewWithProgress: (name) => iterate((c) => c.certs.renewWithProgress(name))
+    },
+    metrics: {
+      uptime: (query, o) => call((c) => c.metrics.uptime({ query: defined(query ?? {}) }), o),
+      watchUptime: (query) => iterate((c) => c.metrics.watchUptime(defined(query ?? {})))
     },
     close,
     [Symbol.asyncDispose]: close

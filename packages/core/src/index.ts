@@ -49,5 +49,16 @@ export * as SqliteClient from "./store/SqliteClient.js"
 export * from "./store/StoreErrors.js"
 export type { StoreError, StoreOptions } from "./store/StoreLive.js"
 export * as StoreLive from "./store/StoreLive.js"
+export {
+  type Bucket,
+  type BucketCounts,
+  bucketStartOf,
+  bucketWidthMs,
+  pointsPerPeriod,
+  uptimePeriods
+} from "./uptime/UptimeBuckets.js"
+export * as UptimeLive from "./uptime/UptimeLive.js"
+export { UptimeWatcherCount } from "./uptime/UptimeLive.js"
+export * from "./uptime/UptimeRepository.js"
 export * as ValidationWorkersLive from "./validation/ValidationWorkersLive.js"
 export * from "./yaml/index.js"

@@ -9,6 +9,7 @@ import { openApiCommand } from "./commands/OpenApi.js"
 import { serveCommand } from "./commands/Serve.js"
 import { sessionsCommand } from "./commands/Sessions.js"
 import { storeCommand } from "./commands/Store.js"
+import { uptimeCommand } from "./commands/Uptime.js"
 import { nodesCommand, usersCommand } from "./commands/Users.js"
 import { validateCommand } from "./commands/Validate.js"
 
@@ -28,6 +29,7 @@ export const gatehouseCli = Command.make("gatehouse").pipe(
     hashPasswordCommand,
     apiKeyCommand,
     sessionsCommand,
-    certCommand
+    certCommand,
+    uptimeCommand
   ])
 )

@@ -26,7 +26,9 @@ import {
   ServerSecrets,
   SessionRepository,
   SessionsLive,
-  StoreLive
+  StoreLive,
+  UptimeLive,
+  UptimeRepository
 } from "@gatehouse-edge/core"
 import { Layer } from "effect"
 import { ensureAdminKey } from "./AdminKey.js"
@@ -52,8 +54,9 @@ export const databasePath = (config: GatehouseConfig) => path.join(config.dataDi
 
 /**
  * Every core service of a running server, independent of any transport: store → events → route table (with the
- * route files as its first provider) → health, route list, files, config and the file watcher, authentication,
- * sessions, sign-in and API keys, auth requests, the Proxmox VE clusters, the Docker engines, the certificates.
+ * route files as its first provider) → health, route list, uptime, files, config and the file watcher,
+ * authentication, sessions, sign-in and API keys, auth requests, the Proxmox VE clusters, the Docker engines, the
+ * certificates.
  * HTTP and gRPC are built on this same layer. Closing it stops monitors and the watcher and closes the store.
  */
 export const layerCore = (options: CoreOptions) => {
@@ -64,7 +67,8 @@ export const layerCore = (options: CoreOptions) => {
     ApiKeyRepository.layer,
     SessionRepository.layer,
     OidcLoginRepository.layer,
-    ServerSecrets.layer
+    ServerSecrets.layer,
+    UptimeRepository.layer
   ).pipe(Layer.provide(store))
   const events = EventBus.layer({ historyCap: config.events.history })
   const validator = RouteValidatorLive.layer
@@ -95,7 +99,9 @@ export const layerCore = (options: CoreOptions) => {
     dataDir: config.dataDir
   })
 
-  return RouteListLive.layer.pipe(
+  // Uptime samples health every second and keeps its history in the store; it closes before the store does, so
+  // its last samples are written on shutdown.
+  return Layer.merge(RouteListLive.layer, UptimeLive.layer).pipe(
     Layer.provideMerge(
       Layer.mergeAll(HealthLive.layer, files, watcher, authRequests, DockerRouteProvider.layer, certificates)
     ),

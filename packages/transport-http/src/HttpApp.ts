@@ -11,6 +11,7 @@ import { FilesHandlers } from "./handlers/FilesHandlers.js"
 import { HealthHandlers } from "./handlers/HealthHandlers.js"
 import { HypervisorHandlers } from "./handlers/HypervisorHandlers.js"
 import { LoginHandlers } from "./handlers/LoginHandlers.js"
+import { MetricsHandlers } from "./handlers/MetricsHandlers.js"
 import { RoutesHandlers } from "./handlers/RoutesHandlers.js"
 import { SystemHandlers } from "./handlers/SystemHandlers.js"
 import { type HttpLimits, layerApiResponses } from "./middleware/ApiResponses.js"
@@ -36,7 +37,8 @@ export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
     AuthRequestsHandlers,
     HypervisorHandlers,
     DockerHandlers,
-    CertsHandlers
+    CertsHandlers,
+    MetricsHandlers
   ]),
   Layer.provide([layerRequestValidation, layerAuthentication])
 )

@@ -11,6 +11,7 @@ type JsonObject = Record<string, unknown>
 // enforced at runtime); the document states them properly so generated clients and docs show the real contract.
 const queryParameterSchemas: Record<string, JsonObject> = {
   limit: { type: "integer", minimum: 1, maximum: 1000, default: 100 },
+  offset: { type: "integer", minimum: 0, maximum: 1_000_000_000, default: 0 },
   category: { type: "string", pattern: "^[a-z0-9_]{1,64}$" },
   filename: { type: "string", minLength: 1, maxLength: 255 },
   vmid: { type: "integer", minimum: 0, description: "Guest id; 0 or absent: the node itself" }

@@ -2,6 +2,7 @@ import { apiKeysMigration } from "../auth/ApiKeysMigration.js"
 import { sessionsMigration } from "../auth/SessionsMigration.js"
 import { authRequestsMigration } from "../authrequests/AuthRequestsMigration.js"
 import { eventsMigration } from "../events/EventsMigration.js"
+import { uptimeMigration } from "../uptime/UptimeMigration.js"
 
 /**
  * The store's schema, oldest first: `<id>_<name>` → the migration, owned by the feature whose tables it creates.
@@ -12,7 +13,8 @@ export const migrations = {
   "1_events": eventsMigration,
   "2_api_keys": apiKeysMigration,
   "3_auth_requests": authRequestsMigration,
-  "4_sessions": sessionsMigration
+  "4_sessions": sessionsMigration,
+  "5_uptime": uptimeMigration
 } as const
 
 /** The newest migration id this build knows. */

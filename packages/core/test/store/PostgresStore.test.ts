@@ -10,7 +10,7 @@ import { testEvent } from "../../../../test/support/TestEvents.js"
 import { ApiKeyConflict, ApiKeyRepository, type StoredApiKey } from "../../src/auth/ApiKeyRepository.js"
 import type { Event } from "../../src/domain/Event.js"
 import { EventRepository } from "../../src/events/EventRepository.js"
-import { latestMigrationId, migrationsTable } from "../../src/store/Migrations.js"
+import { latestMigrationId, migrations, migrationsTable } from "../../src/store/Migrations.js"
 import * as PostgresStore from "../../src/store/PostgresStore.js"
 import { StoreNotGatehouse, StoreOpenFailed, StoreSchemaTooNew } from "../../src/store/StoreErrors.js"
 import * as StoreLive from "../../src/store/StoreLive.js"
@@ -134,7 +134,8 @@ describe.skipIf(pg.skip)("the store on PostgreSQL", () => {
       }>`SELECT migration_id FROM ${admin(schema)}.${admin(migrationsTable)}
         ORDER BY migration_id`
       const first = yield* recorded
-      assert.strictEqual(first.length, latestMigrationId)
+      // Every migration once (ids may have gaps: a branch's migration keeps the id it will have once merged).
+      assert.strictEqual(first.length, Object.keys(migrations).length)
       const again = yield* Effect.scoped(Effect.flatMap(openIn(schema), (sql) => sql`SELECT id FROM events`))
       assert.deepStrictEqual(again, [{ id: stored.id }])
       assert.deepStrictEqual(yield* recorded, first)

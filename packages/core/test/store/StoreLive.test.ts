@@ -108,7 +108,8 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
           [1, "events"],
           [2, "api_keys"],
           [3, "auth_requests"],
-          [4, "sessions"]
+          [4, "sessions"],
+          [5, "uptime"]
         ]
       )
     })
@@ -130,7 +131,8 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
         "events",
         "oidc_logins",
         "server_secrets",
-        "sessions"
+        "sessions",
+        "uptime_buckets"
       ])
       const recorded = raw(filename, (db) =>
         db.prepare("SELECT migration_id, name, created_at FROM effect_sql_migrations ORDER BY migration_id").all()

@@ -8,6 +8,7 @@ import { FilesApi } from "./FilesApi.js"
 import { HealthApi } from "./HealthApi.js"
 import { HypervisorApi } from "./HypervisorApi.js"
 import { LoginApi } from "./LoginApi.js"
+import { MetricsApi } from "./MetricsApi.js"
 import { RequestValidation } from "./RequestValidation.js"
 import { RoutesApi } from "./RoutesApi.js"
 import { SystemApi } from "./SystemApi.js"
@@ -25,6 +26,7 @@ export class GatehouseApi extends HttpApi.make("gatehouse")
   .add(LoginApi)
   .add(AccessApi)
   .add(CertsApi)
+  .add(MetricsApi)
   .prefix("/api/v1")
   .middleware(RequestValidation)
   .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error", errors: "all" })

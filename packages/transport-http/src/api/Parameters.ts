@@ -46,6 +46,13 @@ export const Limit = DecimalInteger.pipe(
   description: "Number of items, 1–1000"
 })
 
+/** `offset` of paged list endpoints: how many items to skip, a whole number ≥ 0. */
+export const Offset = DecimalInteger.pipe(
+  Schema.decodeTo(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000_000 })))
+).annotate({
+  description: "Number of items to skip, ≥ 0"
+})
+
 /** An event id in a query: a UUIDv7, accepted in either case (UUIDs are case-insensitive) and read lower-cased. */
 export const EventIdParam = Schema.String.check(
   Schema.isPattern(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i, {

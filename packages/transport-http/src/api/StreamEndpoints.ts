@@ -20,6 +20,7 @@ import {
   ProxmoxTimedOut,
   ProxmoxUnreachable,
   RouteEntry,
+  RouteUptimePage,
   RouteValidationMessage,
   ServerShuttingDown,
   SshFailed,
@@ -222,6 +223,15 @@ export const StreamEndpoints = {
       "Starts a renewal: a progress frame per step (order_placed, challenge_served and validated per name, issued, " +
       "installed), then one result frame `{ok, certs?}` or `{ok: false, error: {code, message}}`",
     ends: "after the result frame; closing early does not stop the renewal"
+  }),
+  uptime: declareStream({
+    group: "metrics",
+    endpoint: "uptime",
+    frame: RouteUptimePage,
+    // Pages of up to 100,000 points every second, built by the core in their wire form.
+    framesAsJson: true,
+    summary: "The uptime page of the query, then the page again after every sample (every second)",
+    ends: "never: it follows the samples until the client closes"
   }),
   journal: declareLines("journal", "The journal of the node (or of container `vmid`)"),
   nodeJournal: declareLines("nodeJournal", "The node's journal"),

@@ -144,8 +144,13 @@ export const serveWebSocket = <E, R>(
       // The frames of one chunk go out together: the connection is corked while they are queued, so a burst
       // (a chatty log's lines come in the engine's chunks) costs one system call per batch, not one per frame.
       // A batch stops at `batchBytes`, so the limits below still see every client's queue grow batch by batch.
+      // What is queued besides the batch just written counts against the limit, not the batch itself: a single
+      // frame larger than the limit (a page of uptime for 1,000 routes is 8 MB) is sent, then drained like any other.
+      let written = 0
       const writeBatch = (frames: NonEmptyReadonlyArray<string>) =>
         Effect.suspend(() => {
+          // Only a frame longer than a batch is a batch of its own: every other write is checked as it always was.
+          written = frames[0].length > batchBytes ? Buffer.byteLength(frames[0]) : 0
           connection.cork()
           return Effect.ensuring(
             writer.writeAll(frames),
@@ -155,7 +160,7 @@ export const serveWebSocket = <E, R>(
           Effect.catch(() => Effect.fail(new PeerGone({ reason: "connection lost" }))),
           Effect.andThen(
             Effect.suspend(() => {
-              if (ws.bufferedAmount > policy.maxBufferedBytes) {
+              if (ws.bufferedAmount - written > policy.maxBufferedBytes) {
                 return Effect.fail(new ClientTooSlow({ queued_bytes: ws.bufferedAmount }))
               }
               return ws.bufferedAmount > policy.drainAboveBytes ? awaitDrain(ws, connection, policy) : Effect.void

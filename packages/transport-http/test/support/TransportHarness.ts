@@ -28,6 +28,9 @@ import {
   SessionRepository,
   SessionsLive,
   StoreLive,
+  UptimeLive,
+  UptimeRepository,
+  UptimeWatcherCount,
   ValidationWorkersLive
 } from "@gatehouse-edge/core"
 import { type HealthInfo, type HealthMap, sameStatuses } from "@gatehouse-edge/core/domain"
@@ -52,6 +55,8 @@ export interface Harness {
   readonly openStreams: Effect.Effect<number>
   /** Where large documents are validated (worker threads). */
   readonly validationWorkers: ValidationWorkers["Service"]
+  /** How many uptime watchers the core holds (to prove a closed stream frees its upstream). */
+  readonly uptimeWatchers: Effect.Effect<number>
 }
 
 const unknown: HealthInfo = { status: "unknown", latency_ms: 0, uptime_s: 0, last_check: null }
@@ -117,7 +122,8 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
       ApiKeyRepository.layer,
       SessionRepository.layer,
       OidcLoginRepository.layer,
-      ServerSecrets.layer
+      ServerSecrets.layer,
+      UptimeRepository.layer
     ).pipe(Layer.provideMerge(StoreLive.layerMemory))
     const testKey = Layer.effectDiscard(
       Effect.flatMap(ApiKeyRepository, (keys) =>
@@ -144,7 +150,8 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
       Layer.provideMerge(RouteValidatorLive.layerOnWorkers)
     )
     const configSource = ConfigSourceLive.layerOnWorkers(loaded.config, sources)
-    const core = RouteListLive.layer.pipe(
+    // Uptime samples the health the test sets, on the live clock (a second apart).
+    const core = Layer.merge(RouteListLive.layer, UptimeLive.layer).pipe(
       Layer.provideMerge(
         Layer.merge(healthOverRoutes(options.health ?? {}), FilesLive.layer({ configFile, routesDir }))
       ),
@@ -201,6 +208,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
       events: Context.get(context, Events),
       health: Context.get(context, HealthMemory),
       openStreams: Context.get(context, WebSocketConnections).open,
-      validationWorkers: Context.get(context, ValidationWorkers)
+      validationWorkers: Context.get(context, ValidationWorkers),
+      uptimeWatchers: Context.get(context, UptimeWatcherCount).get
     }
   })

@@ -1,0 +1,95 @@
+import type { HealthStatusString, RouteUptimeAggregate, RouteUptimePage } from "@gatehouse-edge/core/domain"
+import { Console, Effect, Option, Stream } from "effect"
+import { Command, Flag } from "effect/cli"
+import { withClient } from "./HttpCommand.js"
+import { httpFlags } from "./HttpConnection.js"
+
+// One character per point of the history column, readable on any terminal.
+const symbols: Readonly<Record<HealthStatusString, string>> = {
+  healthy: "#",
+  unhealthy: "x",
+  error: "E",
+  napping: "z",
+  starting: "s",
+  unknown: "."
+}
+
+// The newest points that fit a terminal line next to the other columns.
+const historyPoints = 40
+
+const percent = (fraction: number) => `${(fraction * 100).toFixed(2)}%`
+
+const row = (r: RouteUptimeAggregate) => [
+  r.alias,
+  r.is_excluded ? `${r.current_status} (excluded)` : r.current_status,
+  percent(r.uptime),
+  percent(r.downtime),
+  percent(r.idle),
+  r.avg_latency_ms === 0 ? "-" : `${r.avg_latency_ms.toFixed(2)} ms`,
+  r.statuses
+    .slice(-historyPoints)
+    .map((p) => symbols[p.status])
+    .join("")
+]
+
+/** The page as a table: one route per line, columns padded to the widest value, and a line saying what it shows. */
+export const formatUptimePage = (page: RouteUptimePage, period: string): ReadonlyArray<string> => {
+  if (page.total === 0) return [`no routes (${period})`]
+  const header = ["ALIAS", "STATUS", "UP", "DOWN", "IDLE", "AVG LATENCY", "HISTORY (oldest → newest)"]
+  const rows = [header, ...page.data.map(row)]
+  const widths = header.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
+  // Text columns left-aligned, numbers right-aligned; the last column is not padded.
+  const numeric = [false, false, true, true, true, true, false]
+  const lines = rows.map((r) =>
+    r
+      .map((cell, i) => (i === r.length - 1 ? cell : numeric[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join("  ")
+  )
+  const shown = page.data.length === page.total ? `${page.total}` : `${page.data.length} of ${page.total}`
+  return [
+    ...lines,
+    `${shown} route${page.total === 1 ? "" : "s"}, ${period}; history: # up  x down  E error  z idle  s starting  . unknown`
+  ]
+}
+
+/** `gatehouse uptime`: the routes' uptime over a period, from the HTTP API. */
+export const uptimeCommand = Command.make(
+  "uptime",
+  {
+    ...httpFlags,
+    period: Flag.Literals("period", ["5m", "15m", "1h", "1d", "1mo"]).pipe(
+      Flag.withDescription("The period: 5m, 15m, 1h, 1d (default) or 1mo (30 days)"),
+      Flag.withDefault("1d" as const)
+    ),
+    keyword: Flag.String("keyword").pipe(
+      Flag.withDescription("Only aliases with these characters in this order (case-insensitive), e.g. a substring"),
+      Flag.optional
+    ),
+    limit: Flag.Int("limit").pipe(Flag.withDescription("Routes per page, 1–1000 (default 100)"), Flag.optional),
+    offset: Flag.Int("offset").pipe(Flag.withDescription("Routes to skip (default 0)"), Flag.optional),
+    watch: Flag.Boolean("watch").pipe(
+      Flag.withDescription("Print the page again after every sample (every second) until Ctrl-C"),
+      Flag.withDefault(false)
+    )
+  },
+  Effect.fn("gatehouse.uptime")(function* (flags) {
+    const query = {
+      period: flags.period,
+      ...(Option.isSome(flags.keyword) ? { keyword: flags.keyword.value } : {}),
+      ...(Option.isSome(flags.limit) ? { limit: flags.limit.value } : {}),
+      ...(Option.isSome(flags.offset) ? { offset: flags.offset.value } : {})
+    }
+    // Watching, each page is one JSON line (a stream of documents) or a table after a blank line.
+    const show = (page: RouteUptimePage, watching: boolean) =>
+      flags.json
+        ? Console.log(watching ? JSON.stringify(page) : JSON.stringify(page, null, 2))
+        : Effect.forEach([...(watching ? [""] : []), ...formatUptimePage(page, flags.period)], (line) =>
+            Console.log(line)
+          )
+    yield* withClient(flags, (c) =>
+      flags.watch
+        ? Stream.runForEach(c.metrics.watchUptime(query), (page) => show(page, true))
+        : Effect.flatMap(c.metrics.uptime({ query }), (page) => show(page, false))
+    )
+  })
+).pipe(Command.withDescription("The routes' uptime, downtime, idle time and latency over a period (--watch: follow)"))
