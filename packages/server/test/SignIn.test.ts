@@ -311,6 +311,37 @@ describe("session cookies", () => {
     )
   )
 
+  it.live("a signed-in admin manages API keys over HTTP; a viewer may not", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const server = yield* serverWithUsers()
+        const create = (who: { cookie: string; csrf: string }, name: string) =>
+          request(`${server.baseUrl}/apikeys`, {
+            method: "POST",
+            key: null,
+            contentType: "application/json",
+            body: JSON.stringify({ name, scopes: ["health:read"] }),
+            headers: { cookie: who.cookie, "x-csrf-token": who.csrf }
+          })
+        const alice = yield* signIn(server, "alice", "alice-password")
+        const created = yield* create(alice, "from-browser")
+        assert.strictEqual(created.status, 201, created.text)
+        assert.strictEqual((yield* request(`${server.baseUrl}/health`, { key: created.json.key })).status, 200)
+        const events = yield* server.events.history({ category: "api_key" })
+        assert.deepStrictEqual(events.at(-1)?.data, {
+          name: "from-browser",
+          prefix: created.json.api_key.prefix,
+          scopes: ["health:read"],
+          by: "user:alice"
+        })
+        const vic = yield* signIn(server, "vic", "vic-password")
+        const refused = yield* create(vic, "viewer-key")
+        assert.strictEqual(refused.status, 403)
+        assert.match(refused.json.error.message, /"admin"/)
+      })
+    )
+  )
+
   it.live("a WebSocket with a session cookie must come from this origin", () =>
     Effect.scoped(
       Effect.gen(function* () {
