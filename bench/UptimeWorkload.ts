@@ -6,6 +6,7 @@ import {
   type Bucket,
   bucketStartOf,
   bucketWidthMs,
+  emptyCounts,
   type HealthMap,
   type HealthStatusString,
   type UptimePeriod,
@@ -37,14 +38,7 @@ export const countsOver = (route: number, period: UptimePeriod, from: number, to
     period,
     alias: aliasOf(route),
     start: from * 1000,
-    healthy: 0,
-    unhealthy: 0,
-    error: 0,
-    napping: 0,
-    starting: 0,
-    unknown: 0,
-    latency_sum: 0,
-    latency_count: 0
+    ...emptyCounts()
   }
   for (let slot = Math.floor(from / slotSeconds); slot * slotSeconds < to; slot++) {
     const n = Math.min(to, (slot + 1) * slotSeconds) - Math.max(from, slot * slotSeconds)

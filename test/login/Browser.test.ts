@@ -7,7 +7,7 @@ import type { Page } from "playwright-core"
 import { launchChromium, type TestBrowser } from "../support/Chromium.js"
 import { requireTool } from "../support/e2e.js"
 import { freePort } from "../support/FreePort.js"
-import { type OidcUser, startOidcProvider } from "../support/OidcProvider.js"
+import { type OidcUser, oidcConfigYaml, startOidcProvider } from "../support/OidcProvider.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
 /*
@@ -292,16 +292,11 @@ ws.onclose = (e) => done("close " + e.code)
         const server = yield* startTestServer({
           port,
           routeFiles: { "web.yml": routeFile },
-          configYaml: [
-            "auth:",
-            "  oidc:",
-            `    issuer: ${provider.issuer}`,
-            `    client_id: ${provider.clientId}`,
-            `    client_secret: ${provider.clientSecret}`,
-            "    scopes: [openid, profile, email, groups]",
-            "    allowed_groups: [gatehouse-admins]",
-            "    roles: { admin: [gatehouse-admins] }"
-          ].join("\n")
+          configYaml: oidcConfigYaml(
+            provider,
+            "allowed_groups: [gatehouse-admins]",
+            "roles: { admin: [gatehouse-admins] }"
+          )
         })
         const browser = yield* launchChromium
         const page = yield* newPage(browser)

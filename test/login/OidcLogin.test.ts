@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Scope } from "effect"
 import { type AgentReply, CookieAgent, formOf } from "../support/CookieAgent.js"
 import { freePort } from "../support/FreePort.js"
-import { type OidcProvider, type OidcUser, startOidcProvider } from "../support/OidcProvider.js"
+import { type OidcProvider, type OidcUser, oidcConfigYaml, startOidcProvider } from "../support/OidcProvider.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
 /*
@@ -31,18 +31,13 @@ const setUp = (options: { readonly idTokenTtlSeconds?: number } = {}): Effect.Ef
     const provider = yield* startOidcProvider({ rpOrigin: `http://127.0.0.1:${port}`, users, ...options })
     const server = yield* startTestServer({
       port,
-      configYaml: [
-        "auth:",
-        "  oidc:",
-        `    issuer: ${provider.issuer}`,
-        `    client_id: ${provider.clientId}`,
-        `    client_secret: ${provider.clientSecret}`,
-        "    scopes: [openid, profile, email, groups]",
-        "    allowed_groups: [gatehouse-admins, gatehouse-viewers]",
-        "    roles:",
-        "      admin: [gatehouse-admins]",
-        "      viewer: [gatehouse-viewers]"
-      ].join("\n")
+      configYaml: oidcConfigYaml(
+        provider,
+        "allowed_groups: [gatehouse-admins, gatehouse-viewers]",
+        "roles:",
+        "  admin: [gatehouse-admins]",
+        "  viewer: [gatehouse-viewers]"
+      )
     })
     assert.strictEqual(server.origin, `http://127.0.0.1:${port}`)
     return { server, provider, browser: () => new CookieAgent() }

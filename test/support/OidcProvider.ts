@@ -37,6 +37,18 @@ export interface OidcProvider {
   readonly serverErrors: ReadonlyArray<string>
 }
 
+/** Gatehouse's `auth` section for this provider: the client, the groups scope, and the given extra lines. */
+export const oidcConfigYaml = (provider: OidcProvider, ...extra: ReadonlyArray<string>): string =>
+  [
+    "auth:",
+    "  oidc:",
+    `    issuer: ${provider.issuer}`,
+    `    client_id: ${provider.clientId}`,
+    `    client_secret: ${provider.clientSecret}`,
+    "    scopes: [openid, profile, email, groups]",
+    ...extra.map((line) => `    ${line}`)
+  ].join("\n")
+
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
 

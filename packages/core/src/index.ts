@@ -54,6 +54,7 @@ export {
   type BucketCounts,
   bucketStartOf,
   bucketWidthMs,
+  emptyCounts,
   pointsPerPeriod,
   uptimePeriods
 } from "./uptime/UptimeBuckets.js"
