@@ -1,6 +1,10 @@
 import { Effect, Option, Redacted, Ref } from "effect"
-import * as client from "openid-client"
+import type * as OpenIdClient from "openid-client"
 import { OidcLoginFailed, OidcProviderFailed } from "../domain/AccessErrors.js"
+import { lazyModule } from "../util/LazyModule.js"
+
+// Loaded when an OIDC client is made, i.e. only with `auth.oidc` configured.
+const openIdClient = lazyModule(() => import("openid-client"))
 
 /** What the OIDC client needs: the provider, this client's registration, and where the provider sends users back. */
 export interface OidcClientSettings {
@@ -20,7 +24,7 @@ const isLoopbackHttp = (url: URL) =>
 
 // The provider's own failures (unreachable, 5xx) are a 502; anything about this login — a refused or replayed
 // code, a state, nonce or signature that does not check out, an expired token — is the login's fault (400).
-const classify = (issuer: string) => (error: unknown) => {
+const classify = (client: typeof OpenIdClient, issuer: string) => (error: unknown) => {
   const message = error instanceof Error ? error.message : String(error)
   if (error instanceof client.ResponseBodyError) {
     const described = `${error.error}${error.error_description === undefined ? "" : `: ${error.error_description}`}`
@@ -49,10 +53,11 @@ const classify = (issuer: string) => (error: unknown) => {
  * tests); anything else must be HTTPS.
  */
 export const makeOidcClient = Effect.fn("OidcClient.make")(function* (settings: OidcClientSettings) {
+  const client = yield* openIdClient
   const issuer = new URL(settings.issuer)
   const insecure = isLoopbackHttp(issuer)
-  const cached = yield* Ref.make(Option.none<client.Configuration>())
-  const failed = classify(settings.issuer)
+  const cached = yield* Ref.make(Option.none<OpenIdClient.Configuration>())
+  const failed = classify(client, settings.issuer)
 
   const configuration = Effect.gen(function* () {
     const known = yield* Ref.get(cached)

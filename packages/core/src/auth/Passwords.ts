@@ -1,6 +1,9 @@
-import { hash as argon2Hash, verify as argon2Verify } from "@node-rs/argon2"
-import { compare as bcryptCompare } from "bcryptjs"
 import { Effect } from "effect"
+import { lazyModule } from "../util/LazyModule.js"
+
+// Loaded when a password is first checked or hashed: a server without local users never loads them.
+const argon2 = lazyModule(() => import("@node-rs/argon2"))
+const bcrypt = lazyModule(() => import("bcryptjs"))
 
 // `Algorithm.Argon2id` of @node-rs/argon2 is an ambient const enum, which this build cannot read; its value is 2.
 const ARGON2ID = 2
@@ -17,9 +20,9 @@ export const isSupportedHash = (hash: string): boolean => isArgon2id(hash) || is
  */
 export const verifyPassword = (hash: string, password: string): Effect.Effect<boolean> =>
   isArgon2id(hash)
-    ? Effect.promise(() => argon2Verify(hash, password).catch(() => false))
+    ? Effect.flatMap(argon2, (m) => Effect.promise(() => m.verify(hash, password).catch(() => false)))
     : isBcrypt(hash)
-      ? Effect.promise(() => bcryptCompare(password, hash).catch(() => false))
+      ? Effect.flatMap(bcrypt, (m) => Effect.promise(() => m.compare(password, hash).catch(() => false)))
       : Effect.succeed(false)
 
 /**
@@ -27,4 +30,4 @@ export const verifyPassword = (hash: string, password: string): Effect.Effect<bo
  * iterations, 1 lane): what `gatehouse hash-password` prints for `auth.users[].password_hash`.
  */
 export const hashPassword = (password: string): Effect.Effect<string> =>
-  Effect.promise(() => argon2Hash(password, { algorithm: ARGON2ID }))
+  Effect.flatMap(argon2, (m) => Effect.promise(() => m.hash(password, { algorithm: ARGON2ID })))

@@ -1,10 +1,14 @@
-import Dockerode from "dockerode"
+import type Dockerode from "dockerode"
 import { Clock, Effect } from "effect"
 import type { DockerHostConfig } from "../config/ConfigSections.js"
 import { SecretUnreadable } from "../config/ReadSecret.js"
 import { readTextFile } from "../config/ReadTextFile.js"
 import { DockerFailed, DockerHostUnreachable } from "../domain/DockerErrors.js"
+import { lazyModule } from "../util/LazyModule.js"
 import type { EngineError } from "./Docker.js"
+
+// Loaded with the first configured engine: a server without `docker.hosts` never loads it (~25 MiB of RSS).
+const dockerode = lazyModule(() => import("dockerode"))
 
 /** One configured engine: its name and a call that maps the engine's failures to typed errors. */
 export interface DockerEngine {
@@ -58,10 +62,11 @@ export const makeDockerEngine = Effect.fn("DockerEngine.make")(function* (config
   const ca = yield* read("ca", tls?.ca)
   const cert = yield* read("cert", tls?.cert)
   const key = yield* read("key", tls?.key)
+  const { default: DockerodeClient } = yield* dockerode
   const docker =
     url.protocol === "unix:"
-      ? new Dockerode({ socketPath: decodeURIComponent(url.pathname) })
-      : new Dockerode({
+      ? new DockerodeClient({ socketPath: decodeURIComponent(url.pathname) })
+      : new DockerodeClient({
           host: url.hostname,
           port: Number(url.port || (tls === undefined ? 2375 : 2376)),
           protocol: tls === undefined ? "http" : "https",

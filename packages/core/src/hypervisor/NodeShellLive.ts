@@ -13,11 +13,15 @@ import {
   type Scope,
   Stream
 } from "effect"
-import ssh2 from "ssh2"
+import type * as Ssh2 from "ssh2"
 import { SshFailed, SshHostKeyMismatch, SshUnreachable } from "../domain/HypervisorErrors.js"
+import { lazyModule } from "../util/LazyModule.js"
 import { describePin, fingerprintOf, hostKeyAlgorithmsFor, parseHostKeyPin, pinMatches } from "./HostKeyPin.js"
 import { type CommandResult, NodeShell, type SshError, type SshTarget } from "./NodeShell.js"
 import { commandLine } from "./ShellWords.js"
+
+// Loaded with the first SSH connection: a server without SSH access to Proxmox nodes never loads it.
+const ssh2Module = lazyModule(() => import("ssh2"))
 
 /** Tuning of {@link make}; every field has a default suited to Proxmox VE nodes on a LAN. */
 export interface NodeShellOptions {
@@ -43,7 +47,7 @@ export interface NodeShellOptions {
  * `channels` counts the channels reserved on it (held by callers), against the node's per-connection limit.
  */
 interface Connection {
-  readonly client: ssh2.Client
+  readonly client: Ssh2.Client
   closed: boolean
   channels: number
 }
@@ -107,7 +111,7 @@ interface ExitInfo {
   readonly signal: string | undefined
 }
 
-const onExit = (channel: ssh2.ClientChannel, record: (exit: ExitInfo) => void) =>
+const onExit = (channel: Ssh2.ClientChannel, record: (exit: ExitInfo) => void) =>
   channel.on("exit", (code: number | null, signal?: string) => record({ code, signal }))
 
 /** Builds the service; the layer's scope owns the pool, so closing it ends every connection. */
@@ -120,7 +124,7 @@ export const make = (options: NodeShellOptions = {}) =>
     const maxChannels = Math.max(1, options.maxChannelsPerConnection ?? 10)
     const stats = { connectionsOpened: 0, connectionsOpen: 0, channelsOpen: 0 }
     // Each channel's exit status, recorded as soon as the channel opens.
-    const exits = new WeakMap<ssh2.ClientChannel, ExitInfo>()
+    const exits = new WeakMap<Ssh2.ClientChannel, ExitInfo>()
     // The pool is keyed by a string (RcMap compares keys by value); the target behind a key is kept aside because
     // it holds the private key, which must not be part of a printable key.
     const targets = new Map<string, SshTarget>()
@@ -133,88 +137,90 @@ export const make = (options: NodeShellOptions = {}) =>
           new SshFailed({ node: target.node, detail: "the pinned host key is not a key or a SHA256 fingerprint" })
         )
       }
-      return Effect.callback<Connection, SshError>((resume) => {
-        const client = new ssh2.Client()
-        const connection: Connection = { client, closed: false, channels: 0 }
-        let settled = false
-        let ready = false
-        let mismatch: string | undefined
-        const settle = (effect: Effect.Effect<Connection, SshError>) => {
-          if (settled) return
-          settled = true
-          resume(effect)
-        }
-        client.on("ready", () => {
-          ready = true
-          stats.connectionsOpened++
-          stats.connectionsOpen++
-          settle(Effect.succeed(connection))
-        })
-        client.on("error", (error: Error & { level?: string; code?: string }) => {
-          if (settled) return // a later error is followed by `close`, which marks the connection dead
-          client.destroy()
-          if (mismatch !== undefined) {
-            return settle(
-              Effect.fail(
-                new SshHostKeyMismatch({ node: target.node, expected: describePin(pin), presented: mismatch })
-              )
-            )
-          }
-          if (error.level === "client-authentication") {
-            return settle(
-              Effect.fail(new SshFailed({ node: target.node, detail: `authentication failed as ${target.user}` }))
-            )
-          }
-          const reason =
-            error.level === "client-timeout"
-              ? `no SSH handshake within ${readyTimeoutMs} ms`
-              : error.code !== undefined
-                ? `${error.code} ${target.host}:${target.port}`
-                : error.message
-          settle(Effect.fail(new SshUnreachable({ node: target.node, detail: reason })))
-        })
-        client.on("end", () => {
-          connection.closed = true
-        })
-        client.on("close", () => {
-          connection.closed = true
-          if (ready) {
-            ready = false
-            stats.connectionsOpen--
-          }
-          settle(
-            Effect.fail(new SshUnreachable({ node: target.node, detail: "connection closed during the handshake" }))
-          )
-        })
-        const serverHostKey = hostKeyAlgorithmsFor(pin)
-        client.connect({
-          host: target.host,
-          port: target.port,
-          username: target.user,
-          privateKey: Redacted.value(target.privateKey),
-          readyTimeout: readyTimeoutMs,
-          // A node that vanishes without closing the TCP connection (power loss, a cut link) would otherwise leave
-          // every follow on it hanging: three unanswered keepalives 15 s apart drop the connection.
-          keepaliveInterval: 15_000,
-          keepaliveCountMax: 3,
-          // Returning false makes ssh2 abort the key exchange, before any authentication is sent.
-          hostVerifier: (key: Buffer) => {
-            if (pinMatches(pin, key)) return true
-            mismatch = fingerprintOf(key)
-            return false
-          },
-          ...(serverHostKey === undefined
-            ? {}
-            : { algorithms: { serverHostKey: [...serverHostKey] as Array<ssh2.ServerHostKeyAlgorithm> } })
-        })
-        // Interrupted while connecting (the caller went away): drop the half-open socket.
-        return Effect.sync(() => {
-          if (!settled) {
+      return Effect.flatMap(ssh2Module, ({ default: ssh2 }) =>
+        Effect.callback<Connection, SshError>((resume) => {
+          const client = new ssh2.Client()
+          const connection: Connection = { client, closed: false, channels: 0 }
+          let settled = false
+          let ready = false
+          let mismatch: string | undefined
+          const settle = (effect: Effect.Effect<Connection, SshError>) => {
+            if (settled) return
             settled = true
-            client.destroy()
+            resume(effect)
           }
+          client.on("ready", () => {
+            ready = true
+            stats.connectionsOpened++
+            stats.connectionsOpen++
+            settle(Effect.succeed(connection))
+          })
+          client.on("error", (error: Error & { level?: string; code?: string }) => {
+            if (settled) return // a later error is followed by `close`, which marks the connection dead
+            client.destroy()
+            if (mismatch !== undefined) {
+              return settle(
+                Effect.fail(
+                  new SshHostKeyMismatch({ node: target.node, expected: describePin(pin), presented: mismatch })
+                )
+              )
+            }
+            if (error.level === "client-authentication") {
+              return settle(
+                Effect.fail(new SshFailed({ node: target.node, detail: `authentication failed as ${target.user}` }))
+              )
+            }
+            const reason =
+              error.level === "client-timeout"
+                ? `no SSH handshake within ${readyTimeoutMs} ms`
+                : error.code !== undefined
+                  ? `${error.code} ${target.host}:${target.port}`
+                  : error.message
+            settle(Effect.fail(new SshUnreachable({ node: target.node, detail: reason })))
+          })
+          client.on("end", () => {
+            connection.closed = true
+          })
+          client.on("close", () => {
+            connection.closed = true
+            if (ready) {
+              ready = false
+              stats.connectionsOpen--
+            }
+            settle(
+              Effect.fail(new SshUnreachable({ node: target.node, detail: "connection closed during the handshake" }))
+            )
+          })
+          const serverHostKey = hostKeyAlgorithmsFor(pin)
+          client.connect({
+            host: target.host,
+            port: target.port,
+            username: target.user,
+            privateKey: Redacted.value(target.privateKey),
+            readyTimeout: readyTimeoutMs,
+            // A node that vanishes without closing the TCP connection (power loss, a cut link) would otherwise leave
+            // every follow on it hanging: three unanswered keepalives 15 s apart drop the connection.
+            keepaliveInterval: 15_000,
+            keepaliveCountMax: 3,
+            // Returning false makes ssh2 abort the key exchange, before any authentication is sent.
+            hostVerifier: (key: Buffer) => {
+              if (pinMatches(pin, key)) return true
+              mismatch = fingerprintOf(key)
+              return false
+            },
+            ...(serverHostKey === undefined
+              ? {}
+              : { algorithms: { serverHostKey: [...serverHostKey] as Array<Ssh2.ServerHostKeyAlgorithm> } })
+          })
+          // Interrupted while connecting (the caller went away): drop the half-open socket.
+          return Effect.sync(() => {
+            if (!settled) {
+              settled = true
+              client.destroy()
+            }
+          })
         })
-      })
+      )
     }
 
     const lookup = (key: string): Effect.Effect<Connection, SshError, Scope.Scope> =>
@@ -301,7 +307,7 @@ export const make = (options: NodeShellOptions = {}) =>
     const openChannel = (connection: Connection, target: SshTarget, argv: ReadonlyArray<string>) =>
       Effect.acquireRelease(
         Effect.gen(function* () {
-          const opened = yield* Deferred.make<ssh2.ClientChannel, SshFailed>()
+          const opened = yield* Deferred.make<Ssh2.ClientChannel, SshFailed>()
           const lost = new SshFailed({ node: target.node, detail: "connection lost before the command started" })
           // ssh2 throws synchronously when the socket is already gone.
           yield* Effect.try({
@@ -331,7 +337,7 @@ export const make = (options: NodeShellOptions = {}) =>
           })
       )
 
-    const collect = (target: SshTarget, channel: ssh2.ClientChannel) =>
+    const collect = (target: SshTarget, channel: Ssh2.ClientChannel) =>
       Effect.callback<CommandResult, SshFailed>((resume) => {
         const stdout: Array<Buffer> = []
         const stderr: Array<Buffer> = []
@@ -367,7 +373,7 @@ export const make = (options: NodeShellOptions = {}) =>
     })
 
     /** Moves the channel's output into the stream's bounded queue, pausing the channel while the queue is full. */
-    const pump = (target: SshTarget, channel: ssh2.ClientChannel, queue: Queue.Queue<string, SshError | Cause.Done>) =>
+    const pump = (target: SshTarget, channel: Ssh2.ClientChannel, queue: Queue.Queue<string, SshError | Cause.Done>) =>
       Effect.gen(function* () {
         const pending: Array<Buffer> = []
         let pendingBytes = 0

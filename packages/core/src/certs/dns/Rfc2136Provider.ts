@@ -1,12 +1,16 @@
 import { randomInt } from "node:crypto"
-import * as dnsPacket from "dns-packet"
+import type * as DnsPacket from "dns-packet"
 import { Clock, Duration, Effect, Layer, Redacted, Schedule } from "effect"
 import type { AcmeDns01Config } from "../../config/ConfigSections.js"
 import { readSecret } from "../../config/ReadSecret.js"
+import { lazyModule } from "../../util/LazyModule.js"
 import { type ChallengeRecord, DnsProvider, DnsProviderFailed } from "./DnsProvider.js"
 import { exchangeTcp } from "./DnsTcp.js"
 import { type TxtChange, txtQuery, updateMessage } from "./DnsWire.js"
 import { readResponseTsig, signMessage, type TsigAlgorithm, tsigErrorName, verifyResponse } from "./Tsig.js"
+
+// Loaded with the first DNS answer: only a server that publishes DNS-01 challenges needs it.
+const dnsPacket = lazyModule(() => import("dns-packet"))
 
 /** What the RFC 2136 provider needs: the primary server of the zone and a TSIG key it accepts updates with. */
 export interface Rfc2136Options {
@@ -22,15 +26,17 @@ export interface Rfc2136Options {
   readonly pollIntervalMs?: number
 }
 
-type Decoded = ReturnType<typeof dnsPacket.decode> & { readonly rcode?: string }
+type Decoded = ReturnType<typeof DnsPacket.decode> & { readonly rcode?: string }
 
 const failed = (detail: string) => new DnsProviderFailed({ detail })
 
 const decode = (response: Buffer) =>
-  Effect.try({
-    try: (): Decoded => dnsPacket.decode(response),
-    catch: () => failed("the DNS server sent a malformed answer")
-  })
+  Effect.flatMap(dnsPacket, (module) =>
+    Effect.try({
+      try: (): Decoded => module.decode(response),
+      catch: () => failed("the DNS server sent a malformed answer")
+    })
+  )
 
 const txtValues = (answer: Decoded) =>
   (answer.answers ?? []).flatMap((record) =>
