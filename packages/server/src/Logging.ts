@@ -1,5 +1,11 @@
 import type { GatehouseConfig } from "@gatehouse-edge/core"
-import { type AccessLogWrite, AccessLogWriter, requestIdOf, withRequestIds } from "@gatehouse-edge/transport-http"
+import {
+  type AccessLogEntry,
+  type AccessLogWrite,
+  AccessLogWriter,
+  requestIdOf,
+  withRequestIds
+} from "@gatehouse-edge/transport-http"
 import { Cause, Effect, type Fiber, Layer, Logger, References } from "effect"
 import { leanJsonLine, leanJsonLoggerWith } from "./LeanJsonLogger.js"
 
@@ -36,13 +42,36 @@ const accessLogInto =
   (batch: Logger.Logger<unknown, void>): AccessLogWrite =>
   (entry, fiber) => {
     const date = new Date()
-    const line = leanJsonLine({ message: "http", logLevel: "Info", cause: Cause.empty, fiber, date }, (f) => ({
-      ...entry,
-      ...requestIdAnnotation(f)
-    }))
+    const line =
+      plainAccessLine(entry, fiber, date) ??
+      leanJsonLine({ message: "http", logLevel: "Info", cause: Cause.empty, fiber, date }, (f) => ({
+        ...entry,
+        ...requestIdAnnotation(f)
+      }))
     if (line !== undefined)
       batch.log({ message: new FormattedLine(line), logLevel: "Info", cause: Cause.empty, fiber, date })
   }
+
+const hasNone = (items: Iterable<unknown>) => {
+  for (const _ of items) return false
+  return true
+}
+
+// The usual request fiber carries no log annotation or span of its own: its line is the entry and the request id,
+// stringified in one go (the same bytes the lean formatter writes, without its merging: a few µs a request).
+const plainAccessLine = (entry: AccessLogEntry, fiber: Fiber.Fiber<unknown, unknown>, date: Date) => {
+  const annotations = fiber.getRef(References.CurrentLogAnnotations)
+  if (!hasNone(Object.keys(annotations)) || !hasNone(fiber.getRef(References.CurrentLogSpans))) return undefined
+  const requestId = requestIdOf(fiber)
+  return JSON.stringify({
+    message: "http",
+    level: "INFO",
+    timestamp: date.toISOString(),
+    annotations: requestId === undefined ? entry : { ...entry, request_id: requestId },
+    spans: {},
+    fiberId: `#${fiber.id}`
+  })
+}
 
 const layerJsonLogging = Layer.unwrap(
   Effect.map(
