@@ -1,4 +1,4 @@
-import type { GatehouseConfig } from "@gatehouse-edge/core"
+import { type GatehouseConfig, parsePrefix, prefixContains } from "@gatehouse-edge/core"
 import type { VersionInfo } from "@gatehouse-edge/core/domain"
 import { layerHttpApp, layerNodeHttpServer, ServerDescription, WebSocketPolicy } from "@gatehouse-edge/transport-http"
 import { Effect, Layer } from "effect"
@@ -30,9 +30,15 @@ export const layerHttp = (config: GatehouseConfig, version: VersionInfo) => {
     publicOrigin: config.http.publicUrl,
     secureCookies: config.http.secureCookies
   })
+  const proxies = config.http.trustedProxies.flatMap((text) => {
+    const prefix = parsePrefix(text)
+    return prefix === undefined ? [] : [prefix]
+  })
   const limits = {
     maxBodyBytes: config.http.maxBodyBytes,
-    maxConcurrentRequestsPerClient: config.http.maxRequestsPerClient
+    maxConcurrentRequestsPerClient: config.http.maxRequestsPerClient,
+    trustedProxy:
+      proxies.length === 0 ? undefined : (address: string) => proxies.some((prefix) => prefixContains(prefix, address))
   }
   return Layer.mergeAll(layerHttpApp(limits), announce).pipe(
     Layer.provideMerge(layerNodeHttpServer({ host: config.http.host, port: config.http.port })),

@@ -240,6 +240,41 @@ describe("signing in with a local user", () => {
   )
 })
 
+describe("the client's address behind a reverse proxy", () => {
+  it.live("X-Forwarded-For names the client only when the peer is a trusted proxy", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const users = yield* configYaml
+        const attempts = (server: TestServer, forwardedFor: string) =>
+          Effect.forEach(
+            Array.from({ length: 12 }, (_, i) => i),
+            (i) =>
+              Effect.map(
+                login(server, `nobody-${forwardedFor}-${i}`, "wrong", { "x-forwarded-for": forwardedFor }),
+                (reply) => reply.status
+              )
+          )
+        // Trusted: each forwarded client has its own allowance (10 attempts in a burst).
+        const proxied = yield* startTestServer({ configYaml: `${users}http: { trusted_proxies: [127.0.0.1] }\n` })
+        const first = yield* attempts(proxied, "203.0.113.5")
+        assert.deepStrictEqual(first.slice(10), [429, 429], "the forwarded client used its allowance")
+        const other = yield* attempts(proxied, "198.51.100.7, 127.0.0.1")
+        assert.strictEqual(other[0], 401, "another forwarded client (through a second trusted hop) is not limited")
+        const alice = yield* signIn(proxied, "alice", "alice-password")
+        assert.isString(alice.session)
+        const sessions = yield* request(`${proxied.baseUrl}/sessions`, { key: proxied.apiKey })
+        assert.strictEqual(sessions.json[0].address, "127.0.0.1", "no X-Forwarded-For: the proxy itself")
+        // Not trusted: the header is the client's own word, and ignored.
+        const direct = yield* serverWithUsers()
+        const spoofed = yield* attempts(direct, "203.0.113.5")
+        assert.deepStrictEqual(spoofed.slice(10), [429, 429])
+        const again = yield* attempts(direct, "198.51.100.9")
+        assert.strictEqual(again[0], 429, "a new X-Forwarded-For does not buy a new allowance")
+      })
+    )
+  )
+})
+
 describe("session cookies", () => {
   it.live("a forged, revoked or expired cookie gets 401; logout ends the session and clears the cookies", () =>
     Effect.scoped(

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { GoDuration } from "../yaml/GoDuration.js"
 import {
+  AddressOrPrefixValue,
   ByteSizeValue,
   HostNameValue,
   ListenAddressValue,
@@ -34,6 +35,9 @@ const HttpSection = Schema.Struct({
   ),
   max_body: opt(ByteSizeValue),
   allowed_hosts: opt(Schema.Array(HostNameValue)),
+  // Reverse proxies whose X-Forwarded-For is believed: behind one, every client would otherwise share its address
+  // (per-client limits, sign-in throttling, session listings).
+  trusted_proxies: opt(Schema.Array(AddressOrPrefixValue)),
   limits: opt(HttpLimits)
 })
 

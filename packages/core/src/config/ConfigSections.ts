@@ -28,6 +28,11 @@ export interface HttpConfig {
   readonly publicUrl: string | undefined
   /** Whether cookies are `Secure`: the public URL is https. */
   readonly secureCookies: boolean
+  /**
+   * Reverse proxies (CIDR prefixes; a plain address is a /32 or /128) whose `X-Forwarded-For` names the client.
+   * Empty: the client is the socket's peer.
+   */
+  readonly trustedProxies: ReadonlyArray<string>
 }
 
 /** `grpc`: the gRPC listener, and an optional unix socket without authentication. */

@@ -96,6 +96,15 @@ export const PrefixValue = (family: 4 | 6) =>
     )
   )
 
+/** An address or a CIDR prefix of either family (`10.0.0.5`, `10.0.0.0/8`, `fd00::/8`). */
+export const AddressOrPrefixValue = Schema.String.check(
+  Schema.makeFilter((text: string) =>
+    isIP(text) !== 0 || isPrefix(text, 4) || isPrefix(text, 6)
+      ? undefined
+      : `expected an IP address or a prefix such as 10.0.0.0/8, got ${JSON.stringify(text)}`
+  )
+)
+
 /**
  * A host name a client may use to reach the server (`Host` header, the host of `Origin`): a DNS name or an IP
  * address, IPv6 without brackets. Core's `hostProblem` is the same check for route targets.

@@ -142,7 +142,10 @@ export const resolveConfig = (
       maxStreamsPerClient: file.http?.limits?.streams_per_client ?? ConfigDefaults.maxStreamsPerClient,
       maxStreams: file.http?.limits?.streams ?? ConfigDefaults.maxStreams,
       publicUrl: file.http?.public_url?.replace(/\/$/, ""),
-      secureCookies: file.http?.public_url?.startsWith("https://") ?? false
+      secureCookies: file.http?.public_url?.startsWith("https://") ?? false,
+      trustedProxies: (file.http?.trusted_proxies ?? []).map((entry) =>
+        entry.includes("/") ? entry : `${entry}/${entry.includes(":") ? 128 : 32}`
+      )
     },
     grpc: {
       host: grpc.host,

@@ -27,7 +27,8 @@ describe("loadConfig", () => {
       maxStreamsPerClient: 1000,
       maxStreams: 4000,
       publicUrl: undefined,
-      secureCookies: false
+      secureCookies: false,
+      trustedProxies: []
     })
     assert.strictEqual(config.grpc.port, 50443)
     assert.strictEqual(config.dataDir, "/srv/app/data")
@@ -160,6 +161,9 @@ events: { history: 500 }
     assert.isTrue(oidc.http.secureCookies)
     assert.include(oidc.http.allowedHosts, "gate.example.com", "the proxy passes the public name as Host")
     assert.strictEqual(oidc.auth.oidc?.defaultRole, "viewer", "with a role mapping, unmapped users only read")
+    const proxied = configOf(load("http: { trusted_proxies: [127.0.0.1, 10.0.0.0/8, fd00::1] }\n"))
+    assert.deepStrictEqual(proxied.http.trustedProxies, ["127.0.0.1/32", "10.0.0.0/8", "fd00::1/128"])
+    assert.include(issuesOf(load("http: { trusted_proxies: [proxy.lan] }\n"))[0]!, "http.trusted_proxies.0")
     const issues = issuesOf(
       load(
         "http: { public_url: https://gate.example.com/app }\nauth: { users: [{ name: a, role: boss, password_hash: x }] }\n"

@@ -1,8 +1,45 @@
+import { isIP } from "node:net"
 import { Option } from "effect"
 import type { HttpServerRequest } from "effect/http"
 
-/** The client's address as one key per machine: an IPv4-mapped IPv6 address counts as its IPv4 address. */
-export const clientAddressOf = (request: HttpServerRequest.HttpServerRequest): string => {
-  const address = Option.getOrElse(request.remoteAddress, () => "unknown")
-  return address.startsWith("::ffff:") ? address.slice("::ffff:".length) : address
+/** Whether an address is one of the reverse proxies whose `X-Forwarded-For` is believed. */
+export type TrustedProxy = (address: string) => boolean
+
+// An IPv4-mapped IPv6 address counts as its IPv4 address: one key per machine.
+const normalized = (address: string) => (address.startsWith("::ffff:") ? address.slice("::ffff:".length) : address)
+
+const socketAddressOf = (request: HttpServerRequest.HttpServerRequest) =>
+  normalized(Option.getOrElse(request.remoteAddress, () => "unknown"))
+
+// Decided once per request by the outermost middleware, read by everything after it (limits, sign-in, logs).
+const decided = new WeakMap<object, string>()
+
+/**
+ * Decides who the client of a request is and remembers it for {@link clientAddressOf}: the socket's peer, unless
+ * that peer is a trusted proxy; then `X-Forwarded-For` is read from the right — each hop a trusted proxy appended —
+ * and the first address that is not a trusted proxy is the client. A hop that is not an address ends the walk at
+ * the last trusted one (a client can write anything to the left of what its proxy appended, never to the right).
+ */
+export const decideClientAddress = (
+  request: HttpServerRequest.HttpServerRequest,
+  trusted: TrustedProxy | undefined
+): string => {
+  let client = socketAddressOf(request)
+  if (trusted !== undefined && trusted(client)) {
+    const header = request.headers["x-forwarded-for"]
+    const hops = header === undefined ? [] : header.split(",").map((hop) => normalized(hop.trim()))
+    for (let i = hops.length - 1; i >= 0; i--) {
+      const hop = hops[i]!
+      if (isIP(hop) === 0) break
+      client = hop
+      if (!trusted(hop)) break
+    }
+  }
+  if (typeof request.source === "object" && request.source !== null) decided.set(request.source, client)
+  return client
 }
+
+/** The client's address as decided for this request (see {@link decideClientAddress}), else the socket's peer. */
+export const clientAddressOf = (request: HttpServerRequest.HttpServerRequest): string =>
+  (typeof request.source === "object" && request.source !== null ? decided.get(request.source) : undefined) ??
+  socketAddressOf(request)
