@@ -133,10 +133,14 @@ const gatehouse = await startGatehouse({
   health: false,
   mode: "dist",
   portBase: 0,
-  nodeArgs: profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--cpu-prof-name=auth-requests.cpuprofile"] : [],
+  nodeArgs: [
+    ...(profiling ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--cpu-prof-name=auth-requests.cpuprofile"] : []),
+    // A module the server loads first (e.g. one that times every SQLite statement), for investigations.
+    ...(process.env.BENCH_NODE_IMPORT === undefined ? [] : ["--import", process.env.BENCH_NODE_IMPORT])
+  ],
   env: {
     GATEHOUSE_GRPC_ADDR: `127.0.0.1:${grpcPort}`,
-    GATEHOUSE_AUTH_REQUESTS_MAX_PENDING: String(waiterCount * 2),
+    GATEHOUSE_AUTH_REQUESTS_MAX_PENDING: String(Math.max(1024, waiterCount * 2)),
     GATEHOUSE_AUTH_REQUESTS_TTL: "1h",
     // The access log is per HTTP request; the gRPC calls are measured, not logged, in both servers.
     GATEHOUSE_LOG_LEVEL: "warn"

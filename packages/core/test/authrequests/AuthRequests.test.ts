@@ -282,13 +282,14 @@ describe("AuthRequests", () => {
       const service = yield* AuthRequests
       const old = yield* service.create(sshCheck)
       yield* service.approve(old.auth_id, "x")
-      yield* TestClock.adjust("50 minutes")
+      yield* TestClock.adjust("70 minutes")
       const recent = yield* service.create(sshCheck)
       yield* service.reject(recent.auth_id, "x")
       assert.strictEqual((yield* service.list({})).length, 2)
-      // The sweeper runs at least hourly; within 61 minutes it has run after the first verdict passed its retention
-      // (and, deleting only what was decided before now - 1 h, not yet after the second one's).
-      yield* TestClock.adjust("61 minutes")
+      // The sweeper runs at least hourly (it is not woken by a new request that expires after its next run): by
+      // 2 h 1 min it has run after the first verdict passed its retention (1 h), and deleting only what was
+      // decided before now - 1 h, it cannot have deleted the second one (decided at 1 h 10 min).
+      yield* TestClock.adjust("51 minutes")
       const left = yield* eventually(service.list({}), (list) => list.length < 2)
       assert.deepStrictEqual(
         left.map((r) => r.auth_id),
