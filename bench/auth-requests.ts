@@ -200,9 +200,13 @@ try {
       for (const client of [target, bare]) client.close()
       await gatehouse.stop() // the graceful exit writes the profile
       const file = path.join(profileDir, "auth-requests.cpuprofile")
-      console.log(`\nCPU profile of the server during the measured rounds (${fmt(profileMs / 1000, 1)} s): ${file}`)
       // The rounds on the bare server fall in between: the window covers them, and they show as idle time.
-      summarizeProfile(file, { fromMs: profileFrom, toMs: profileFrom + profileMs * 2 + 5000, print: true })
+      const window = { fromMs: profileFrom, toMs: profileFrom + profileMs * 2 + 5000 }
+      console.log(
+        `\nCPU profile of the server during the measured rounds (${fmt(profileMs / 1000, 1)} s; ` +
+          `${Math.round(window.fromMs)}–${Math.round(window.toMs)} ms of the profile): ${file}`
+      )
+      summarizeProfile(file, { ...window, print: true })
     }
   } else await waiters(target, bare, gh, base, ratios, ghRounds, baseRounds)
 } finally {
