@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Option } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import type { AuthRequestFilter, AuthRequestKind, AuthRequestState, RegisterMethod } from "../domain/AuthRequest.js"
 
 /** An auth request as stored; times are epoch milliseconds. */
@@ -78,13 +78,12 @@ const toNode = (row: Record<string, unknown>): NodeRecord =>
 /**
  * The `auth_requests`, `auth_users` and `auth_nodes` tables. State changes are conditional updates
  * (`... WHERE state = 'pending' RETURNING *`), so of two writers racing on one request exactly one wins, in
- * SQLite and in PostgreSQL alike. Storage failures are defects: the store is local and its schema is ours.
+ * SQLite and in PostgreSQL alike. Every write runs inside the event bus's transaction (`Events.transaction`),
+ * with the events that record it. Storage failures are defects: the store is local and its schema is ours.
  */
 export class AuthRequestRepository extends Context.Service<
   AuthRequestRepository,
   {
-    /** Runs `effect` in one transaction (nested calls are savepoints). */
-    readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
     readonly insertRequest: (request: RequestRecord) => Effect.Effect<void>
     readonly findRequest: (authId: string) => Effect.Effect<Option.Option<RequestRecord>>
     /** Newest first. */
@@ -156,12 +155,6 @@ export class AuthRequestRepository extends Context.Service<
         )
 
       return AuthRequestRepository.of({
-        transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-          sql
-            .withTransaction(effect)
-            .pipe(
-              Effect.catchIf((error): error is SqlError.SqlError => error instanceof SqlError.SqlError, Effect.die)
-            ) as Effect.Effect<A, E, R>,
         // insertRequest, findRequest, decide, countPending and expireOldest run in the writer's batches, on every
         // create and verdict of a busy server (bench/auth-requests.ts): chained rather than `Effect.fn`, whose
         // span and generator cost about as much as the statement; each statement keeps effect/sql's own span.

@@ -33,6 +33,8 @@ export interface AuthRequestWriter {
 interface Submitted {
   readonly change: Change<unknown, unknown>
   readonly resume: (answer: Exit.Exit<unknown, unknown>) => void
+  /** The caller went away (e.g. a cancelled call) before the writer took the change: it is not written. */
+  cancelled: boolean
 }
 
 // At most this many changes a transaction, then the event loop runs before the next: the answers of one batch are
@@ -88,14 +90,21 @@ export const makeAuthRequestWriter = (
 
     yield* Effect.forkScoped(
       Effect.forever(
-        Effect.flatMap(Queue.takeBetween(queue, 1, maxBatch), (batch) => Effect.andThen(run(batch), Effect.yieldNow))
+        Effect.flatMap(Queue.takeBetween(queue, 1, maxBatch), (taken) => {
+          const batch = taken.filter((submitted) => !submitted.cancelled)
+          return Effect.andThen(batch.length === 0 ? Effect.void : run(batch), Effect.yieldNow)
+        })
       ).pipe(
         Effect.ensuring(
-          // Closing: changes still queued were never written; their callers are interrupted, not left waiting.
+          // Closing: changes still queued were never written; their callers are interrupted, not left waiting,
+          // and so is anyone submitting after.
           Effect.flatMap(Queue.clear(queue), (left) =>
-            Effect.sync(() => {
-              for (const submitted of left) submitted.resume(Exit.failCause(Cause.interrupt()))
-            })
+            Effect.andThen(
+              Effect.sync(() => {
+                for (const submitted of left) submitted.resume(Exit.failCause(Cause.interrupt()))
+              }),
+              Queue.shutdown(queue)
+            )
           )
         )
       )
@@ -104,9 +113,15 @@ export const makeAuthRequestWriter = (
     return {
       submit: <A, E>(change: Change<A, E>) =>
         Effect.callback<A, E>((resume) => {
-          Queue.offerUnsafe(queue, {
+          const submitted: Submitted = {
             change: change as Change<unknown, unknown>,
-            resume: (answer) => resume(answer as Exit.Exit<A, E>)
+            resume: (answer) => resume(answer as Exit.Exit<A, E>),
+            cancelled: false
+          }
+          if (!Queue.offerUnsafe(queue, submitted)) return resume(Effect.interrupt)
+          // Interrupted while waiting: dropped if not yet taken; once taken, it is written and the answer unused.
+          return Effect.sync(() => {
+            submitted.cancelled = true
           })
         })
     }

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Cause, Data, Effect, Exit, Option, Queue } from "effect"
+import { Cause, Data, Effect, Exit, Fiber, Option, Queue } from "effect"
 import { type AuthRequestWaiters, makeAuthRequestWaiters } from "../../src/authrequests/AuthRequestWaiters.js"
 import { type Change, makeAuthRequestWriter } from "../../src/authrequests/AuthRequestWriter.js"
 import type { AuthRequest } from "../../src/domain/AuthRequest.js"
@@ -98,6 +98,17 @@ describe("AuthRequestWriter (group commit)", () => {
       )
       assert.deepStrictEqual(yield* things, ["a", "b", "c"])
       assert.deepStrictEqual(actions(yield* bus.history({})), ["a", "b", "c"])
+    })
+  )
+
+  it.effect("a caller interrupted before the writer takes its change: the change is not written", () =>
+    Effect.gen(function* () {
+      const { writer, things, adds } = yield* writerOnStore()
+      // Queued, then interrupted before the writer (woken by the scheduler) has run.
+      const fiber = yield* Effect.forkChild(writer.submit(adds("dropped")), { startImmediately: true })
+      yield* Fiber.interrupt(fiber)
+      assert.strictEqual(yield* writer.submit(adds("kept")), "kept")
+      assert.deepStrictEqual(yield* things, ["kept"])
     })
   )
 
