@@ -236,8 +236,8 @@ const make = (config: AuthRequestsConfig) =>
           yield* checkAuthId(authId)
           // Listen before reading, so a change between the read and the first wait is never missed.
           const changes = yield* waiters.register(authId)
-          const [current] = yield* render([yield* find(authId)])
-          return Stream.concat(Stream.succeed(current!), Stream.fromQueue(changes)).pipe(
+          const current = yield* renderOne(yield* find(authId))
+          return Stream.concat(Stream.succeed(current), Stream.fromQueue(changes)).pipe(
             Stream.changesWith((a, b) => a.state === b.state),
             Stream.takeUntil((request) => isFinalState(request.state))
           )
