@@ -3,7 +3,7 @@
  * server, as production runs it), then runs every benchmark one after the other, each in its own process. Each
  * one's output is also saved to bench/results/<name>.txt; the server benchmarks write bench/results/<name>.json too.
  *
- *   npm run bench [-- --only=route-validation,http-health,http-stack,sign-in,memory,auth-requests,validation-latency,uptime,hypervisor,docker] [--no-build] [--quick]
+ *   npm run bench [-- --only=route-validation,http-health,http-stack,sign-in,memory,auth-requests,auth-core,validation-latency,uptime,hypervisor,docker] [--no-build] [--quick]
  *
  * --quick runs every benchmark briefly (a smoke test of the scripts; its numbers are not worth reporting).
  */
@@ -31,6 +31,11 @@ const benchmarks = {
   "auth-requests": {
     args: ["bench/auth-requests.ts"],
     quick: ["--rounds=1", "--duration=2", "--warmup=1", "--waiters=500"]
+  },
+  // The auth-request core alone, in-process, from the sources.
+  "auth-core": {
+    args: ["--conditions=@gatehouse-edge/source", "bench/auth-core.ts"],
+    quick: ["--rounds=1", "--duration=1"]
   },
   "validation-latency": {
     args: ["bench/validation-latency.ts"],

@@ -135,4 +135,59 @@ describe("auth requests in the running server", () => {
       }).pipe(Effect.scoped),
     120_000
   )
+
+  it.live(
+    "SIGKILL under concurrent creates and approvals (group commits) loses no acknowledged change or event",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir("gatehouse-auth-kill-load-")
+        const data = path.join(dir, "data")
+        const first = yield* spawnServer(["--data", data, "--http", "127.0.0.1:0"], { cwd: dir })
+        const client = yield* clientFor(first.grpcAddress, data)
+        // What the server acknowledged before it died: created ids, and the ids whose approval was answered.
+        const created: Array<string> = []
+        const approved: Array<string> = []
+        const loop = Effect.forever(
+          Effect.gen(function* () {
+            const request = yield* client.create(sshCheck)
+            created.push(request.auth_id)
+            yield* client.approve(request.auth_id)
+            approved.push(request.auth_id)
+          })
+        )
+        const loops = yield* Effect.forkChild(
+          Effect.ignore(
+            Effect.all(
+              Array.from({ length: 16 }, () => loop),
+              { concurrency: "unbounded" }
+            )
+          )
+        )
+        // Killed in the middle of the load: once enough has been acknowledged, with calls still in flight.
+        while (approved.length < 120) yield* Effect.sleep("10 millis")
+        first.child.kill("SIGKILL")
+        yield* Effect.promise(() => first.exited)
+        yield* Fiber.join(loops)
+        const acknowledged = { created: [...created], approved: [...approved] }
+
+        const second = yield* spawnServer(["--data", data, "--http", "127.0.0.1:0"], { cwd: dir })
+        const after = yield* clientFor(second.grpcAddress, data)
+        const states = new Map((yield* after.list({})).map((r) => [r.auth_id, r.state]))
+        for (const id of acknowledged.created) assert.isTrue(states.has(id), `created ${id} was lost`)
+        for (const id of acknowledged.approved) assert.strictEqual(states.get(id), "approved", `approval of ${id}`)
+        // Every stored state change has its event, in order: created, then approved for the approved ones.
+        const history = yield* Effect.promise(() =>
+          fetch(`${second.baseUrl}/events?category=auth_request&limit=1000`, {
+            headers: { authorization: `Bearer ${fs.readFileSync(path.join(data, "admin.key"), "utf8").trim()}` }
+          }).then((r) => r.json() as Promise<Array<{ action: string; data: { auth_id: string } }>>)
+        )
+        assert.isBelow(history.length, 1000, "the whole history (the cap is 1,000 events)")
+        const actionsOf = (id: string) => history.filter((e) => e.data.auth_id === id).map((e) => e.action)
+        for (const [id, state] of states) {
+          assert.deepStrictEqual(actionsOf(id), state === "approved" ? ["created", "approved"] : ["created"], id)
+        }
+        yield* second.stop()
+      }).pipe(Effect.scoped),
+    120_000
+  )
 })

@@ -17,10 +17,8 @@ export const bearerAuthenticator: CallAuthenticator = (metadata) => {
     return Effect.fail(new Unauthenticated({ message: "missing API key: send authorization: Bearer <key> metadata" }))
   }
   const key = Redacted.make(match[1]!)
-  return Effect.gen(function* () {
-    const authentication = yield* Authentication
-    return yield* authentication.authenticate({ _tag: "ApiKey", key })
-  })
+  // Every call on the TCP listener: chained, not a generator (see Authentication.authenticate).
+  return Authentication.use((authentication) => authentication.authenticate({ _tag: "ApiKey", key }))
 }
 
 /** The principal of a call on the local unix socket: whoever can open it (mode 0770) is trusted. */

@@ -40,20 +40,26 @@ const checkText = (field: string, value: string) =>
     ? Effect.void
     : invalid(field, value === "" ? "is required" : "must be 1-255 printable characters on one line")
 
-/** Checks what creating a request carries: every field present, printable, bounded. */
-export const checkNewAuthRequest = (input: NewAuthRequest): Effect.Effect<NewAuthRequest, InvalidArgument> =>
-  Effect.gen(function* () {
-    if (input.kind === "registration") {
-      yield* checkText("registration.machine_key", input.registration.machine_key)
-      yield* checkText("registration.node_key", input.registration.node_key)
-      yield* checkText("registration.hostname", input.registration.hostname)
-    } else {
-      yield* checkText("ssh_check.src", input.ssh_check.src)
-      yield* checkText("ssh_check.dst", input.ssh_check.dst)
-      yield* checkText("ssh_check.local_user", input.ssh_check.local_user)
-    }
-    return input
-  })
+/**
+ * Checks what creating a request carries: every field present, printable, bounded. On every create: chained, not
+ * a generator.
+ */
+export const checkNewAuthRequest = (input: NewAuthRequest): Effect.Effect<NewAuthRequest, InvalidArgument> => {
+  const fields: ReadonlyArray<readonly [string, string]> =
+    input.kind === "registration"
+      ? [
+          ["registration.machine_key", input.registration.machine_key],
+          ["registration.node_key", input.registration.node_key],
+          ["registration.hostname", input.registration.hostname]
+        ]
+      : [
+          ["ssh_check.src", input.ssh_check.src],
+          ["ssh_check.dst", input.ssh_check.dst],
+          ["ssh_check.local_user", input.ssh_check.local_user]
+        ]
+  const bad = fields.find(([, value]) => !SAFE_TEXT.test(value))
+  return bad === undefined ? Effect.succeed(input) : Effect.andThen(checkText(bad[0], bad[1]), Effect.succeed(input))
+}
 
 /** Checks a new user: a valid name; display name and e-mail optional, printable, bounded. */
 export const checkNewUser = (

@@ -23,11 +23,13 @@ import { AuthRequestEvents } from "../domain/AuthRequestEvents.js"
 import type { InvalidArgument } from "../domain/CommonErrors.js"
 import { Events } from "../events/Events.js"
 import { randomBytesPooled } from "../util/RandomPool.js"
+import { create as createChange, decide, eventOf, refusal, renderPlain } from "./AuthRequestChanges.js"
 import { checkAuthId, checkNewAuthRequest, checkNewUser, checkUserName } from "./AuthRequestInput.js"
 import { givenNameFor, renderNode, renderRequest, renderUser } from "./AuthRequestRendering.js"
-import { AuthRequestRepository, type NodeRecord, type RequestRecord } from "./AuthRequestRepository.js"
-import { AuthRequests } from "./AuthRequests.js"
+import { AuthRequestRepository, type NodeRecord, type RequestRecord, type UserRecord } from "./AuthRequestRepository.js"
+import { AuthRequests, type VerdictError } from "./AuthRequests.js"
 import { makeAuthRequestWaiters } from "./AuthRequestWaiters.js"
+import { makeAuthRequestWriter } from "./AuthRequestWriter.js"
 import { firstFreeAddress, parsePrefix } from "./IpPrefix.js"
 
 /** The embedded defaults of `auth_requests` (SPEC §13). */
@@ -56,7 +58,11 @@ const make = (config: AuthRequestsConfig) =>
     const repository = yield* AuthRequestRepository
     const events = yield* Events
     const waiters = makeAuthRequestWaiters()
+    const writer = yield* makeAuthRequestWriter(events, waiters)
     const wakeSweeper = yield* Queue.sliding<void>(1)
+    // When the sweeper means to wake next: a new request expiring sooner wakes it. Infinity while it is awake
+    // (or before its first plan), so a request committed meanwhile always wakes it again.
+    let sweeperWakesAt = Number.POSITIVE_INFINITY
     const ipv4 = parsePrefix(config.ipv4Prefix)
     const ipv6 = parsePrefix(config.ipv6Prefix)
     if (ipv4 === undefined || ipv6 === undefined) {
@@ -71,30 +77,12 @@ const make = (config: AuthRequestsConfig) =>
       ])
       return records.map((record) => renderRequest(record, users, nodes))
     })
-    const renderOne = (record: RequestRecord) => render([record]).pipe(Effect.map((list) => list[0]!))
 
-    /** After a change is committed: record it in the shared history and wake the request's watchers. */
-    const announce = Effect.fn("AuthRequests.announce")(function* (
-      changed: ReadonlyArray<RequestRecord>,
-      reason: "ttl" | "pending_cap" | undefined
-    ) {
-      for (const request of yield* render(changed)) {
-        const data = {
-          auth_id: request.auth_id,
-          kind: request.kind,
-          ...(request.decided_by === undefined ? {} : { decided_by: request.decided_by }),
-          ...(request.user === undefined ? {} : { user: request.user.name })
-        }
-        if (request.state === "approved") yield* events.publish(AuthRequestEvents.approved(data))
-        else if (request.state === "rejected") yield* events.publish(AuthRequestEvents.rejected(data))
-        else if (request.state === "expired") {
-          yield* events.publish(
-            AuthRequestEvents.expired({ auth_id: request.auth_id, kind: request.kind, reason: reason ?? "ttl" })
-          )
-        } else if (request.state === "pending") yield* events.publish(AuthRequestEvents.created(data))
-        waiters.notify(request)
-      }
-    })
+    /** A rendered request: without a lookup when it has no user or node (all but registered ones). */
+    const renderOne = (record: RequestRecord) =>
+      record.user_id === null && record.node_id === null
+        ? Effect.succeed(renderPlain(record))
+        : render([record]).pipe(Effect.map((list) => list[0]!))
 
     const find = (authId: string) =>
       repository.findRequest(authId).pipe(
@@ -106,36 +94,17 @@ const make = (config: AuthRequestsConfig) =>
         )
       )
 
-    /**
-     * Why a request cannot move to `target` at `now`: none while it is pending and in time, or when it already
-     * has that state (the same verdict again is fine).
-     */
-    const refusal = (record: RequestRecord, target: RequestRecord["state"], now: number) => {
-      if (record.state === target) return undefined
-      if (record.state === "pending" && record.expires_at > now) return undefined
-      if (record.state === "expired" || record.state === "pending") {
-        return new AuthRequestExpired({ auth_id: record.auth_id })
-      }
-      return new AuthRequestAlreadyDecided({ auth_id: record.auth_id, state: record.state })
+    // create, approve and reject run on every request of a busy server (bench/auth-requests.ts): each is one
+    // span around a change the writer commits with others, chained rather than generators.
+    const verdict = (to: "approved" | "rejected") => {
+      const name = `AuthRequests.${to === "approved" ? "approve" : "reject"}`
+      return (authId: string, decidedBy: string) =>
+        Effect.withSpan(
+          Effect.flatMap(checkAuthId(authId), () => writer.submit(decide(repository, authId, to, decidedBy))),
+          name,
+          { captureStackTrace: false }
+        )
     }
-
-    const verdict = (to: "approved" | "rejected") =>
-      Effect.fn(`AuthRequests.${to === "approved" ? "approve" : "reject"}`)(function* (
-        authId: string,
-        decidedBy: string
-      ) {
-        yield* checkAuthId(authId)
-        const at = yield* Clock.currentTimeMillis
-        const changed = yield* repository.decide({ authId, to, at, by: decidedBy })
-        if (Option.isSome(changed)) {
-          yield* announce([changed.value], undefined)
-          return yield* renderOne(changed.value)
-        }
-        // Not changed: decided before (the same verdict is fine), or past its time when the update ran.
-        const current = yield* find(authId)
-        if (current.state === to) return yield* renderOne(current)
-        return yield* refusal(current, to, at) ?? new AuthRequestExpired({ auth_id: authId })
-      })
 
     const allocate = Effect.fn("AuthRequests.allocate")(function* (hostname: string) {
       const used = yield* repository.nodeNamesAndAddresses
@@ -153,7 +122,12 @@ const make = (config: AuthRequestsConfig) =>
     ) {
       yield* checkAuthId(authId)
       yield* checkUserName(userName)
-      const outcome = yield* repository.transaction(
+      // The node, the verdict and its event commit together.
+      const outcome = yield* events.transaction<
+        { readonly changed: RequestRecord | undefined; readonly node: NodeRecord; readonly user: UserRecord },
+        VerdictError | UserNotFound | AddressPoolExhausted,
+        never
+      >(
         Effect.gen(function* () {
           const at = yield* Clock.currentTimeMillis
           const request = yield* find(authId)
@@ -176,7 +150,10 @@ const make = (config: AuthRequestsConfig) =>
               return yield* new AuthRequestAlreadyDecided({ auth_id: authId, state: request.state })
             }
             const nodes = yield* repository.nodesById([request.node_id])
-            return { changed: undefined, node: nodes.get(request.node_id)!, user, reauthorised: false }
+            return {
+              value: { changed: undefined, node: nodes.get(request.node_id)!, user },
+              events: []
+            }
           }
           const existing = yield* repository.findNodeByMachineKey(request.machine_key ?? "")
           let node: NodeRecord
@@ -220,60 +197,38 @@ const make = (config: AuthRequestsConfig) =>
             const current = yield* find(authId)
             return yield* refusal(current, "registered", at) ?? new AuthRequestExpired({ auth_id: authId })
           }
-          return { changed: changed.value, node, user, reauthorised: Option.isSome(existing) }
+          return {
+            value: { changed: changed.value, node, user },
+            events: [
+              AuthRequestEvents.registered({
+                auth_id: authId,
+                kind: "registration",
+                decided_by: decidedBy,
+                user: user.name,
+                node_id: node.id,
+                ip_addresses: [node.ipv4, node.ipv6].filter((a): a is string => a !== null),
+                reauthorised: Option.isSome(existing)
+              })
+            ]
+          }
         })
       )
-      if (outcome.changed !== undefined) {
-        yield* events.publish(
-          AuthRequestEvents.registered({
-            auth_id: authId,
-            kind: "registration",
-            decided_by: decidedBy,
-            user: outcome.user.name,
-            node_id: outcome.node.id,
-            ip_addresses: [outcome.node.ipv4, outcome.node.ipv6].filter((a): a is string => a !== null),
-            reauthorised: outcome.reauthorised
-          })
-        )
-        waiters.notify(yield* renderOne(outcome.changed))
-      }
+      if (outcome.changed !== undefined) waiters.notify(yield* renderOne(outcome.changed))
       return renderNode(outcome.node, outcome.user)
     })
 
-    const create = Effect.fn("AuthRequests.create")(function* (input: NewAuthRequest) {
-      yield* checkNewAuthRequest(input)
-      const { record, pushedOut } = yield* repository.transaction(
-        Effect.gen(function* () {
-          const now = yield* Clock.currentTimeMillis
-          const pending = yield* repository.countPending(now)
-          const pushedOut =
-            pending >= config.maxPending ? yield* repository.expireOldest(pending - config.maxPending + 1, now) : []
-          const record: RequestRecord = {
-            auth_id: newAuthId(),
-            kind: input.kind,
-            state: "pending",
-            created_at: now,
-            expires_at: now + config.ttlMs,
-            decided_at: null,
-            decided_by: null,
-            user_id: null,
-            node_id: null,
-            machine_key: input.kind === "registration" ? input.registration.machine_key : null,
-            node_key: input.kind === "registration" ? input.registration.node_key : null,
-            hostname: input.kind === "registration" ? input.registration.hostname : null,
-            src: input.kind === "ssh_check" ? input.ssh_check.src : null,
-            dst: input.kind === "ssh_check" ? input.ssh_check.dst : null,
-            local_user: input.kind === "ssh_check" ? input.ssh_check.local_user : null
-          }
-          yield* repository.insertRequest(record)
-          return { record, pushedOut }
-        })
+    const create = (input: NewAuthRequest) =>
+      Effect.withSpan(
+        Effect.flatMap(checkNewAuthRequest(input), () =>
+          Effect.tap(writer.submit(createChange(repository, config, newAuthId(), input)), (created) =>
+            Effect.sync(() => {
+              if (Date.parse(created.expires_at) < sweeperWakesAt) Queue.offerUnsafe(wakeSweeper, undefined)
+            })
+          )
+        ),
+        "AuthRequests.create",
+        { captureStackTrace: false }
       )
-      yield* announce(pushedOut, "pending_cap")
-      yield* announce([record], undefined)
-      Queue.offerUnsafe(wakeSweeper, undefined)
-      return yield* renderOne(record)
-    })
 
     const watch = (authId: string): Stream.Stream<AuthRequest, AuthRequestNotFound | InvalidArgument> =>
       Stream.unwrap(
@@ -281,8 +236,8 @@ const make = (config: AuthRequestsConfig) =>
           yield* checkAuthId(authId)
           // Listen before reading, so a change between the read and the first wait is never missed.
           const changes = yield* waiters.register(authId)
-          const [current] = yield* render([yield* find(authId)])
-          return Stream.concat(Stream.succeed(current!), Stream.fromQueue(changes)).pipe(
+          const current = yield* renderOne(yield* find(authId))
+          return Stream.concat(Stream.succeed(current), Stream.fromQueue(changes)).pipe(
             Stream.changesWith((a, b) => a.state === b.state),
             Stream.takeUntil((request) => isFinalState(request.state))
           )
@@ -291,17 +246,25 @@ const make = (config: AuthRequestsConfig) =>
 
     const expireAndPrune = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
-      yield* announce(yield* repository.expireDue(now), "ttl")
+      const expired = yield* events.transaction(
+        Effect.map(repository.expireDue(now), (changed) => {
+          const requests = changed.map(renderPlain)
+          return { value: requests, events: requests.map((request) => eventOf(request, "ttl")) }
+        })
+      )
+      for (const request of expired) waiters.notify(request)
       yield* repository.deleteHistoryBefore(now - config.retentionMs)
       return now
     })
     const sweep = Effect.gen(function* () {
+      sweeperWakesAt = Number.POSITIVE_INFINITY
       const now = yield* expireAndPrune
       const next = yield* repository.nextExpiry
       const wait = Option.match(next, {
         onNone: () => maxSweepInterval,
         onSome: (at) => Duration.min(Duration.millis(Math.max(0, at - now)), maxSweepInterval)
       })
+      sweeperWakesAt = now + Duration.toMillis(wait)
       yield* Effect.raceFirst(Effect.sleep(wait), Queue.take(wakeSweeper))
     }).pipe(Effect.withSpan("AuthRequests.sweep"))
     // Requests whose time ran out while the server was down are marked before anyone can read them.
@@ -323,15 +286,18 @@ const make = (config: AuthRequestsConfig) =>
       watch,
       createUser: Effect.fn("AuthRequests.createUser")(function* (input: NewUser) {
         const user = yield* checkNewUser(input)
-        const created = yield* repository.transaction(
+        const created = yield* events.transaction(
           Effect.gen(function* () {
             if (Option.isSome(yield* repository.findUser(user.name))) {
               return yield* new UserAlreadyExists({ name: user.name })
             }
-            return yield* repository.insertUser({ ...user, created_at: yield* Clock.currentTimeMillis })
+            const inserted = yield* repository.insertUser({ ...user, created_at: yield* Clock.currentTimeMillis })
+            return {
+              value: inserted,
+              events: [AuthRequestEvents.userCreated({ name: inserted.name, id: inserted.id })]
+            }
           })
         )
-        yield* events.publish(AuthRequestEvents.userCreated({ name: created.name, id: created.id }))
         return renderUser(created)
       }),
       listUsers: repository.listUsers.pipe(

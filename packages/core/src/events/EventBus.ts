@@ -4,7 +4,7 @@ import type { EventQuery } from "../domain/EventQuery.js"
 import { SubscriberTooSlow } from "../domain/StreamErrors.js"
 import * as EventIds from "./EventIds.js"
 import { EventRepository } from "./EventRepository.js"
-import { Events } from "./Events.js"
+import { Events, type Recorded } from "./Events.js"
 
 /** Tuning of the bus. */
 export interface EventBusOptions {
@@ -28,7 +28,8 @@ interface Subscriber {
 
 /**
  * Builds the bus on the {@link EventRepository}. Publishing is serialised, so ids are strictly increasing and every
- * subscriber sees events in id order; an event is stored before it is delivered. Each subscriber has its own
+ * subscriber sees events in id order; an event is stored (with the state change it describes, when published
+ * through `transaction`) before it is delivered. Each subscriber has its own
  * bounded queue filled without waiting: one that is full is failed with {@link SubscriberTooSlow} and removed,
  * so no subscriber can block or slow the publisher or the others. Closing the scope ends every follow stream.
  */
@@ -50,36 +51,75 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
     })
   )
 
-  const deliver = (event: Event) =>
-    Effect.forEach(
-      subscribers,
-      (s) => {
-        if (s.category !== undefined && s.category !== event.category) return Effect.void
-        if (Queue.offerUnsafe(s.queue, event)) return Effect.void
-        subscribers.delete(s)
-        // Dropped at once, buffered events included: a stuck consumer should not hold them, and it resumes
-        // without a gap by following again with `since` = the last id it got.
-        return Effect.andThen(
-          Effect.ignore(Queue.clear(s.queue)),
-          Queue.fail(s.queue, new SubscriberTooSlow({ buffer_size: s.bufferSize }))
+  // Offers each event to every matching subscriber without waiting; a full subscriber is dropped at once,
+  // buffered events included: a stuck consumer should not hold them, and it resumes without a gap by following
+  // again with `since` = the last id it got.
+  const deliver = (events: ReadonlyArray<Event>) =>
+    Effect.suspend(() => {
+      const dropped: Array<Subscriber> = []
+      for (const event of events) {
+        for (const s of subscribers) {
+          if (s.category !== undefined && s.category !== event.category) continue
+          if (Queue.offerUnsafe(s.queue, event)) continue
+          subscribers.delete(s)
+          dropped.push(s)
+        }
+      }
+      if (dropped.length === 0) return Effect.void
+      return Effect.forEach(
+        dropped,
+        (s) =>
+          Effect.andThen(
+            Effect.ignore(Queue.clear(s.queue)),
+            Queue.fail(s.queue, new SubscriberTooSlow({ buffer_size: s.bufferSize }))
+          ),
+        { discard: true }
+      )
+    })
+
+  const stamp = Effect.fnUntraced(function* (inputs: ReadonlyArray<EventInput>) {
+    const now = yield* Clock.currentTimeMillis
+    const timestamp = DateTime.formatIso(DateTime.makeUnsafe(now))
+    const events: Array<Event> = []
+    for (const input of inputs) {
+      const id = yield* ids.next(now)
+      const data = toJson(input.data ?? {})
+      events.push({ id, timestamp, level: input.level, category: input.category, action: input.action, data } as Event)
+    }
+    return events
+  })
+
+  /**
+   * The change, then its events stamped and stored, in one transaction; then the events delivered. All under the
+   * lock, so ids are assigned, committed and delivered in one order (on PostgreSQL too, whose transactions could
+   * otherwise commit out of id order), and always before the store's connection is taken: no lock-order cycle.
+   * Uninterruptible: a stored event is always delivered, so live subscribers never miss one.
+   */
+  const record = <A, E, R>(change: Effect.Effect<Recorded<A>, E, R>) =>
+    repository
+      .transaction(
+        Effect.flatMap(change, (recorded) =>
+          Effect.flatMap(stamp(recorded.events), (events) =>
+            Effect.as(repository.insert(events, historyCap), [recorded.value, events] as const)
+          )
         )
-      },
-      { discard: true }
-    )
+      )
+      .pipe(
+        Effect.tap(([, events]) => deliver(events)),
+        Effect.uninterruptible,
+        lock.withPermits(1)
+      )
 
   const publish = Effect.fn("Events.publish")(function* (input: EventInput) {
-    return yield* Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      const id = yield* ids.next(now)
-      const timestamp = DateTime.formatIso(DateTime.makeUnsafe(now))
-      const data = yield* toJson(input.data ?? {})
-      const event = { id, timestamp, level: input.level, category: input.category, action: input.action, data } as Event
-      yield* repository.append(event, historyCap)
-      yield* deliver(event)
-      return event
-      // Uninterruptible: a stored event is always delivered, so live subscribers never miss one.
-    }).pipe(Effect.uninterruptible, lock.withPermits(1))
+    const [, events] = yield* record(Effect.succeed({ value: undefined, events: [input] }))
+    return events[0]!
   })
+
+  const transaction = <A, E, R>(change: Effect.Effect<Recorded<A>, E, R>): Effect.Effect<A, E, R> =>
+    record(change).pipe(
+      Effect.map(([value]) => value),
+      Effect.withSpan("Events.transaction")
+    )
 
   const history = Effect.fn("Events.history")(function* (query: EventQuery) {
     return yield* repository.list(query)
@@ -120,7 +160,7 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
     ).pipe(Stream.withSpan("Events.follow"))
 
   const bus: EventBus = {
-    ...Events.of({ publish, history, follow }),
+    ...Events.of({ publish, transaction, history, follow }),
     subscriberCount: Effect.sync(() => subscribers.size)
   }
   return bus
@@ -134,4 +174,4 @@ export const layer = (options?: EventBusOptions): Layer.Layer<Events, never, Eve
  * Live subscribers and the history must see the same `data`: a JSON round trip turns dates into strings and
  * drops `undefined` here rather than only in the stored copy. Non-JSON data (a bigint, a cycle) is a defect.
  */
-const toJson = <A>(data: A) => Effect.sync(() => JSON.parse(JSON.stringify(data)) as A)
+const toJson = <A>(data: A): A => JSON.parse(JSON.stringify(data)) as A

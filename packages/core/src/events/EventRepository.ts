@@ -1,5 +1,5 @@
 import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, SqlError } from "effect/sql"
 import { Event } from "../domain/Event.js"
 import type { EventQuery } from "../domain/EventQuery.js"
 
@@ -30,10 +30,15 @@ const count = (n: number | undefined): number | undefined =>
 export class EventRepository extends Context.Service<
   EventRepository,
   {
+    /** Runs `effect` in one store transaction (a savepoint when one is open); a storage failure is a defect. */
+    readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
     /**
-     * Appends one event and drops the oldest beyond `cap` (`Infinity`: none), in one transaction. Trimming is
-     * batched: between trims up to 1 % more than `cap` (at least one more) stay, never fewer than `cap`.
+     * Stores events (in id order, one statement) and drops the oldest beyond `cap` (`Infinity`: none), in the
+     * caller's transaction: the bus runs it inside {@link transaction}, with the state change the events describe.
+     * Trimming is batched: between trims up to 1 % more than `cap` (at least one more) stay, never fewer than `cap`.
      */
+    readonly insert: (events: ReadonlyArray<Event>, cap: number) => Effect.Effect<void>
+    /** {@link insert} of one event in a transaction of its own. */
     readonly append: (event: Event, cap: number) => Effect.Effect<void>
     /** Events matching the query, oldest first; `limit` keeps the newest. */
     readonly list: (query: EventQuery) => Effect.Effect<ReadonlyArray<Event>>
@@ -47,11 +52,12 @@ export class EventRepository extends Context.Service<
 
       // Trimming walks `keep` index entries to find the boundary: on every append it cost about as much as the
       // insert at a cap of 1,000 (the default) and more at 10,000 (bench/auth-requests.ts). It runs when the cap
-      // changes and then once per `keep / 100` appends: between trims the table holds up to 1 % more than `cap`,
+      // changes and then once per `keep / 100` events: between trims the table holds up to 1 % more than `cap`,
       // never fewer.
       const trimState = { keep: undefined as number | undefined, sinceTrim: 0 }
-      const trimDue = (keep: number) => {
-        if (keep !== trimState.keep || ++trimState.sinceTrim >= Math.max(1, Math.floor(keep / 100))) {
+      const trimDue = (keep: number, added: number) => {
+        trimState.sinceTrim += added
+        if (keep !== trimState.keep || trimState.sinceTrim >= Math.max(1, Math.floor(keep / 100))) {
           trimState.keep = keep
           trimState.sinceTrim = 0
           return true
@@ -59,19 +65,39 @@ export class EventRepository extends Context.Service<
         return false
       }
 
-      const append = Effect.fn("EventRepository.append")(function* (event: Event, cap: number) {
+      const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        sql
+          .withTransaction(effect)
+          .pipe(
+            Effect.catchIf((error): error is SqlError.SqlError => error instanceof SqlError.SqlError, Effect.die)
+          ) as Effect.Effect<A, E, R>
+
+      const rowOf = (event: Event): Record<string, unknown> => ({ ...event, data: JSON.stringify(event.data) })
+      const chunk = 16
+      // On every state change of a busy server (bench/auth-requests.ts), so chained rather than an `Effect.fn`:
+      // the bus's transaction has the span.
+      const insert = (events: ReadonlyArray<Event>, cap: number): Effect.Effect<void> =>
+        Effect.suspend(() => insertNow(events, cap))
+      const insertNow = (events: ReadonlyArray<Event>, cap: number): Effect.Effect<void> => {
+        if (events.length === 0) return Effect.void
         const keep = count(cap)
-        yield* sql
-          .withTransaction(
-            Effect.gen(function* () {
-              yield* sql`INSERT INTO events ${sql.insert({ ...event, data: JSON.stringify(event.data) })}`
-              // Everything up to the newest `keep` goes: the subquery finds the (keep+1)-th newest id, none if short.
-              if (keep !== undefined && trimDue(keep)) {
-                yield* sql`DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ${keep})`
-              }
-            })
+        // Up to `chunk` rows a statement: few statements for a batch, and few distinct texts to prepare and cache.
+        const statements: Array<Effect.Effect<unknown, SqlError.SqlError>> = []
+        for (let i = 0; i < events.length; i += chunk) {
+          const [first, ...rest] = events.slice(i, i + chunk).map(rowOf)
+          statements.push(sql`INSERT INTO events ${sql.insert([first!, ...rest])}`)
+        }
+        // Everything up to the newest `keep` goes: the subquery finds the (keep+1)-th newest id, none if short.
+        if (keep !== undefined && trimDue(keep, events.length)) {
+          statements.push(
+            sql`DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ${keep})`
           )
-          .pipe(Effect.orDie)
+        }
+        return Effect.orDie(Effect.forEach(statements, (statement) => statement, { discard: true }))
+      }
+
+      const append = Effect.fn("EventRepository.append")(function* (event: Event, cap: number) {
+        yield* transaction(insert([event], cap))
       })
 
       const list = Effect.fn("EventRepository.list")(function* (query: EventQuery) {
@@ -89,7 +115,7 @@ export class EventRepository extends Context.Service<
         return rows.map(toEvent).reverse()
       })
 
-      return EventRepository.of({ append, list })
+      return EventRepository.of({ transaction, insert, append, list })
     })
   )
 }

@@ -3,6 +3,12 @@ import type { Event, EventInput } from "../domain/Event.js"
 import type { EventQuery } from "../domain/EventQuery.js"
 import type { SubscriberTooSlow } from "../domain/StreamErrors.js"
 
+/** A state change's result and the events that describe it, in order (see `Events.transaction`). */
+export interface Recorded<A> {
+  readonly value: A
+  readonly events: ReadonlyArray<EventInput>
+}
+
 /**
  * The event bus: producers publish (with a kind's constructor, e.g. `HealthEvents.down(...)`), the history is
  * durable and capped, consumers read the history or follow it live. The real one is `EventBus.layer`.
@@ -12,6 +18,13 @@ export class Events extends Context.Service<
   {
     /** Assigns a UUIDv7 id and a timestamp, stores the event, then delivers it to live subscribers. */
     readonly publish: (input: EventInput) => Effect.Effect<Event>
+    /**
+     * Runs a state change and stores the events it returns in one store transaction: both are stored, or
+     * neither; the events are then delivered to live subscribers, in id order. The change's repository must be on
+     * the bus's store (the same `SqlClient`) to share the transaction. The bus is held meanwhile, so `change`
+     * must not publish (it would wait for itself).
+     */
+    readonly transaction: <A, E, R>(change: Effect.Effect<Recorded<A>, E, R>) => Effect.Effect<A, E, R>
     /** Stored events matching the query, oldest first (newest last). */
     readonly history: (query: EventQuery) => Effect.Effect<ReadonlyArray<Event>>
     /**

@@ -168,6 +168,9 @@ export const make = (
     return yield* SqlClient.make({
       ...acquirers,
       compiler: Statement.makeCompilerSqlite(),
+      // SQLite prepares BEGIN, COMMIT, ROLLBACK and savepoints like any statement: kept in the statement cache
+      // rather than parsed again for every transaction (two prepares a transaction, ~5 µs each).
+      prepareTransactionControls: true,
       driver: "sqlite-better",
       spanAttributes: [["db.system.name", "sqlite"]]
     })

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto"
 import * as path from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Redacted, Stream } from "effect"
+import { Effect, Exit, Layer, Redacted, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import type { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
@@ -95,5 +95,47 @@ describe("AuthRequests across a restart", () => {
       const store = PostgresStore.layer({ url, schema })
       assert.deepStrictEqual(yield* restartScenario(store, 1_500, Effect.sleep("1600 millis")), expected)
     }).pipe(Effect.scoped)
+  )
+})
+
+describe("AuthRequests on PostgreSQL", () => {
+  const pg = requireEnv("GATEHOUSE_TEST_PG_URL")
+  // The group commit on PostgreSQL: its transactions take a pooled connection, where SQLite's hold its only one.
+  it.live.skipIf(pg.skip)(
+    "concurrent creates and opposite verdicts: exactly one verdict wins each, history in order",
+    () =>
+      Effect.gen(function* () {
+        const url = Redacted.make(pg.skip ? "" : pg.value)
+        const schema = `gatehouse_test_${randomBytes(6).toString("hex")}`
+        const admin = yield* Effect.orDie(PgClient.make({ url }).pipe(Effect.provide(Reactivity.layer)))
+        yield* Effect.acquireRelease(Effect.orDie(admin`CREATE SCHEMA ${admin(schema)}`), () =>
+          Effect.orDie(admin`DROP SCHEMA ${admin(schema)} CASCADE`)
+        )
+        yield* Effect.gen(function* () {
+          const service = yield* AuthRequests
+          const created = yield* Effect.forEach(Array.from({ length: 60 }), () => service.create(sshCheck), {
+            concurrency: "unbounded"
+          })
+          // Each request gets an approval and a rejection at once: exactly one of the two wins.
+          const outcomes = yield* Effect.forEach(
+            created,
+            (request) =>
+              Effect.all(
+                [Effect.exit(service.approve(request.auth_id, "a")), Effect.exit(service.reject(request.auth_id, "b"))],
+                { concurrency: "unbounded" }
+              ),
+            { concurrency: "unbounded" }
+          )
+          for (const pair of outcomes) assert.strictEqual(pair.filter(Exit.isSuccess).length, 1)
+          const history = yield* (yield* Events).history({ category: "auth_request" })
+          for (const request of created) {
+            const actions = history.filter((e) => (e.data as { auth_id: string }).auth_id === request.auth_id)
+            assert.strictEqual(actions.length, 2)
+            assert.strictEqual(actions[0]!.action, "created")
+            assert.strictEqual(actions[1]!.action, (yield* service.get(request.auth_id)).state)
+          }
+          for (let i = 1; i < history.length; i++) assert.isTrue(history[i - 1]!.id < history[i]!.id)
+        }).pipe(Effect.provide(Layer.fresh(authRequestsOn(PostgresStore.layer({ url, schema })))))
+      }).pipe(Effect.scoped)
   )
 })

@@ -57,13 +57,13 @@ describe("EventBus publish and history", () => {
 
   it.effect("concurrent publishers reach subscribers in id order, even when storing yields", () =>
     Effect.gen(function* () {
-      // A store that yields a varying number of times before appending: without the bus's lock, concurrent
+      // A store that yields a varying number of times before storing: without the bus's lock, concurrent
       // publishes would store (and deliver) out of id order.
       let calls = 0
       const { bus } = yield* openBus(path.join(yield* tempDir, "gatehouse.db"), {}, (repository) => ({
         ...repository,
-        append: (e, cap) =>
-          Effect.andThen(Effect.repeat(Effect.yieldNow, { times: (calls++ * 7) % 5 }), repository.append(e, cap))
+        insert: (events, cap) =>
+          Effect.andThen(Effect.repeat(Effect.yieldNow, { times: (calls++ * 7) % 5 }), repository.insert(events, cap))
       }))
       const follower = yield* collect(bus.follow({}).pipe(Stream.take(50)))
       yield* eventually(
@@ -148,8 +148,10 @@ describe("EventBus publish and history", () => {
       const dir = yield* tempDir
       const { bus } = yield* openBus(path.join(dir, "gatehouse.db"), {}, (repository) => ({
         ...repository,
-        append: (event, cap) =>
-          labelOf(event) === "boom" ? Effect.die(new Error("disk full")) : repository.append(event, cap)
+        insert: (events, cap) =>
+          events.some((event) => labelOf(event) === "boom")
+            ? Effect.die(new Error("disk full"))
+            : repository.insert(events, cap)
       }))
       const { received, fiber } = yield* collect(bus.follow({}).pipe(Stream.takeUntil((e) => labelOf(e) === "done")))
       yield* eventually(

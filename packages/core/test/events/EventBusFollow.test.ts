@@ -60,7 +60,8 @@ describe("EventBus follow", () => {
       const gate = yield* makeGate
       const { bus } = yield* openBus(path.join(yield* tempDir, "gatehouse.db"), {}, (repository) => ({
         ...repository,
-        append: (e, cap) => Effect.andThen(repository.append(e, cap), gate.pass)
+        // Held once the transaction has committed, before the bus delivers.
+        transaction: (effect) => Effect.tap(repository.transaction(effect), () => gate.pass)
       }))
       yield* bus.publish(input("a"))
       yield* gate.arm

@@ -1,11 +1,13 @@
 import * as path from "node:path"
 import { Context, Effect, Layer, Stream } from "effect"
+import { SqlClient } from "effect/sql"
 import { ConfigEvents } from "../../src/domain/ConfigEvents.js"
 import type { Event, EventInput } from "../../src/domain/Event.js"
 import { HealthEvents } from "../../src/domain/HealthEvents.js"
 import * as EventBus from "../../src/events/EventBus.js"
 import { EventRepository } from "../../src/events/EventRepository.js"
 import * as StoreLive from "../../src/store/StoreLive.js"
+import { tempDir } from "../store/TempDir.js"
 
 /** The event repository of the SQLite store at `filename`, open for the scope. */
 export const repositoryAt = (filename: string) =>
@@ -24,6 +26,29 @@ export const openBus = (
     const repository = yield* repositoryAt(filename)
     const bus = yield* EventBus.make(options).pipe(Effect.provideService(EventRepository, wrap(repository)))
     return { bus, repository }
+  })
+
+/**
+ * A bus on a SQLite file and the store's `SqlClient` (the one its changes write through), with a `things` table
+ * for the changes; the repository may be wrapped.
+ */
+export const busWithStore = (
+  wrap: (repository: EventRepository["Service"]) => EventRepository["Service"] = (repository) => repository
+) =>
+  Effect.gen(function* () {
+    const store = yield* Layer.build(Layer.orDie(StoreLive.layer({ filename: path.join(yield* tempDir, "g.db") })))
+    const sql = Context.get(store, SqlClient.SqlClient)
+    const repository = Context.get(
+      yield* Layer.build(EventRepository.layer.pipe(Layer.provide(Layer.succeedContext(store)))),
+      EventRepository
+    )
+    const bus = yield* EventBus.make().pipe(Effect.provideService(EventRepository, wrap(repository)))
+    yield* Effect.orDie(sql`CREATE TABLE things (name TEXT PRIMARY KEY NOT NULL)`)
+    const things = Effect.orDie(sql<{ name: string }>`SELECT name FROM things ORDER BY name`).pipe(
+      Effect.map((rows) => rows.map((r) => r.name))
+    )
+    const add = (name: string) => Effect.orDie(sql`INSERT INTO things (name) VALUES (${name})`)
+    return { bus, things, add }
   })
 
 /** A bus in `dir`. */

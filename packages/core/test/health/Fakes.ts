@@ -24,24 +24,28 @@ export const routesLayer = (table: SubscriptionRef.SubscriptionRef<ReadonlyArray
   )
 
 /** An `Events` that only records what was published. */
-export const eventsLayer = (published: Ref.Ref<ReadonlyArray<Event>>) =>
-  Layer.succeed(Events)(
+export const eventsLayer = (published: Ref.Ref<ReadonlyArray<Event>>) => {
+  const publish = (input: EventInput) =>
+    Effect.gen(function* () {
+      const all = yield* Ref.get(published)
+      const event = {
+        ...input,
+        id: `00000000-0000-7000-8000-${String(all.length).padStart(12, "0")}`,
+        timestamp: new Date(0).toISOString()
+      } as Event
+      yield* Ref.update(published, (es) => [...es, event])
+      return event
+    })
+  return Layer.succeed(Events)(
     Events.of({
-      publish: (input: EventInput) =>
-        Effect.gen(function* () {
-          const all = yield* Ref.get(published)
-          const event = {
-            ...input,
-            id: `00000000-0000-7000-8000-${String(all.length).padStart(12, "0")}`,
-            timestamp: new Date(0).toISOString()
-          } as Event
-          yield* Ref.update(published, (es) => [...es, event])
-          return event
-        }),
+      publish,
+      transaction: (change) =>
+        Effect.flatMap(change, ({ value, events }) => Effect.as(Effect.forEach(events, publish), value)),
       history: () => Ref.get(published),
       follow: () => Stream.empty
     })
   )
+}
 
 /** Fails the test (with the last map) instead of hanging when `health.changes` never satisfies `pred`. */
 export const waitForHealth = (what: string, pred: (m: HealthMap) => boolean, ms = 5000) =>

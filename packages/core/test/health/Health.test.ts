@@ -226,6 +226,7 @@ describe("Health layer", () => {
       const brokenEvents = Layer.succeed(Events)(
         Events.of({
           publish: () => Effect.die(new Error("store is down")),
+          transaction: () => Effect.die(new Error("store is down")),
           history: () => Effect.succeed([]),
           follow: () => Stream.empty
         })
