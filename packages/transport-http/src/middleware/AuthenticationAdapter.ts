@@ -1,6 +1,6 @@
 import { grants, MissingScope, PermissionDenied, type Principal, Unauthenticated } from "@gatehouse-edge/core/domain"
 import { Authentication, CurrentPrincipal, Sessions } from "@gatehouse-edge/core/services"
-import { Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import type { HttpApiEndpoint } from "effect/http-api"
 import { requiredScopeOf, type ScopeRequirement } from "../api/Scopes.js"
@@ -30,6 +30,14 @@ const checkScope = (principal: Principal, endpoint: HttpApiEndpoint.Top) => {
     : Effect.fail(new MissingScope({ scope: needed }))
 }
 
+const csrfRefused = new PermissionDenied({
+  message: "missing or wrong CSRF token: send the gatehouse_csrf cookie's value as X-CSRF-Token"
+})
+
+const originRequired = new PermissionDenied({
+  message: "a WebSocket signed in with a session cookie must come from this server's origin (no Origin)"
+})
+
 const noCredentials = new Unauthenticated({
   message: "missing credentials: send Authorization: Bearer <API key>, or sign in (POST /api/v1/auth/login)"
 })
@@ -52,37 +60,43 @@ export const layerAuthentication = Layer.effect(
 
     const byKey = (key: Redacted.Redacted<string>) => authentication.authenticate({ _tag: "ApiKey", key })
 
-    const bySession = (cookie: Redacted.Redacted<string>, endpoint: HttpApiEndpoint.Top) =>
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const principal = yield* authentication.authenticate({ _tag: "Session", cookie })
-        // A GET that changes something (`/cert/renew`) is as unsafe as a POST: a link on another site would
-        // otherwise trigger it with the cookie (SameSite=Lax sends it on navigations). Upgrades are origin-checked.
-        const changes = scopeOf(endpoint).endsWith(":write") && request.headers.upgrade === undefined
-        if (!SAFE_METHODS.has(request.method) || changes) {
-          const presented = request.headers[CsrfHeaderName]
-          if (presented === undefined || !sessions.csrfMatches(cookie, presented)) {
-            return yield* new PermissionDenied({
-              message: "missing or wrong CSRF token: send the gatehouse_csrf cookie's value as X-CSRF-Token"
-            })
-          }
-        }
-        if (request.headers.upgrade !== undefined && request.headers.origin === undefined) {
-          return yield* new PermissionDenied({
-            message: "a WebSocket signed in with a session cookie must come from this server's origin (no Origin)"
-          })
-        }
-        if (principal.session?.renewed === true) {
-          const csrfToken = sessions.csrfTokenOf(cookie)
-          const policy = yield* WebSocketPolicy
-          if (csrfToken !== undefined) {
-            yield* renewSessionCookies(
-              { cookie, csrfToken },
-              { maxAgeMs: sessions.ttlMs, secure: policy.secureCookies }
-            )
-          }
-        }
-        return principal
+    // What only a browser's request must show besides its cookie: the CSRF token of an unsafe request, and the
+    // origin of a WebSocket upgrade. A GET that changes something (`/cert/renew`) is as unsafe as a POST: a link on
+    // another site would otherwise trigger it with the cookie (SameSite=Lax sends it on navigations).
+    const browserProblem = (
+      request: HttpServerRequest.HttpServerRequest,
+      cookie: Redacted.Redacted<string>,
+      endpoint: HttpApiEndpoint.Top
+    ): PermissionDenied | undefined => {
+      const upgrade = request.headers.upgrade !== undefined
+      const changes = scopeOf(endpoint).endsWith(":write") && !upgrade
+      if (!SAFE_METHODS.has(request.method) || changes) {
+        const presented = request.headers[CsrfHeaderName]
+        if (presented === undefined || !sessions.csrfMatches(cookie, presented)) return csrfRefused
+      }
+      return upgrade && request.headers.origin === undefined ? originRequired : undefined
+    }
+
+    // A renewed session's cookies are sent again with the response, so the browser keeps them as long.
+    const renewed = (principal: Principal, cookie: Redacted.Redacted<string>) => {
+      const csrfToken = principal.session?.renewed === true ? sessions.csrfTokenOf(cookie) : undefined
+      if (csrfToken === undefined) return Effect.void
+      return Effect.withFiber((fiber) =>
+        renewSessionCookies(
+          { cookie, csrfToken },
+          { maxAgeMs: sessions.ttlMs, secure: fiber.getRef(WebSocketPolicy).secureCookies }
+        )
+      )
+    }
+
+    const bySession = (
+      request: HttpServerRequest.HttpServerRequest,
+      cookie: Redacted.Redacted<string>,
+      endpoint: HttpApiEndpoint.Top
+    ) =>
+      Effect.flatMap(authentication.authenticate({ _tag: "Session", cookie }), (principal) => {
+        const problem = browserProblem(request, cookie, endpoint)
+        return problem !== undefined ? Effect.fail(problem) : Effect.as(renewed(principal, cookie), principal)
       })
 
     return Authorization.of({
@@ -99,22 +113,26 @@ export const layerAuthentication = Layer.effect(
             ),
       // Tried when the bearer scheme failed: its answer is the request's. A request that sent an API key gets the
       // key's error (it is checked again: only requests that fail pay twice), one without credentials a 401.
+      // Chained like the bearer scheme: every request of a signed-in browser passes here (a generator measured
+      // ~20 µs of the ~55 µs a cookie added per request).
       session: (httpEffect, { credential, endpoint }) =>
-        Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
+        Effect.withFiber((fiber) => {
+          const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
           const authorization = request.headers.authorization
+          let principal: Effect.Effect<
+            Principal,
+            Unauthenticated | PermissionDenied,
+            HttpServerRequest.HttpServerRequest
+          >
           if (authorization !== undefined) {
             const key = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1]
-            if (key === undefined) return yield* noCredentials
-            const principal = yield* byKey(Redacted.make(key))
-            yield* checkScope(principal, endpoint)
-            return principal
-          }
-          if (Redacted.value(credential) === "") return yield* noCredentials
-          const principal = yield* bySession(credential, endpoint)
-          yield* checkScope(principal, endpoint)
-          return principal
-        }).pipe(Effect.flatMap((principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal)))
+            principal = key === undefined ? Effect.fail(noCredentials) : byKey(Redacted.make(key))
+          } else if (Redacted.value(credential) === "") principal = Effect.fail(noCredentials)
+          else principal = bySession(request, credential, endpoint)
+          return Effect.flatMap(principal, (p) =>
+            Effect.andThen(checkScope(p, endpoint), Effect.provideService(httpEffect, CurrentPrincipal, p))
+          )
+        })
     })
   })
 )
