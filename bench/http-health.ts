@@ -3,7 +3,7 @@
  * JSON bytes, same load tool (autocannon, in its own process), same connections and duration.
  *
  *   npx tsx bench/http-health.ts [--routes=1000] [--rounds=3] [--duration=10] [--warmup=3] [--connections=10]
- *                                [--variants=off,on,empty] [--server=auto|dist|source] [--profile=off]
+ *                                [--variants=off,on,empty] [--server=auto|dist|source] [--profile=off] [--rate=<req/s>]
  *
  * Variants (1,000 HTTP routes to closed 127.0.0.1 ports):
  *   off    every route has `healthcheck: {disable: true}`: only the API is measured
@@ -13,6 +13,11 @@
  * larger: check timestamps and latencies). Every measurement is a fresh process, alone on the machine (apart from
  * the load generator); rounds are interleaved and the table shows medians. `--profile` adds one profiled run of the
  * given variant's server (`node --cpu-prof`) and prints where its CPU time goes.
+ *
+ * `--rate` sends a fixed number of requests per second instead of as many as the server answers. Both servers then
+ * answer the same load, and the comparison is the server's CPU time per request (node:http's / Gatehouse's): on a
+ * machine whose cores the load generator shares, that moves less between rounds than req/s, whose baseline is
+ * bound by the load generator.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -21,6 +26,7 @@ import { summarizeProfile } from "./cpu-profile.js"
 import {
   checkClean,
   closedPortRange,
+  cpuMicrosPerRequest,
   cpuPercentOver,
   distIsStale,
   environment,
@@ -48,13 +54,17 @@ const args = parseArgs({
   connections: "10",
   variants: "off,on,empty",
   server: "auto",
-  profile: ""
+  profile: "",
+  rate: ""
 })
 const routes = Number(args.routes)
 const rounds = Number(args.rounds)
 const durationS = Number(args.duration)
 const warmupS = Number(args.warmup)
 const connections = Number(args.connections)
+const overallRate = args.rate === "" ? undefined : Number(args.rate)
+if (overallRate !== undefined && !(overallRate > 0))
+  throw new Error(`--rate takes requests per second; got ${args.rate}`)
 type Variant = "off" | "on" | "empty"
 const isVariant = (v: string): v is Variant => v === "off" || v === "on" || v === "empty"
 const variants = args.variants!.split(",").map((v) => {
@@ -85,9 +95,11 @@ const samples: Array<Sample> = []
 const measure = async (target: string, round: number, pid: number, url: string, headers: Record<string, string>) => {
   const idleCpuPercent = await cpuPercentOver(pid, 3_000)
   const rssIdleKiB = memoryOf(pid).rssKiB
-  await runLoad(pid, { url, headers, connections, durationS: warmupS })
-  const load = await runLoad(pid, { url, headers, connections, durationS })
+  await runLoad(pid, { url, headers, connections, durationS: warmupS, overallRate })
+  const load = await runLoad(pid, { url, headers, connections, durationS, overallRate })
   checkClean(`${target} round ${round}`, load)
+  if (overallRate !== undefined && load.requestsPerSecond < overallRate * 0.95)
+    console.log(`\nnote: ${target} answered ${fmt(load.requestsPerSecond)} req/s of ${overallRate}: saturated`)
   const { rssKiB, peakKiB } = memoryOf(pid)
   return { target, round, idleCpuPercent, rssIdleKiB, rssAfterLoadKiB: rssKiB, peakRssKiB: peakKiB, load }
 }
@@ -137,10 +149,13 @@ try {
       await gatehousePhase(variant, round)
       process.stdout.write(", node:http")
       await baselinePhase(variant, round)
-      const last = samples.slice(-2)
+      const [server, base] = samples.slice(-2).map((s) => s.load)
       console.log(
-        `  ${fmt(last[0]!.load.requestsPerSecond)} vs ${fmt(last[1]!.load.requestsPerSecond)} req/s ` +
-          `(${fmt(last[0]!.load.requestsPerSecond / last[1]!.load.requestsPerSecond, 2)}×)`
+        overallRate === undefined
+          ? `  ${fmt(server!.requestsPerSecond)} vs ${fmt(base!.requestsPerSecond)} req/s ` +
+              `(${fmt(server!.requestsPerSecond / base!.requestsPerSecond, 2)}×)`
+          : `  ${fmt(cpuMicrosPerRequest(server!), 1)} vs ${fmt(cpuMicrosPerRequest(base!), 1)} CPU µs/request ` +
+              `(${fmt(cpuMicrosPerRequest(base!) / cpuMicrosPerRequest(server!), 2)}×)`
       )
     }
   }
@@ -159,6 +174,7 @@ const summary = [...new Set(samples.map((s) => s.target))].map((target) => {
     latencyMs: { p50: m((s) => s.load.latencyMs.p50), p99: m((s) => s.load.latencyMs.p99) },
     bytesPerResponse: m((s) => s.load.bytesPerResponse),
     serverCpuPercent: m((s) => s.load.serverCpuPercent),
+    cpuMicrosPerRequest: m((s) => cpuMicrosPerRequest(s.load)),
     loaderCpuPercent: m((s) => s.load.loaderCpuPercent),
     idleCpuPercent: m((s) => s.idleCpuPercent),
     rssIdleKiB: m((s) => s.rssIdleKiB),
@@ -174,9 +190,15 @@ const ratios = variants.map((v) => {
     .filter((s) => s.target === server.target)
     .map((s) => {
       const b = samples.find((x) => x.target === base.target && x.round === s.round)!
-      return s.load.requestsPerSecond / b.load.requestsPerSecond
+      return overallRate === undefined
+        ? s.load.requestsPerSecond / b.load.requestsPerSecond
+        : cpuMicrosPerRequest(b.load) / cpuMicrosPerRequest(s.load)
     })
-  return { variant: label(v), ratio: server.requestsPerSecond / base.requestsPerSecond, perRound }
+  const ratio =
+    overallRate === undefined
+      ? server.requestsPerSecond / base.requestsPerSecond
+      : base.cpuMicrosPerRequest / server.cpuMicrosPerRequest
+  return { variant: label(v), ratio, perRound }
 })
 
 console.log()
@@ -188,6 +210,7 @@ printTable(
     "p99 ms",
     "bytes/resp",
     "server CPU",
+    "CPU µs/req",
     "loader CPU",
     "idle CPU",
     "RSS idle",
@@ -200,6 +223,7 @@ printTable(
     fmt(s.latencyMs.p99, 0),
     fmt(s.bytesPerResponse),
     `${fmt(s.serverCpuPercent)}%`,
+    fmt(s.cpuMicrosPerRequest, 1),
     `${fmt(s.loaderCpuPercent)}%`,
     `${fmt(s.idleCpuPercent, 1)}%`,
     `${mib(s.rssIdleKiB)} MiB`,
@@ -209,8 +233,9 @@ printTable(
 console.log()
 for (const r of ratios)
   console.log(
-    `ratio gatehouse / node:http, ${r.variant}: ${fmt(r.ratio, 2)}× ` +
-      `(per round ${r.perRound.map((x) => fmt(x, 2)).join(", ")}; target ≥ 0.60)`
+    `${overallRate === undefined ? "ratio gatehouse / node:http" : `CPU per request node:http / gatehouse at ${overallRate} req/s`}, ` +
+      `${r.variant}: ${fmt(r.ratio, 2)}× ` +
+      `(per round ${r.perRound.map((x) => fmt(x, 2)).join(", ")}${overallRate === undefined ? "; target ≥ 0.60" : ""})`
   )
 
 // ---- Optional CPU profile of the server under the same load ---------------------------------------------------
@@ -243,7 +268,7 @@ writeResults("http-health", {
   benchmark: "GET /api/v1/health",
   routes,
   server: mode,
-  settings: { rounds, durationS, warmupS, connections, pipelining: 1, loadTool: "autocannon 8.0.0" },
+  settings: { rounds, durationS, warmupS, connections, overallRate, pipelining: 1, loadTool: "autocannon 8.0.0" },
   environment: { ...environment(), loadAverageAtStart: startEnvironment.loadAverage },
   ratios,
   summary,

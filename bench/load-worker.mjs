@@ -1,7 +1,7 @@
 /**
  * The load generator, run in its own process by bench/support.ts so it does not share a core's event loop with
- * the benchmark driver: `node bench/load-worker.mjs '{"url":...,"connections":10,"durationS":10,"headers":{}}'`.
- * Prints one JSON object (the fields of `LoadResult` but `serverCpuPercent`) on stdout.
+ * the benchmark driver: `node bench/load-worker.mjs '{"url":...,"connections":10,"durationS":10,"headers":{}}'`
+ * (`"overallRate": <req/s>` for a fixed rate). Prints one JSON object (the fields of `LoadResult` but `serverCpuPercent`) on stdout.
  */
 import autocannon from "autocannon"
 
@@ -14,7 +14,8 @@ const result = await autocannon({
   connections: options.connections,
   duration: options.durationS,
   pipelining: 1,
-  timeout: 10
+  timeout: 10,
+  ...(options.overallRate ? { overallRate: options.overallRate } : {})
 })
 const cpu = process.cpuUsage(cpuBefore)
 const elapsedMs = performance.now() - started

@@ -355,6 +355,8 @@ export interface LoadOptions {
   readonly headers?: Record<string, string>
   readonly connections: number
   readonly durationS: number
+  /** Requests per second across all connections (autocannon's `overallRate`); absent: as fast as answers come. */
+  readonly overallRate?: number | undefined
 }
 
 /** Runs autocannon in its own process (bench/load-worker.mjs) against `url` and samples the server's CPU. */
@@ -373,6 +375,10 @@ export const runLoad = async (serverPid: number, options: LoadOptions): Promise<
 }
 
 /** Fails when a run had errors, timeouts or non-2xx answers: its req/s would not mean what the table says. */
+/** The server's CPU time per answered request, in µs: the steady measure when the machine's cores are shared. */
+export const cpuMicrosPerRequest = (result: LoadResult): number =>
+  (result.serverCpuPercent / 100) * (1_000_000 / result.requestsPerSecond)
+
 export const checkClean = (label: string, result: LoadResult) => {
   if (result.errors + result.timeouts + result.non2xx > 0 || result.totalRequests === 0)
     throw new Error(
