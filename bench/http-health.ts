@@ -135,7 +135,7 @@ const baselinePhase = async (variant: Variant, round: number) => {
 
 console.log(
   `GET /api/v1/health, ${routes} routes; ${rounds} rounds of ${durationS} s (+${warmupS} s warm-up), ` +
-    `${connections} connections, autocannon in its own process; server: ${mode === "dist" ? "built dist/ (node packages/server/dist/bin.js)" : "sources through tsx (node --import tsx)"}`
+    `${connections} connections${overallRate === undefined ? "" : ` at ${overallRate} req/s in all`}, autocannon in its own process; server: ${mode === "dist" ? "built dist/ (node packages/server/dist/bin.js)" : "sources through tsx (node --import tsx)"}`
 )
 if (startEnvironment.loadAverage[0]! > 0.5)
   console.log(`note: load average ${startEnvironment.loadAverage.join(" ")}: other processes compete for the CPUs`)
@@ -254,9 +254,9 @@ if (args.profile !== "") {
   const url = `${server.origin}/api/v1/health`
   const headers = { authorization: `Bearer ${server.apiKey}` }
   await sleep(2_000)
-  await runLoad(server.pid, { url, headers, connections, durationS: warmupS })
+  await runLoad(server.pid, { url, headers, connections, durationS: warmupS, overallRate })
   const fromMs = performance.now() - server.spawnedAt
-  await runLoad(server.pid, { url, headers, connections, durationS })
+  await runLoad(server.pid, { url, headers, connections, durationS, overallRate })
   const toMs = performance.now() - server.spawnedAt
   await server.stop() // the graceful exit writes the profile
   const file = path.join(profileDir, `http-health-${variant}.cpuprofile`)
