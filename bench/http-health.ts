@@ -92,6 +92,20 @@ interface Sample {
 
 const samples: Array<Sample> = []
 
+/** What two servers are compared by: req/s under as much load as they take, CPU per request at a fixed rate. */
+interface Measured {
+  readonly requestsPerSecond: number
+  readonly cpuMicrosPerRequest: number
+}
+const measuredOf = (load: LoadResult): Measured => ({
+  requestsPerSecond: load.requestsPerSecond,
+  cpuMicrosPerRequest: cpuMicrosPerRequest(load)
+})
+const ratioOf = (server: Measured, base: Measured) =>
+  overallRate === undefined
+    ? server.requestsPerSecond / base.requestsPerSecond
+    : base.cpuMicrosPerRequest / server.cpuMicrosPerRequest
+
 const measure = async (target: string, round: number, pid: number, url: string, headers: Record<string, string>) => {
   const idleCpuPercent = await cpuPercentOver(pid, 3_000)
   const rssIdleKiB = memoryOf(pid).rssKiB
@@ -149,14 +163,12 @@ try {
       await gatehousePhase(variant, round)
       process.stdout.write(", node:http")
       await baselinePhase(variant, round)
-      const [server, base] = samples.slice(-2).map((s) => s.load)
-      console.log(
+      const [server, base] = samples.slice(-2).map((s) => measuredOf(s.load)) as [Measured, Measured]
+      const values =
         overallRate === undefined
-          ? `  ${fmt(server!.requestsPerSecond)} vs ${fmt(base!.requestsPerSecond)} req/s ` +
-              `(${fmt(server!.requestsPerSecond / base!.requestsPerSecond, 2)}×)`
-          : `  ${fmt(cpuMicrosPerRequest(server!), 1)} vs ${fmt(cpuMicrosPerRequest(base!), 1)} CPU µs/request ` +
-              `(${fmt(cpuMicrosPerRequest(base!) / cpuMicrosPerRequest(server!), 2)}×)`
-      )
+          ? `${fmt(server.requestsPerSecond)} vs ${fmt(base.requestsPerSecond)} req/s`
+          : `${fmt(server.cpuMicrosPerRequest, 1)} vs ${fmt(base.cpuMicrosPerRequest, 1)} CPU µs/request`
+      console.log(`  ${values} (${fmt(ratioOf(server, base), 2)}×)`)
     }
   }
 } finally {
@@ -190,15 +202,9 @@ const ratios = variants.map((v) => {
     .filter((s) => s.target === server.target)
     .map((s) => {
       const b = samples.find((x) => x.target === base.target && x.round === s.round)!
-      return overallRate === undefined
-        ? s.load.requestsPerSecond / b.load.requestsPerSecond
-        : cpuMicrosPerRequest(b.load) / cpuMicrosPerRequest(s.load)
+      return ratioOf(measuredOf(s.load), measuredOf(b.load))
     })
-  const ratio =
-    overallRate === undefined
-      ? server.requestsPerSecond / base.requestsPerSecond
-      : base.cpuMicrosPerRequest / server.cpuMicrosPerRequest
-  return { variant: label(v), ratio, perRound }
+  return { variant: label(v), ratio: ratioOf(server, base), perRound }
 })
 
 console.log()

@@ -1,7 +1,8 @@
 /**
  * The load generator, run in its own process by bench/support.ts so it does not share a core's event loop with
  * the benchmark driver: `node bench/load-worker.mjs '{"url":...,"connections":10,"durationS":10,"headers":{}}'`
- * (`"overallRate": <req/s>` for a fixed rate). Prints one JSON object (the fields of `LoadResult` but `serverCpuPercent`) on stdout.
+ * (`"overallRate": <req/s>` for a fixed rate). Prints one JSON object (the fields of `LoadResult` but
+ * `serverCpuPercent`) on stdout.
  */
 import autocannon from "autocannon"
 

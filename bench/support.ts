@@ -374,11 +374,11 @@ export const runLoad = async (serverPid: number, options: LoadOptions): Promise<
   return { ...(JSON.parse(out) as Omit<LoadResult, "serverCpuPercent">), serverCpuPercent }
 }
 
-/** Fails when a run had errors, timeouts or non-2xx answers: its req/s would not mean what the table says. */
 /** The server's CPU time per answered request, in µs: the steady measure when the machine's cores are shared. */
 export const cpuMicrosPerRequest = (result: LoadResult): number =>
   (result.serverCpuPercent / 100) * (1_000_000 / result.requestsPerSecond)
 
+/** Fails when a run had errors, timeouts or non-2xx answers: its req/s would not mean what the table says. */
 export const checkClean = (label: string, result: LoadResult) => {
   if (result.errors + result.timeouts + result.non2xx > 0 || result.totalRequests === 0)
     throw new Error(
