@@ -1,7 +1,12 @@
 import type { GatehouseApi } from "@gatehouse-edge/transport-http/api"
-import type { Effect, Schema } from "effect"
-import type { HttpClientError } from "effect/http"
-import type { HttpApi, HttpApiClient, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware } from "effect/http-api"
+import type * as Effect from "effect/Effect"
+import type * as HttpClientError from "effect/http/HttpClientError"
+import type * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiClient from "effect/http-api/HttpApiClient"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import type * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import type * as Schema from "effect/Schema"
 
 type Groups = typeof GatehouseApi extends HttpApi.HttpApi<infer _Id, infer G> ? G : never
 

@@ -18,7 +18,9 @@ import type {
   RouteUptimePage,
   RouteValidationMessage
 } from "@gatehouse-edge/core/domain"
-import { type Effect, ManagedRuntime, Stream } from "effect"
+import type * as Effect from "effect/Effect"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Stream from "effect/Stream"
 import type { EndpointName, EndpointOf, EndpointSuccess, GroupName } from "./ApiCalls.js"
 import { GatehouseClient, type GatehouseClientOptions, type GatehouseClientShape } from "./GatehouseClient.js"
 import type { EventsQuery, JournalQuery, LogsQuery, TailQuery, UptimeMetricsQuery } from "./GatehouseStreams.js"

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * A stream's WebSocket closed other than normally (1000): 1008 policy (e.g. a consumer too slow for the server),

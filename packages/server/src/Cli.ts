@@ -1,4 +1,4 @@
-import { Command } from "effect/cli"
+import * as Command from "effect/cli/Command"
 import { apiKeyCommand } from "./commands/ApiKeys.js"
 import { authCommand } from "./commands/Auth.js"
 import { certCommand } from "./commands/Cert.js"

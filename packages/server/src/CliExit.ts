@@ -1,4 +1,5 @@
-import { Data, Runtime } from "effect"
+import * as Data from "effect/Data"
+import * as Runtime from "effect/Runtime"
 
 /**
  * Ends the CLI with an exit code after the command has already printed why: the runtime neither logs it again

@@ -30,7 +30,7 @@ import {
   UptimeLive,
   UptimeRepository
 } from "@gatehouse-edge/core"
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import { ensureAdminKey } from "./AdminKey.js"
 
 /** What the core needs besides the validated configuration. */

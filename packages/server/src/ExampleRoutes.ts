@@ -1,7 +1,8 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { formatListenAddress, type GatehouseConfig } from "@gatehouse-edge/core"
-import { Console, Effect } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
 
 const exampleRoutes = (
   http: GatehouseConfig["http"]

@@ -1,6 +1,6 @@
 import { formatListenAddress, type GatehouseConfig } from "@gatehouse-edge/core"
 import type { VersionInfo } from "@gatehouse-edge/core/domain"
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import { type CoreOptions, layerCore } from "./CoreLayer.js"
 import { layerGrpc } from "./GrpcLayer.js"
 import { layerHttp } from "./HttpLayer.js"

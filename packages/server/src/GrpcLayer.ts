@@ -1,6 +1,7 @@
 import type { GatehouseConfig } from "@gatehouse-edge/core"
 import { GrpcServer, GrpcServerAddress } from "@gatehouse-edge/transport-grpc"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
 /**
  * The gRPC transport (AuthService, health checking, reflection) over the core layer's services, on the configured

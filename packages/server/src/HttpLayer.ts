@@ -1,8 +1,9 @@
 import { type GatehouseConfig, parsePrefix, prefixContains } from "@gatehouse-edge/core"
 import type { VersionInfo } from "@gatehouse-edge/core/domain"
 import { layerHttpApp, layerNodeHttpServer, ServerDescription, WebSocketPolicy } from "@gatehouse-edge/transport-http"
-import { Effect, Layer } from "effect"
-import { HttpServer } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as HttpServer from "effect/http/HttpServer"
+import * as Layer from "effect/Layer"
 import { allowedHosts } from "./AllowedHosts.js"
 import { renderOpenApi } from "./OpenApiDocuments.js"
 

@@ -1,4 +1,6 @@
-import { type Fiber, Logger, References } from "effect"
+import type * as Fiber from "effect/Fiber"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
 
 /**
  * A JSON line per entry, with the fields and shape of `Logger.formatJson` (`message`, `level`, `timestamp`,

@@ -6,7 +6,12 @@ import {
   requestIdOf,
   withRequestIds
 } from "@gatehouse-edge/transport-http"
-import { Cause, Effect, type Fiber, Layer, Logger, References } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
 import { leanJsonLine, leanJsonLoggerWith } from "./LeanJsonLogger.js"
 
 const levels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error" } as const

@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Cause, Effect, Exit, Runtime } from "effect"
-import { Command } from "effect/cli"
+import * as Cause from "effect/Cause"
+import * as Command from "effect/cli/Command"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
 import { gatehouseCli } from "./Cli.js"
 import { versionInfo } from "./Version.js"
 

@@ -1,6 +1,6 @@
 import type { ErrorCode } from "@gatehouse-edge/core/domain"
 import * as grpc from "@grpc/grpc-js"
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 // The machine code a gRPC status stands for (the inverse of core's table where it is one-to-one).
 const codeOfStatus: Partial<Record<grpc.status, ErrorCode>> = {

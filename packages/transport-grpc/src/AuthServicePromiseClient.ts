@@ -1,5 +1,6 @@
 import type { AuthRequest, AuthRequestFilter, NewAuthRequest, NewUser, Node, User } from "@gatehouse-edge/core/domain"
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { authServiceEffectClient } from "./AuthServiceClient.js"
 import type { AuthServiceClient as RawClient } from "./gen/gatehouse/v1/AuthService.js"
 

@@ -2,7 +2,8 @@ import type { Principal } from "@gatehouse-edge/core/domain"
 import { Unauthenticated } from "@gatehouse-edge/core/domain"
 import { Authentication } from "@gatehouse-edge/core/services"
 import type * as grpc from "@grpc/grpc-js"
-import { Effect, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 
 /** Who may call: the TCP listener checks an API key; the unix socket trusts its file mode. */
 export type CallAuthenticator = (metadata: grpc.Metadata) => Effect.Effect<Principal, Unauthenticated, Authentication>

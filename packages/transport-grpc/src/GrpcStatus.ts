@@ -1,6 +1,6 @@
 import { errorCodeOf, grpcStatusOf } from "@gatehouse-edge/core/domain"
 import * as grpc from "@grpc/grpc-js"
-import { Cause } from "effect"
+import * as Cause from "effect/Cause"
 
 /** What a failed call sends: its status from the one error table, and whether the cause needs logging. */
 export interface CallFailure {

@@ -1,6 +1,8 @@
-import { ByteSize, Layer } from "effect"
-import { HttpIncomingMessage, HttpRouter } from "effect/http"
-import { HttpApiBuilder } from "effect/http-api"
+import * as ByteSize from "effect/ByteSize"
+import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import * as Layer from "effect/Layer"
 import { GatehouseApi } from "./api/GatehouseApi.js"
 import { AccessHandlers } from "./handlers/AccessHandlers.js"
 import { AuthRequestsHandlers } from "./handlers/AuthRequestsHandlers.js"
@@ -53,7 +55,7 @@ export const layerHttpApp = (limits: HttpLimits) =>
       HttpRouter.serve(Layer.mergeAll(layerApiRoutes, layerPages, layerApiResponses(limits)), {
         disableLogger: true,
         disableListenLog: true,
-        // The router's default (100) turned valid aliases of 101–253 characters into "no such endpoint": path
+        // The router's default (100) turned valid aliases of 101 to 253 characters into "no such endpoint": path
         // parameters are as long as the request line allows, and their schemas decide what is valid (400).
         routerConfig: { maxParamLength: MAX_PATH_PARAMETER_LENGTH }
       }).pipe(

@@ -1,6 +1,6 @@
 import { type ApiErrorClass, closeCodeOf } from "@gatehouse-edge/core/domain"
-import { Schema } from "effect"
-import { OpenApi } from "effect/http-api"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
 import { GatehouseApi } from "./api/GatehouseApi.js"
 import { requiredScopeOf, type ScopeRequirement } from "./api/Scopes.js"
 import { type AnyStreamEndpoint, StreamEndpoints, StreamErrorsOfEveryStream } from "./api/StreamEndpoints.js"

@@ -1,5 +1,10 @@
-import { Context, Data, Effect, Layer, Option } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as SqlError from "effect/sql/SqlError"
 import type { Scope } from "../domain/Scope.js"
 
 /** An API key as stored: never the key itself, only its public prefix (to find it) and the SHA-256 of the key. */

@@ -1,4 +1,5 @@
-import { Context, type Effect } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import type { ApiKeyInfo, CreatedApiKey, NewApiKey } from "../domain/Access.js"
 import type { ApiKeyExists, ApiKeyNotFound } from "../domain/AccessErrors.js"
 

@@ -1,5 +1,5 @@
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 
 /**
  * API keys, stored as the SHA-256 of the whole key (a key has 256 random bits: a fast hash leaves nothing to

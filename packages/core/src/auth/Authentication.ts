@@ -1,4 +1,7 @@
-import { Context, Effect, Layer, Redacted } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import { Unauthenticated } from "../domain/CommonErrors.js"
 import type { Principal } from "../domain/Principal.js"
 
@@ -20,7 +23,7 @@ export class Authentication extends Context.Service<
     readonly invalidateKeys: Effect.Effect<void>
   }
 >()("@gatehouse-edge/core/Authentication") {
-  /** Accepts exactly the given API keys (key → principal), and no session: for tests and embedding. */
+  /** Accepts exactly the given API keys (key to principal), and no session: for tests and embedding. */
   static readonly layerTest = (keys: Readonly<Record<string, Principal>>): Layer.Layer<Authentication> =>
     Layer.succeed(Authentication)(
       Authentication.of({

@@ -1,4 +1,4 @@
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import type { Principal } from "../domain/Principal.js"
 
 /** The authenticated caller of the request (or RPC) being served, provided by the transport's authentication adapter. */

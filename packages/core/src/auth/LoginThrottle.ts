@@ -1,4 +1,5 @@
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 
 /** How many sign-in attempts are let through, and how fast the allowance comes back. */
 export interface ThrottlePolicy {

@@ -1,4 +1,7 @@
-import { Effect, Option, Redacted, Ref } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
 import type * as OpenIdClient from "openid-client"
 import { OidcLoginFailed, OidcProviderFailed } from "../domain/AccessErrors.js"
 import { lazyModule } from "../util/LazyModule.js"

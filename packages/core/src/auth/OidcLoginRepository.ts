@@ -1,5 +1,8 @@
-import { Context, Effect, Layer, Option } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as SqlClient from "effect/sql/SqlClient"
 
 /** What an OIDC login sent to the provider must come back with; times are epoch milliseconds. */
 export interface PendingOidcLogin {

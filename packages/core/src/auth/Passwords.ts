@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { lazyModule } from "../util/LazyModule.js"
 
 // Loaded when a password is first checked or hashed: a server without local users never loads them.

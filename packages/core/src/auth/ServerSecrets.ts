@@ -1,6 +1,9 @@
 import { randomBytes } from "node:crypto"
-import { Clock, Context, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 
 /**
  * Keys the server makes for itself (the session cookie signing key), kept in the store: they survive a restart

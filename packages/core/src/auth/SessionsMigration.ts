@@ -1,5 +1,5 @@
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 
 /**
  * Sign-in: browser sessions, pending OIDC logins, server secrets, and scopes on API keys, in SQL that SQLite and

@@ -1,4 +1,6 @@
-import { Effect, Exit, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import type { AuthRequest, NewAuthRequest } from "../domain/AuthRequest.js"
 import { AuthRequestAlreadyDecided, AuthRequestExpired, AuthRequestNotFound } from "../domain/AuthRequestErrors.js"
 import { AuthRequestEvents } from "../domain/AuthRequestEvents.js"

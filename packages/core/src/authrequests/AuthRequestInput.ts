@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { authIdPrefix, authIdRandomLength, type NewAuthRequest, type NewUser } from "../domain/AuthRequest.js"
 import { InvalidArgument } from "../domain/CommonErrors.js"
 

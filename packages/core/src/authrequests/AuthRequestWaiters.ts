@@ -1,4 +1,6 @@
-import { Effect, Queue, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
 import type { AuthRequest } from "../domain/AuthRequest.js"
 
 /**

@@ -1,5 +1,5 @@
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 
 /**
  * Users, nodes and auth requests, in SQL that SQLite and PostgreSQL both accept. Times are epoch milliseconds

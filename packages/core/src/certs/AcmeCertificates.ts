@@ -1,4 +1,7 @@
-import { Clock, Data, Effect, type Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type { AcmeCertificateConfig, AcmeConfig } from "../config/ConfigSections.js"
 import { readTextFile } from "../config/ReadTextFile.js"
 import { AcmeFailed } from "../domain/CertificateErrors.js"

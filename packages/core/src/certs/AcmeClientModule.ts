@@ -1,5 +1,5 @@
 import type * as Acme from "acme-client"
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
 import { lazyModule } from "../util/LazyModule.js"
 
 /** acme-client's exports (`Client`, `crypto`, `axios`). */

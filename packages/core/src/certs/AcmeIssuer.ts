@@ -1,5 +1,6 @@
 import type * as Acme from "acme-client"
-import { Effect, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import type { AcmeCertificateConfig } from "../config/ConfigSections.js"
 import { AcmeChallengeFailed, AcmeFailed, AcmeUnreachable } from "../domain/CertificateErrors.js"
 import type { CertRenewProgress } from "../domain/Certificates.js"

@@ -1,7 +1,10 @@
 import { createHash, generateKeyPairSync } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { Effect, Redacted, Result, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { writeFileAtomic } from "../files/AtomicWrite.js"
 import { type CertificatePair, certificateBlocks, parseCertificatePair, privateKeyBlock } from "./CertificatePair.js"
 

@@ -1,7 +1,7 @@
 import * as https from "node:https"
 import type { Socket } from "node:net"
 import { rootCertificates } from "node:tls"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type AcmeModule, acmeModule } from "./AcmeClientModule.js"
 
 // acme-client sends every request through one axios instance it exports for configuration (its README: "exposes

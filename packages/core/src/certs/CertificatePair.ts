@@ -1,5 +1,7 @@
 import { createPrivateKey, X509Certificate } from "node:crypto"
-import { Data, Effect, Redacted } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 
 /** A certificate chain (leaf first) and its private key that were checked to belong together. */
 export interface CertificatePair {

@@ -1,5 +1,6 @@
 import * as http from "node:http"
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 
 /** The HTTP-01 listener could not be started (the address is taken, or binding needs privileges). */
 export class Http01ListenFailed extends Data.TaggedError("Http01ListenFailed")<{

@@ -1,4 +1,8 @@
-import { Clock, Duration, Effect, Queue, type Semaphore } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import type * as Semaphore from "effect/Semaphore"
 import type { AcmeCertificate, makeAcmeCertificates } from "./AcmeCertificates.js"
 
 type Acme = Effect.Success<ReturnType<typeof makeAcmeCertificates>>

@@ -1,4 +1,4 @@
-import type { Redacted } from "effect"
+import type * as Redacted from "effect/Redacted"
 import type { SecretSource } from "./SecretSource.js"
 
 // The typed sections features read. Paths are absolute, durations in milliseconds, defaults applied, secrets

@@ -1,4 +1,4 @@
-import { SchemaAST } from "effect"
+import * as SchemaAST from "effect/SchemaAST"
 import { parse as parseScalar } from "yaml"
 import { closestMatch } from "../yaml/DidYouMean.js"
 import { ConfigFile } from "./ConfigFile.js"

@@ -1,4 +1,6 @@
-import { Data, Effect, Redacted } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import { readTextFile } from "./ReadTextFile.js"
 import type { SecretSource } from "./SecretSource.js"
 

@@ -1,5 +1,6 @@
 import * as fs from "node:fs/promises"
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 
 // What an operator can act on, instead of `ENOENT` or "An error occurred in Effect.try".
 const reasons: Record<string, string> = {

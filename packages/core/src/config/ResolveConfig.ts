@@ -1,4 +1,4 @@
-import type { Redacted } from "effect"
+import type * as Redacted from "effect/Redacted"
 import type { ConfigFile } from "./ConfigFile.js"
 import { isAuthConfigured, listenAddresses } from "./ConfigRules.js"
 import type { AcmeConfig, ProxmoxClusterConfig, ProxmoxCredentials } from "./ConfigSections.js"

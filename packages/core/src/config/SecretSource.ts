@@ -1,4 +1,4 @@
-import { Redacted } from "effect"
+import * as Redacted from "effect/Redacted"
 
 /** A secret kept in a file (`secret_file:`), read when the feature that needs it starts. */
 export interface SecretFile {

@@ -1,6 +1,9 @@
 import type { Duplex } from "node:stream"
 import { Readable } from "node:stream"
-import { Data, Effect, Option, Schema } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { type BodyFraming, framingOf, makeBodyDecoder } from "./ResponseBody.js"
 import { parseResponseHead } from "./ResponseHead.js"
 

@@ -1,4 +1,7 @@
-import { type Cause, Effect, Queue, Stream } from "effect"
+import type * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
 import { DockerHostUnreachable } from "../domain/DockerErrors.js"
 import type { EngineError } from "./Docker.js"
 

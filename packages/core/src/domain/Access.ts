@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { AuthMethod } from "./Principal.js"
 import { Role, Scope } from "./Scope.js"
 

@@ -1,4 +1,7 @@
-import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 import { type ErrorCode, httpStatusOf } from "./ErrorCode.js"
 
 /**

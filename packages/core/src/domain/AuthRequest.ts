@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The prefix of every auth request id. */
 export const authIdPrefix = "ghreq_"

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { ErrorCode } from "./ErrorCode.js"
 
 /** Where a certificate comes from: files on disk (watched) or an ACME CA (obtained and renewed by Gatehouse). */

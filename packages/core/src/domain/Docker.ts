@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * A container's resource use (SPEC §6), the same shape from Docker and Podman: CPU % from the cpu/precpu deltas,

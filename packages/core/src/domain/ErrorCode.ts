@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * The one table that maps each machine error code to its HTTP status, gRPC status code and WebSocket close code.

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Severity of an event. */
 export const EventLevel = Schema.Literals(["debug", "info", "warn", "error"]).annotate({ identifier: "EventLevel" })

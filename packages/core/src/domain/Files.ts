@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Route } from "./Route.js"
 
 /** The two kinds of editable files: the server config and route files. */

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The health of a route as one word. */
 export const HealthStatusString = Schema.Literals([

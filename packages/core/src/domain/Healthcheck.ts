@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Health check settings of a route, normalized (durations in milliseconds). */
 export const Healthcheck = Schema.Struct({

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** A Proxmox VE node's stats (SPEC §5.2), from `/nodes/{node}/status`: bytes as integers, percentages as numbers. */
 export const NodeStats = Schema.Struct({

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { defineEvent } from "./EventKind.js"
 
 const LxcActionData = Schema.Struct({

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * Which Proxmox VE node / LXC container a route targets. `vmid` 0 (or omitted with `node` set) means the node

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { IdlewatcherProxmoxNodeConfig } from "./HypervisorNodeConfig.js"
 
 /** The Docker container an idle-watched route wakes and stops. */

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { Healthcheck } from "./Healthcheck.js"
 import { HypervisorNodeConfig } from "./HypervisorNodeConfig.js"
 import { Idlewatcher } from "./Idlewatcher.js"

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { HealthInfo } from "./Health.js"
 import { Route } from "./Route.js"
 

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Load-balancer membership: routes with the same `link` form one pool. */
 export const LoadBalance = Schema.Struct({

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 // SPEC §5.4: the characters a shell (or `journalctl`/`tail`/`pct` option parsing) could give meaning to.
 const dangerousCharacters = new Set("&|;$`'\"<>\\(){}*?!~#")

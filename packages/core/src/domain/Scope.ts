@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The areas of the API a scope can grant, one per capability. */
 export const ScopeAreas = [

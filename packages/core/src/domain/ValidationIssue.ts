@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * One problem found while validating input: where it is (`path`, and for YAML the 1-based `line`/`column`),

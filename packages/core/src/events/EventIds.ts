@@ -1,4 +1,5 @@
-import { Effect, Random } from "effect"
+import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
 import { v7 } from "uuid"
 import { randomBytesPooled } from "../util/RandomPool.js"
 

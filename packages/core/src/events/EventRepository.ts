@@ -1,5 +1,9 @@
-import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as SqlError from "effect/sql/SqlError"
 import { Event } from "../domain/Event.js"
 import type { EventQuery } from "../domain/EventQuery.js"
 

@@ -1,5 +1,5 @@
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 
 /**
  * The event history. On SQLite the table is clustered on the UUIDv7 id (WITHOUT ROWID), i.e. in time order, which

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /** Whether a directory entry is a temp file of {@link writeFileAtomic} (`.<name>.<12 hex digits>.tmp`). */
 export const isStaleTempFile = (name: string): boolean => /^\..+\.[0-9a-f]{12}\.tmp$/.test(name)

@@ -1,6 +1,6 @@
 import type { Stats } from "node:fs"
 import * as fs from "node:fs/promises"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /** What a path names, found without opening it: a regular file and its size, nothing, or something else. */
 export type FileKind =

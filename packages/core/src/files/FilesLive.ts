@@ -1,6 +1,8 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { Effect, Layer, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { ConfigSource } from "../config/ConfigSource.js"
 import { InvalidYaml, ValidationFailed } from "../domain/CommonErrors.js"
 import {

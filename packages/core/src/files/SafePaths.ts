@@ -1,6 +1,6 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { UnsafePath } from "../domain/FileErrors.js"
 
 // A plain file name: no directory part, no hidden files, no traversal, no encodings.

@@ -1,6 +1,6 @@
 import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describeKind } from "./FileKind.js"
 
 /** Why {@link readRegularFile} did not return the text. */

@@ -1,4 +1,5 @@
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 
 /**
  * The outcome of one health check. `error` means the check itself could not run (misconfigured route, a bug in

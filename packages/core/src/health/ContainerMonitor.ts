@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { ContainerTarget } from "../domain/ContainerTarget.js"
 import type { Route } from "../domain/Route.js"
 import type { CheckResult } from "./CheckResult.js"

@@ -1,5 +1,5 @@
 import * as fs from "node:fs"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Healthcheck } from "../domain/Healthcheck.js"
 import type { Route } from "../domain/Route.js"
 import { type CheckResult, down, measure, misconfigured, type ProbeOutcome, up } from "./CheckResult.js"

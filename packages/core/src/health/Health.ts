@@ -1,4 +1,8 @@
-import { Context, Effect, Layer, Stream, SubscriptionRef } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import { type HealthMap, sameStatuses } from "../domain/Health.js"
 
 /** Health of every route, from real monitors (HTTP(S), h2c, TCP, UDP, file server) that run per route. */

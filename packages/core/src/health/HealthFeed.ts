@@ -1,4 +1,7 @@
-import { Effect, type Scope, Stream, SubscriptionRef } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import { type HealthMap, sameStatuses } from "../domain/Health.js"
 
 /** Inputs of {@link makeHealthFeed}. */

@@ -1,18 +1,16 @@
-import {
-  Clock,
-  DateTime,
-  Duration,
-  Effect,
-  FiberMap,
-  Layer,
-  Option,
-  Random,
-  Ref,
-  Schedule,
-  type Scope,
-  Stream,
-  SubscriptionRef
-} from "effect"
+import * as Clock from "effect/Clock"
+import * as DateTime from "effect/DateTime"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberMap from "effect/FiberMap"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Random from "effect/Random"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import { type HealthInfo, type HealthMap, ServerHealthKey } from "../domain/Health.js"
 import { HealthEvents } from "../domain/HealthEvents.js"
 import type { Route } from "../domain/Route.js"
@@ -169,7 +167,7 @@ export const make: Effect.Effect<Health["Service"], never, Routes | Events | Sco
         Effect.flatMap((result) => record(alias, id, result, monitor.healthcheck.retries)),
         Effect.withSpan("Health.check", { attributes: { alias } }),
         // `spaced`: the next check starts an interval after the previous one ended, so checks never overlap.
-        // The floor only guards against a hot loop from a hand-built route; validation already requires ≥ 1 s.
+        // The floor only guards against a hot loop from a hand-built route; validation already requires at least 1 s.
         Effect.repeat(Schedule.spaced(Math.max(MIN_INTERVAL_MS, monitor.healthcheck.interval_ms))),
         Effect.asVoid
       )

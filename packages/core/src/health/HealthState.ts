@@ -1,4 +1,4 @@
-import { DateTime } from "effect"
+import * as DateTime from "effect/DateTime"
 import type { HealthInfo, HealthStatusString } from "../domain/Health.js"
 import type { CheckResult } from "./CheckResult.js"
 

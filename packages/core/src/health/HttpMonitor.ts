@@ -1,6 +1,6 @@
 import * as http from "node:http"
 import * as https from "node:https"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Healthcheck } from "../domain/Healthcheck.js"
 import type { Route } from "../domain/Route.js"
 import { type CheckResult, down, measure, type ProbeOutcome, up } from "./CheckResult.js"

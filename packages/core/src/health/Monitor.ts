@@ -1,4 +1,5 @@
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { Healthcheck } from "../domain/Healthcheck.js"
 import type { Route } from "../domain/Route.js"
 import type { CheckResult } from "./CheckResult.js"

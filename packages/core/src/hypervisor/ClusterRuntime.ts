@@ -1,4 +1,6 @@
-import { Effect, Redacted, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import type { ProxmoxClusterConfig } from "../config/ConfigSections.js"
 import { readSecret, SecretUnreadable } from "../config/ReadSecret.js"
 import { readTextFile } from "../config/ReadTextFile.js"

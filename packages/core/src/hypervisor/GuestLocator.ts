@@ -1,4 +1,5 @@
-import { Context, type Effect } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import type { Route } from "../domain/Route.js"
 
 /** Where a route's target runs, when it is a Proxmox VE guest or node. */

@@ -1,4 +1,6 @@
-import { Duration, Effect, Schedule } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 import type { LxcAction, LxcActionResult } from "../domain/Hypervisor.js"
 import { ProxmoxFailed, ProxmoxTaskFailed, ProxmoxTimedOut } from "../domain/HypervisorErrors.js"
 import type { PveClient, PveError } from "./PveClient.js"

@@ -1,4 +1,7 @@
-import { Context, type Effect, type Redacted, type Stream } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Redacted from "effect/Redacted"
+import type * as Stream from "effect/Stream"
 import type { SshFailed, SshHostKeyMismatch, SshUnreachable } from "../domain/HypervisorErrors.js"
 
 /** Where and as whom to run commands on one Proxmox VE node. */

@@ -1,18 +1,16 @@
 import { createHash } from "node:crypto"
 import { StringDecoder } from "node:string_decoder"
-import {
-  type Cause,
-  Clock,
-  Deferred,
-  Duration,
-  Effect,
-  Layer,
-  Queue,
-  RcMap,
-  Redacted,
-  type Scope,
-  Stream
-} from "effect"
+import type * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as RcMap from "effect/RcMap"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type * as Ssh2 from "ssh2"
 import { SshFailed, SshHostKeyMismatch, SshUnreachable } from "../domain/HypervisorErrors.js"
 import { lazyModule } from "../util/LazyModule.js"

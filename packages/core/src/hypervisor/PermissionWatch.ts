@@ -1,4 +1,6 @@
-import { Effect, type Scope, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { HypervisorEvents } from "../domain/HypervisorEvents.js"
 import type { Events } from "../events/Events.js"
 import type { ClusterRuntime } from "./ClusterRuntime.js"

@@ -1,7 +1,8 @@
 import type * as https from "node:https"
 import { request as httpsRequest } from "node:https"
 import { gunzip } from "node:zlib"
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 
 /** One call to the Proxmox VE API, below the envelope: method, path under `/api2/json`, query, form body, headers. */
 export interface PveHttpRequest {

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 // What the Proxmox VE API answers (reference/pve-api.md), as far as Gatehouse reads it. Perl encodes some numbers
 // as strings (`loadavg`, `cpuinfo.mhz`, config values), so every number accepts either form. Unknown fields are

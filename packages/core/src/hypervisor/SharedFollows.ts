@@ -1,4 +1,8 @@
-import { Duration, Effect, RcMap, type Scope, Stream } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as RcMap from "effect/RcMap"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type { NodeShell, SshError, SshTarget } from "./NodeShell.js"
 
 // Lines a follower may be ahead of the slowest one before the command waits for it (SSH flow control then holds

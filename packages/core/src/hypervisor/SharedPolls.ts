@@ -1,4 +1,9 @@
-import { Duration, Effect, RcMap, Schedule, type Scope, Stream } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as RcMap from "effect/RcMap"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 
 /**
  * Polls shared by key: the first watcher of a key starts one poll (`poll` now, then every `intervalMs`), every

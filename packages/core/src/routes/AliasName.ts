@@ -1,4 +1,5 @@
-import { Schema, SchemaTransformation } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 
 // SPEC §2: `[a-z0-9]([a-z0-9-.]*[a-z0-9])?`, or the same behind `*.` for a wildcard FQDN.
 const aliasPattern = /^(?:\*\.)?[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$/

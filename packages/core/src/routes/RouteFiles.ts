@@ -1,6 +1,6 @@
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Route } from "../domain/Route.js"
 import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import { defaultYamlLimits } from "../yaml/YamlDocument.js"

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { IdlewatcherDockerConfig, StopMethod } from "../domain/Idlewatcher.js"
 import { Scheme } from "../domain/Route.js"
 import { AccessLog, Homepage, Middlewares, Rule } from "../domain/RouteExtras.js"

@@ -1,4 +1,6 @@
-import { Context, type Effect, type Stream } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
 import type { RouteEntry } from "../domain/RouteEntry.js"
 import type { RouteNotFound } from "../domain/RouteErrors.js"
 

@@ -1,4 +1,6 @@
-import { Effect, Layer, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
 import { type HealthInfo, type HealthMap, ServerHealthKey } from "../domain/Health.js"
 import type { RouteEntry } from "../domain/RouteEntry.js"
 import { Health } from "../health/Health.js"

@@ -1,4 +1,7 @@
-import { Context, type Effect, type Scope, type Stream } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
 import type { ContainerTarget } from "../domain/ContainerTarget.js"
 import type { Route } from "../domain/Route.js"
 import type { ValidationIssue } from "../domain/ValidationIssue.js"

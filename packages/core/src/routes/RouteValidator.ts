@@ -1,4 +1,5 @@
-import { Context, Effect } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import { InvalidYaml, ValidationFailed } from "../domain/CommonErrors.js"
 import type { Route } from "../domain/Route.js"
 import type { RouteValidationMessage } from "../domain/RouteValidation.js"
@@ -48,7 +49,7 @@ export class RouteValidator extends Context.Service<
     readonly frames: (text: string) => Effect.Effect<ReadonlyArray<RouteValidationMessage>, ValidationUnavailable>
   }
 >()("@gatehouse-edge/core/RouteValidator") {
-  /** Every issue of a report — the document's, then each route's — in source order. */
+  /** Every issue of a report (the document's, then each route's) in source order. */
   static readonly issuesOf = issuesOf
 
   /** The normalized routes of a report that are valid (all of them when `report.valid`). */

@@ -1,4 +1,5 @@
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { renderRoutes } from "../validation/ValidationJobs.js"
 import { type RoutesBody, ValidationWorkers } from "../validation/ValidationWorkers.js"
 import * as ValidationWorkersLive from "../validation/ValidationWorkersLive.js"

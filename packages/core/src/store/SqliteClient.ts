@@ -1,9 +1,16 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import type BetterSqlite3 from "better-sqlite3"
-import { Effect, Layer, type Scope, Semaphore, Stream } from "effect"
-import { Reactivity } from "effect/reactivity"
-import { SqlClient, type SqlConnection, SqlError, Statement } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import type * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlConnection from "effect/sql/SqlConnection"
+import * as SqlError from "effect/sql/SqlError"
+import * as Statement from "effect/sql/Statement"
 import { Database } from "./SqliteDriver.js"
 
 /** Where and how to open a SQLite database. */
@@ -169,7 +176,7 @@ export const make = (
       ...acquirers,
       compiler: Statement.makeCompilerSqlite(),
       // SQLite prepares BEGIN, COMMIT, ROLLBACK and savepoints like any statement: kept in the statement cache
-      // rather than parsed again for every transaction (two prepares a transaction, ~5 µs each).
+      // rather than parsed again for every transaction (two prepares a transaction, ~5 us each).
       prepareTransactionControls: true,
       driver: "sqlite-better",
       spanAttributes: [["db.system.name", "sqlite"]]

@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /**
  * The database could not be opened or prepared (directory not creatable, not a SQLite file, locked, ...).

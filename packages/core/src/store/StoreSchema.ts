@@ -1,5 +1,7 @@
-import { Effect } from "effect"
-import { Migrator, SqlClient, type SqlError } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as Migrator from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
+import type * as SqlError from "effect/sql/SqlError"
 import { latestMigrationId, migrations, migrationsTable } from "./Migrations.js"
 import { StoreNotGatehouse, StoreOpenFailed, StoreSchemaTooNew } from "./StoreErrors.js"
 

@@ -1,4 +1,6 @@
-import { Context, type Effect, type Stream } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
 import type { InvalidArgument } from "../domain/CommonErrors.js"
 import type { RouteUptimePage, UptimeQuery } from "../domain/Uptime.js"
 

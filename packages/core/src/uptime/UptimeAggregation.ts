@@ -1,4 +1,4 @@
-import { DateTime } from "effect"
+import * as DateTime from "effect/DateTime"
 import type { HealthStatusString } from "../domain/Health.js"
 import type { RouteUptimeAggregate, StatusSample } from "../domain/Uptime.js"
 import { addCounts, type BucketCounts, emptyCounts, worstStatus } from "./UptimeBuckets.js"

@@ -1,5 +1,5 @@
-import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Effect from "effect/Effect"
+import * as SqlClient from "effect/sql/SqlClient"
 
 /**
  * The uptime history: one row per route, period and bucket (`period / 100` wide), holding the samples counted per

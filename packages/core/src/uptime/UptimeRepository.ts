@@ -1,5 +1,7 @@
-import { Context, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as SqlClient from "effect/sql/SqlClient"
 import type { UptimePeriod } from "../domain/Uptime.js"
 import type { Bucket } from "./UptimeBuckets.js"
 

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { InvalidArgument } from "../domain/CommonErrors.js"
 import type { UptimePeriod, UptimeQuery } from "../domain/Uptime.js"
 import { uptimePeriods } from "./UptimeBuckets.js"

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { UptimePeriod } from "../domain/Uptime.js"
 import { pointOf, type TimedCounts } from "./UptimeAggregation.js"
 import { addCounts, type Bucket, bucketStartOf, emptyCounts, windowStartOf } from "./UptimeBuckets.js"

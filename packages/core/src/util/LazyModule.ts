@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /**
  * A module loaded on first use, once: for drivers only some configurations need (OIDC, argon2, DNS updates), so a

@@ -1,4 +1,8 @@
-import { Effect, Exit, PubSub, type Scope, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as PubSub from "effect/PubSub"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 
 /** What the shared source sends its subscribers: items numbered from `first`, or how it ended. */
 type Message<A, E> =

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { checkConfigEdit } from "../config/LoadConfig.js"
 import { FileValidationResult } from "../domain/Files.js"
 import { RouteValidationResult } from "../domain/RouteValidation.js"

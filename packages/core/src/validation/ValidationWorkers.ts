@@ -1,4 +1,5 @@
-import { Context, type Effect } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import type { ConfigCheck, ConfigSources } from "../config/LoadConfig.js"
 import type { ValidationUnavailable } from "../domain/ValidationErrors.js"
 import type { ValidationIssue } from "../domain/ValidationIssue.js"

@@ -1,5 +1,9 @@
 import type { Worker } from "node:worker_threads"
-import { Data, Duration, Effect, Fiber, Queue } from "effect"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Queue from "effect/Queue"
 
 /** Every slot is busy and `maxQueued` jobs already wait for one. */
 export class PoolFull extends Data.TaggedError("PoolFull")<{ readonly queued: number }> {}

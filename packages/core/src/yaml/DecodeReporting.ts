@@ -1,4 +1,7 @@
-import { Result, Schema, SchemaAST, type SchemaIssue } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
+import type * as SchemaIssue from "effect/SchemaIssue"
 import { didYouMean } from "./DidYouMean.js"
 import type { IssueCollector, IssuePath } from "./IssueCollector.js"
 import { schemaProblems } from "./SchemaProblems.js"

@@ -1,4 +1,6 @@
-import { Redacted, SchemaAST, SchemaIssue } from "effect"
+import * as Redacted from "effect/Redacted"
+import * as SchemaAST from "effect/SchemaAST"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { didYouMean } from "./DidYouMean.js"
 import type { IssueAnchor, IssuePath } from "./IssueCollector.js"
 import { containsSecretKey, isSecretPath } from "./SecretKeys.js"

@@ -1,4 +1,4 @@
-import type { Schema } from "effect"
+import type * as Schema from "effect/Schema"
 import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import { decodeReporting } from "./DecodeReporting.js"
 import { IssueCollector } from "./IssueCollector.js"

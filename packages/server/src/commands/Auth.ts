@@ -1,6 +1,11 @@
 import type { AuthRequestKind, AuthRequestState } from "@gatehouse-edge/core/domain"
-import { Console, Effect, Option, Stream } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import * as Console from "effect/Console"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { formatNode, formatRequest, print, reportCallErrors } from "./AuthOutput.js"
 import { connect, grpcFlags } from "./GrpcConnection.js"
 

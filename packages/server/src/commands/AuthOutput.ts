@@ -1,6 +1,7 @@
 import type { AuthRequest, Node, User } from "@gatehouse-edge/core/domain"
 import { AuthServiceCallError } from "@gatehouse-edge/transport-grpc/client"
-import { Console, Effect } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
 import { failWith } from "./ServerConfig.js"
 
 /** One line per request: id, kind, state, what it is about, who decided. */

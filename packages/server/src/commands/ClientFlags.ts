@@ -1,6 +1,7 @@
 import * as fs from "node:fs/promises"
-import { Effect, Option } from "effect"
-import { Flag } from "effect/cli"
+import * as Flag from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { adminKeyPath } from "../AdminKey.js"
 import { failWith } from "./ServerConfig.js"
 

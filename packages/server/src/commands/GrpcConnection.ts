@@ -5,8 +5,9 @@ import {
   authServiceEffectClient,
   makeAuthServiceClient
 } from "@gatehouse-edge/transport-grpc/client"
-import { Effect, Option } from "effect"
-import { Flag } from "effect/cli"
+import * as Flag from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { clientFlags, readApiKey, readFileFor } from "./ClientFlags.js"
 import { readServerConfig } from "./ServerConfig.js"
 

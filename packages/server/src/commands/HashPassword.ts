@@ -1,6 +1,7 @@
 import { hashPassword } from "@gatehouse-edge/core"
-import { Console, Effect } from "effect"
-import { Command } from "effect/cli"
+import * as Console from "effect/Console"
+import * as Command from "effect/cli/Command"
+import * as Effect from "effect/Effect"
 import { failWith } from "./ServerConfig.js"
 
 // A terminal gets a prompt without echo; anything else (a pipe, a file) is read whole, one trailing newline dropped.

@@ -1,5 +1,7 @@
 import { GatehouseClient } from "@gatehouse-edge/client"
-import { Console, Effect, Stream } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { connectHttp, reportHttpErrors } from "./HttpConnection.js"
 
 /** Runs `use` with the typed HTTP client; any failure is one line on stderr and exit code 1. */

@@ -1,8 +1,10 @@
 import { GatehouseClient, WebSocketClosed } from "@gatehouse-edge/client"
 import { formatListenAddress } from "@gatehouse-edge/core"
-import { Effect, Option, Schema } from "effect"
-import { Flag } from "effect/cli"
-import { HttpClientError } from "effect/http"
+import * as Flag from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+import * as HttpClientError from "effect/http/HttpClientError"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { clientFlags, readApiKey } from "./ClientFlags.js"
 import { failWith, readServerConfig } from "./ServerConfig.js"
 

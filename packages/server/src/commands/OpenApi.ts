@@ -1,7 +1,10 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { Console, Effect, Option } from "effect"
-import { Command, Flag } from "effect/cli"
+import * as Console from "effect/Console"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { CliExit } from "../CliExit.js"
 import { renderOpenApi } from "../OpenApiDocuments.js"
 

@@ -7,7 +7,9 @@ import {
   readTextFile
 } from "@gatehouse-edge/core"
 import { formatIssue } from "@gatehouse-edge/core/domain"
-import { Console, Effect, Option } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { CliExit } from "../CliExit.js"
 
 /** The flags every command that runs against a server's configuration takes. */

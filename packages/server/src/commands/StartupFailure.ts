@@ -7,8 +7,8 @@ import {
 } from "@gatehouse-edge/core"
 import { formatIssue, ValidationFailed } from "@gatehouse-edge/core/domain"
 import { GrpcServerError } from "@gatehouse-edge/transport-grpc"
-import { Cause } from "effect"
-import { HttpServerError } from "effect/http"
+import * as Cause from "effect/Cause"
+import * as HttpServerError from "effect/http/HttpServerError"
 
 const errorOf = (cause: Cause.Cause<unknown>): unknown => {
   const reason = cause.reasons.find((r) => Cause.isFailReason(r) || Cause.isDieReason(r))

@@ -1,6 +1,10 @@
 import type { HealthStatusString, RouteUptimeAggregate, RouteUptimePage } from "@gatehouse-edge/core/domain"
-import { Console, Effect, Option, Stream } from "effect"
-import { Command, Flag } from "effect/cli"
+import * as Console from "effect/Console"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { withClient } from "./HttpCommand.js"
 import { httpFlags } from "./HttpConnection.js"
 

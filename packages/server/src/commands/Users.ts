@@ -1,5 +1,8 @@
-import { Effect, Option } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { formatNode, formatUser, print, reportCallErrors } from "./AuthOutput.js"
 import { connect, grpcFlags } from "./GrpcConnection.js"
 

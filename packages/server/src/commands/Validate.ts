@@ -1,7 +1,12 @@
 import { type FileUnreadable, readTextFile, validateConfigFile, validateRouteSources } from "@gatehouse-edge/core"
 import { formatIssue, type ValidationIssue } from "@gatehouse-edge/core/domain"
-import { Console, Effect, Option, Result } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import * as Console from "effect/Console"
+import * as Argument from "effect/cli/Argument"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import { CliExit } from "../CliExit.js"
 
 const cannotRead = (error: FileUnreadable): ValidationIssue => ({

@@ -8,7 +8,7 @@ import type {
   User
 } from "@gatehouse-edge/core/domain"
 import { InvalidArgument } from "@gatehouse-edge/core/domain"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { AuthRequest as ProtoAuthRequest } from "../gen/gatehouse/v1/AuthRequest.js"
 import type { AuthRequestKind__Output } from "../gen/gatehouse/v1/AuthRequestKind.js"
 import type { AuthRequestState__Output } from "../gen/gatehouse/v1/AuthRequestState.js"

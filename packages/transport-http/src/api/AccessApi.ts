@@ -10,8 +10,10 @@ import {
   SessionNotFound,
   toWireError
 } from "@gatehouse-edge/core/domain"
-import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
 import { requires } from "./Scopes.js"
 import { Authorization } from "./Security.js"
 

@@ -15,7 +15,9 @@ import {
   ValidationTimedOut,
   ValidationWorkerFailed
 } from "@gatehouse-edge/core/domain"
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { FileQuery, YamlBody, YamlText } from "./Parameters.js"
 import { requires } from "./Scopes.js"
 import { Authorization } from "./Security.js"

@@ -21,8 +21,11 @@ import {
   toWireError,
   UpgradeRequired
 } from "@gatehouse-edge/core/domain"
-import { Schema } from "effect"
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
 import { Limit, NodeParam, VmidParam } from "./Parameters.js"
 import { requires } from "./Scopes.js"
 import { Authorization } from "./Security.js"

@@ -12,8 +12,12 @@ import {
   RateLimited,
   toWireError
 } from "@gatehouse-edge/core/domain"
-import { Schema } from "effect"
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
 
 const Text = Schema.String.check(Schema.isMaxLength(2048))
 const opt = Schema.optionalKey

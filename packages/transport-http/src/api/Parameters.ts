@@ -1,6 +1,7 @@
 import { EventId, FileType } from "@gatehouse-edge/core/domain"
-import { Schema, SchemaTransformation } from "effect"
-import { HttpApiSchema } from "effect/http-api"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as Schema from "effect/Schema"
+import * as SchemaTransformation from "effect/SchemaTransformation"
 
 /**
  * A whole number written in decimal digits, as a query parameter: `1e3`, `+5`, `5.0` or ` 5` are refused rather

@@ -5,7 +5,7 @@ import {
   toWireError,
   UnsupportedMediaType
 } from "@gatehouse-edge/core/domain"
-import { HttpApiMiddleware } from "effect/http-api"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 
 /**
  * Turns request decoding failures (bad path, query, headers or body) into the shared error body

@@ -1,5 +1,5 @@
 import type { Scope } from "@gatehouse-edge/core/domain"
-import { Context } from "effect"
+import * as Context from "effect/Context"
 
 /** What an endpoint asks of its caller: a scope, or only to be signed in (`authenticated`, e.g. `/whoami`). */
 export type ScopeRequirement = Scope | "authenticated"

@@ -1,6 +1,8 @@
 import { MissingScope, PermissionDenied, toWireError, Unauthenticated } from "@gatehouse-edge/core/domain"
 import type { CurrentPrincipal } from "@gatehouse-edge/core/services"
-import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
+import * as OpenApi from "effect/http-api/OpenApi"
 
 /** The session cookie a browser gets when it signs in (HttpOnly, SameSite=Lax; Secure behind TLS). */
 export const SessionCookieName = "gatehouse_session"

@@ -31,8 +31,11 @@ import {
   ValidationTimedOut,
   ValidationWorkerFailed
 } from "@gatehouse-edge/core/domain"
-import { Schema, SchemaAST } from "effect"
-import type { HttpApi, HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import type * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import type { GatehouseApi } from "./GatehouseApi.js"
 import { logLineJson } from "./LogLineJson.js"
 

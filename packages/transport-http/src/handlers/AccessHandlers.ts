@@ -1,6 +1,6 @@
 import { ApiKeys, CurrentPrincipal, Sessions } from "@gatehouse-edge/core/services"
-import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { GatehouseApi } from "../api/GatehouseApi.js"
 
 /** Handlers of the `access` group: the caller, API keys and sessions; changes are recorded as the caller. */

@@ -1,6 +1,6 @@
 import { AuthRequests, CurrentPrincipal } from "@gatehouse-edge/core/services"
-import { Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { GatehouseApi } from "../api/GatehouseApi.js"
 import { StreamEndpoints } from "../api/StreamEndpoints.js"
 import { isWebSocketUpgrade, serveStream } from "../websocket/StreamEndpoint.js"

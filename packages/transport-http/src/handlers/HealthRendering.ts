@@ -1,5 +1,6 @@
 import type { Health } from "@gatehouse-edge/core/services"
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 
 /** The health map as sent: its JSON as UTF-8, encoded once per rendering rather than once per response. */
 export interface RenderedHealth {

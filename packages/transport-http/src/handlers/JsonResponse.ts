@@ -1,4 +1,4 @@
-import { HttpServerResponse } from "effect/http"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 
 /**
  * A 200 with a JSON body rendered elsewhere (by the core, with the endpoint's own success schema), sent as is: what

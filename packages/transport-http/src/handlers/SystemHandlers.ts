@@ -1,6 +1,7 @@
 import type { VersionInfo } from "@gatehouse-edge/core/domain"
-import { Context, Effect } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { GatehouseApi } from "../api/GatehouseApi.js"
 
 /** What `GET /version` and `GET /openapi.*` serve: set by whoever runs the server. */

@@ -1,4 +1,8 @@
-import { Context, Effect, type Fiber, LogLevel, References } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import * as LogLevel from "effect/LogLevel"
+import * as References from "effect/References"
 
 /** One answered request, as the access log records it. */
 export interface AccessLogEntry {

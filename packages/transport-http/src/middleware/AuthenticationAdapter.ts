@@ -1,8 +1,11 @@
 import { grants, MissingScope, PermissionDenied, type Principal, Unauthenticated } from "@gatehouse-edge/core/domain"
 import { Authentication, CurrentPrincipal, Sessions } from "@gatehouse-edge/core/services"
-import { Context, Effect, Layer, Redacted } from "effect"
-import { HttpServerRequest } from "effect/http"
-import type { HttpApiEndpoint } from "effect/http-api"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import { requiredScopeOf, type ScopeRequirement } from "../api/Scopes.js"
 import { Authorization, CsrfHeaderName } from "../api/Security.js"
 import { WebSocketPolicy } from "../websocket/WebSocketPolicy.js"
@@ -114,7 +117,7 @@ export const layerAuthentication = Layer.effect(
       // Tried when the bearer scheme failed: its answer is the request's. A request that sent an API key gets the
       // key's error (it is checked again: only requests that fail pay twice), one without credentials a 401.
       // Chained like the bearer scheme: every request of a signed-in browser passes here (a generator measured
-      // ~20 µs of the ~55 µs a cookie added per request).
+      // ~20 us of the ~55 us a cookie added per request).
       session: (httpEffect, { credential, endpoint }) =>
         Effect.withFiber((fiber) => {
           const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)

@@ -1,5 +1,8 @@
-import { Context, type Fiber, Logger, References } from "effect"
-import { HttpServerRequest } from "effect/http"
+import * as Context from "effect/Context"
+import type * as Fiber from "effect/Fiber"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as Logger from "effect/Logger"
+import * as References from "effect/References"
 
 // Request ids by the fiber that serves the request, and by the Node request (for fibers a handler forks). A log
 // line written while serving a request finds its id here, so the request's context never carries a log

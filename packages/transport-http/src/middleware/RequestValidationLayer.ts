@@ -1,7 +1,11 @@
 import { InvalidArgument, UnsupportedMediaType, type ValidationIssue } from "@gatehouse-edge/core/domain"
-import { Cause, Effect, ErrorReporter, Layer, SchemaIssue } from "effect"
-import { HttpServerRequest } from "effect/http"
-import { HttpApiError } from "effect/http-api"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as ErrorReporter from "effect/ErrorReporter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpApiError from "effect/http-api/HttpApiError"
+import * as Layer from "effect/Layer"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { RequestValidation } from "../api/RequestValidation.js"
 import { invalidUtf8Offset } from "./Utf8.js"
 
@@ -55,7 +59,7 @@ const checkTextBody = Effect.fnUntraced(function* (request: HttpServerRequest.Ht
  * reported and become a generic 500.
  */
 export const layerRequestValidation = Layer.succeed(RequestValidation)((httpEffect, { endpoint }) =>
-  // Chained, not Effect.gen: this runs on every request, and the generator form measured ~10× the cost.
+  // Chained, not Effect.gen: this runs on every request, and the generator form measured ~10 times the cost.
   Effect.service(HttpServerRequest.HttpServerRequest).pipe(
     Effect.flatMap((request) => {
       if (endpoint.query === undefined) {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { HttpServerResponse } from "effect/http"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 
 /** Text made safe to put in HTML content and attribute values. */
 export const escapeHtml = (text: string): string =>

@@ -1,7 +1,9 @@
 import { safeReturnPath } from "@gatehouse-edge/core/domain"
 import { Login } from "@gatehouse-edge/core/services"
-import { Effect, Layer } from "effect"
-import { HttpRouter, HttpServerRequest } from "effect/http"
+import * as Effect from "effect/Effect"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as Layer from "effect/Layer"
 import { homePage } from "./HomePage.js"
 import { loginPage } from "./LoginPage.js"
 

@@ -1,6 +1,6 @@
 import type { Socket } from "node:net"
 import { ClientTooSlow } from "@gatehouse-edge/core/domain"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { WebSocketPolicyShape } from "./WebSocketPolicy.js"
 
 /**

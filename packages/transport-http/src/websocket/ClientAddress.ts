@@ -1,6 +1,6 @@
 import { isIP } from "node:net"
-import { Option } from "effect"
-import type { HttpServerRequest } from "effect/http"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as Option from "effect/Option"
 
 /** Whether an address is one of the reverse proxies whose `X-Forwarded-For` is believed. */
 export type TrustedProxy = (address: string) => boolean

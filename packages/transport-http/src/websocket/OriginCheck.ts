@@ -1,6 +1,6 @@
 import { PermissionDenied } from "@gatehouse-edge/core/domain"
-import { Effect } from "effect"
-import type { HttpServerRequest } from "effect/http"
+import * as Effect from "effect/Effect"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import { WebSocketPolicy, type WebSocketPolicyShape } from "./WebSocketPolicy.js"
 
 const refuse = (message: string) => Effect.fail(new PermissionDenied({ message }))

@@ -1,5 +1,8 @@
 import { RateLimited } from "@gatehouse-edge/core/domain"
-import { Context, Effect, Layer, type Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import { WebSocketPolicy } from "./WebSocketPolicy.js"
 
 /**

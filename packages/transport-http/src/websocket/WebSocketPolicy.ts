@@ -1,4 +1,4 @@
-import { Context } from "effect"
+import * as Context from "effect/Context"
 
 /** Limits that keep one WebSocket client from costing the server or the other clients anything. */
 export interface WebSocketPolicyShape {

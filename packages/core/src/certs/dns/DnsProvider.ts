@@ -1,4 +1,6 @@
-import { Context, Data, type Effect } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import type * as Effect from "effect/Effect"
 
 /** A TXT record a DNS-01 challenge needs: `_acme-challenge.<name>` and the key authorization's digest. */
 export interface ChallengeRecord {

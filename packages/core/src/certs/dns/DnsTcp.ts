@@ -1,5 +1,5 @@
 import * as net from "node:net"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { DnsProviderFailed } from "./DnsProvider.js"
 
 /**
