@@ -81,7 +81,9 @@ const parsedSize = (job: ValidationJob): number => {
 /** The real {@link ValidationWorkers}: small or refused-up-front jobs inline, the rest on a worker pool. */
 export const make = Effect.fnUntraced(function* (options: ValidationWorkersOptions = {}) {
   const inlineBelow = options.inlineBelow ?? defaultInlineBelow
-  const timeoutMs = options.timeoutMs ?? ((chars: number) => 10_000 + (10_000 * chars) / MiB)
+  // Whole milliseconds: the budget is reported as `timeout_ms`, an integer (a fraction failed to construct the error,
+  // so a timed-out job died with a schema defect instead of a 504).
+  const timeoutMs = options.timeoutMs ?? ((chars: number) => Math.ceil(10_000 + (10_000 * chars) / MiB))
   const pool = yield* WorkerPool.make<ValidationJob, unknown>({
     spawn: options.spawn ?? (() => spawnValidationWorker()),
     size: options.size ?? Math.min(4, Math.max(1, availableParallelism() - 1)),
@@ -98,7 +100,7 @@ export const make = Effect.fnUntraced(function* (options: ValidationWorkersOptio
           error instanceof WorkerPool.PoolFull
             ? new ValidationQueueFull({ queued: error.queued })
             : error instanceof WorkerPool.JobTimedOut
-              ? new ValidationTimedOut({ timeout_ms: error.timeoutMs })
+              ? new ValidationTimedOut({ timeout_ms: Math.ceil(error.timeoutMs) })
               : new ValidationWorkerFailed({ detail: error.detail })
         )
       )

@@ -155,6 +155,22 @@ describe("ValidationWorkers", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.effect("the default budget (10 s, and 10 s more per MiB) ends a job with ValidationTimedOut in whole ms", () =>
+    Effect.gen(function* () {
+      const { layer } = onThreads()
+      const workers = yield* workersOf(layer)
+      const text = generateRouteFile(8000)
+      const budgetMs = 10_000 + (10_000 * text.length) / (1024 * 1024)
+      assert.notStrictEqual(budgetMs, Math.round(budgetMs), "the budget of this document is a fraction of a ms")
+      const slow = yield* Effect.forkChild(workers.run({ kind: "routes", text }))
+      yield* waitForRunning(workers, 1)
+      yield* TestClock.adjust(Math.ceil(budgetMs))
+      const error = yield* Effect.flip(Fiber.join(slow))
+      assert.instanceOf(error, ValidationTimedOut)
+      assert.strictEqual(error.timeout_ms, Math.ceil(budgetMs))
+    }).pipe(Effect.scoped)
+  )
+
   it.live("refuses a large document with ValidationQueueFull when every worker is busy and the queue is full", () =>
     Effect.gen(function* () {
       const { layer } = onThreads({ size: 1, maxQueued: 0, inlineBelow: ValidationWorkersLive.defaultInlineBelow })
