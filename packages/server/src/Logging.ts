@@ -1,17 +1,12 @@
 import type { GatehouseConfig } from "@gatehouse-edge/core"
-import {
-  type AccessLogEntry,
-  type AccessLogWrite,
-  AccessLogWriter,
-  requestIdOf,
-  withRequestIds
-} from "@gatehouse-edge/transport-http"
+import { type AccessLogWrite, AccessLogWriter, requestIdOf, withRequestIds } from "@gatehouse-edge/transport-http"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
+import { plainAccessLine } from "./AccessLogLine.js"
 import { leanJsonLine, leanJsonLoggerWith } from "./LeanJsonLogger.js"
 
 const levels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error" } as const
@@ -40,8 +35,8 @@ const jsonLines = Logger.make((options) =>
 
 /**
  * The access log straight into the batch: the same line `Effect.logInfo("http")` annotated with the entry would
- * give (`message: "http"`, the entry and the request id in `annotations`), without annotating the request's context
- * or running the logger pipeline (~35 µs of a ~100 µs request, bench/http-stack.ts).
+ * give (`message: "http"`, the entry with the request id in `annotations`), without annotating the request's
+ * context or running the logger pipeline (~35 µs of a ~100 µs request, bench/http-stack.ts).
  */
 const accessLogInto =
   (batch: Logger.Logger<unknown, void>): AccessLogWrite =>
@@ -56,27 +51,6 @@ const accessLogInto =
     if (line !== undefined)
       batch.log({ message: new FormattedLine(line), logLevel: "Info", cause: Cause.empty, fiber, date })
   }
-
-const hasNone = (items: Iterable<unknown>) => {
-  for (const _ of items) return false
-  return true
-}
-
-// The usual request fiber carries no log annotation or span of its own: its line is the entry and the request id,
-// stringified in one go (the same bytes the lean formatter writes, without its merging: a few µs a request).
-const plainAccessLine = (entry: AccessLogEntry, fiber: Fiber.Fiber<unknown, unknown>, date: Date) => {
-  const annotations = fiber.getRef(References.CurrentLogAnnotations)
-  if (!hasNone(Object.keys(annotations)) || !hasNone(fiber.getRef(References.CurrentLogSpans))) return undefined
-  const requestId = requestIdOf(fiber)
-  return JSON.stringify({
-    message: "http",
-    level: "INFO",
-    timestamp: date.toISOString(),
-    annotations: requestId === undefined ? entry : { ...entry, request_id: requestId },
-    spans: {},
-    fiberId: `#${fiber.id}`
-  })
-}
 
 const layerJsonLogging = Layer.unwrap(
   Effect.map(

@@ -1,6 +1,20 @@
+import {
+  ApiKeys,
+  AuthRequests,
+  Certificates,
+  Docker,
+  Events,
+  Files,
+  Health,
+  Hypervisor,
+  Login,
+  RouteList,
+  RouteValidator,
+  Sessions,
+  Uptime
+} from "@gatehouse-edge/core/services"
 import * as ByteSize from "effect/ByteSize"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
-import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Layer from "effect/Layer"
 import { GatehouseApi } from "./api/GatehouseApi.js"
@@ -14,12 +28,14 @@ import { HealthHandlers } from "./handlers/HealthHandlers.js"
 import { HypervisorHandlers } from "./handlers/HypervisorHandlers.js"
 import { LoginHandlers } from "./handlers/LoginHandlers.js"
 import { MetricsHandlers } from "./handlers/MetricsHandlers.js"
+import { withOwnContext } from "./handlers/OwnContext.js"
 import { RoutesHandlers } from "./handlers/RoutesHandlers.js"
-import { SystemHandlers } from "./handlers/SystemHandlers.js"
+import { ServerDescription, SystemHandlers } from "./handlers/SystemHandlers.js"
 import { type HttpLimits, layerApiResponses } from "./middleware/ApiResponses.js"
 import { layerAuthentication } from "./middleware/AuthenticationAdapter.js"
 import { layerRequestValidation } from "./middleware/RequestValidationLayer.js"
 import { layerPages } from "./pages/PageRoutes.js"
+import { serveWithoutCore } from "./ServeWithoutCore.js"
 import { WebSocketConnections } from "./websocket/WebSocketConnections.js"
 import { layerShutdownTrigger, ShutdownSignal } from "./websocket/WebSocketSession.js"
 
@@ -28,19 +44,20 @@ const MAX_PATH_PARAMETER_LENGTH = 16 * 1024
 
 /** Every route of the API with its handlers and middleware. Needs the core services and a `ServerDescription`. */
 export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
+  // Each group in a context of the services its handlers take (see withOwnContext).
   Layer.provide([
-    SystemHandlers,
-    LoginHandlers,
-    AccessHandlers,
-    RoutesHandlers,
-    HealthHandlers,
-    EventsHandlers,
-    FilesHandlers,
-    AuthRequestsHandlers,
-    HypervisorHandlers,
-    DockerHandlers,
-    CertsHandlers,
-    MetricsHandlers
+    withOwnContext(SystemHandlers, ServerDescription),
+    withOwnContext(LoginHandlers, Login),
+    withOwnContext(AccessHandlers, ApiKeys, Sessions),
+    withOwnContext(RoutesHandlers, RouteList, RouteValidator),
+    withOwnContext(HealthHandlers, Health),
+    withOwnContext(EventsHandlers, Events),
+    withOwnContext(FilesHandlers, Files),
+    withOwnContext(AuthRequestsHandlers, AuthRequests),
+    withOwnContext(HypervisorHandlers, Hypervisor),
+    withOwnContext(DockerHandlers, Docker),
+    withOwnContext(CertsHandlers, Certificates),
+    withOwnContext(MetricsHandlers, Uptime)
   ]),
   Layer.provide([layerRequestValidation, layerAuthentication])
 )
@@ -52,9 +69,7 @@ export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
 export const layerHttpApp = (limits: HttpLimits) =>
   layerShutdownTrigger.pipe(
     Layer.provideMerge(
-      HttpRouter.serve(Layer.mergeAll(layerApiRoutes, layerPages, layerApiResponses(limits)), {
-        disableLogger: true,
-        disableListenLog: true,
+      serveWithoutCore(Layer.mergeAll(layerApiRoutes, layerPages, layerApiResponses(limits)), {
         // The router's default (100) turned valid aliases of 101 to 253 characters into "no such endpoint": path
         // parameters are as long as the request line allows, and their schemas decide what is valid (400).
         routerConfig: { maxParamLength: MAX_PATH_PARAMETER_LENGTH }

@@ -10,9 +10,11 @@ export interface AccessLogEntry {
   readonly path: string
   readonly status: number
   readonly duration_ms: number
+  /** The request's id (`x-request-id`), when the request has one. */
+  readonly request_id?: string | undefined
 }
 
-/** Writes an access-log line for `entry`, read from the fiber that served the request (for its request id). */
+/** Writes an access-log line for `entry`, served by `fiber` (its id goes into the line, as in every log line). */
 export type AccessLogWrite = (entry: AccessLogEntry, fiber: Fiber.Fiber<unknown, unknown>) => void
 
 /**
@@ -26,12 +28,21 @@ export class AccessLogWriter extends Context.Reference<AccessLogWrite | undefine
   { defaultValue: () => undefined }
 ) {}
 
+/**
+ * Records one answered request at level Info, from inside the fiber that served it: written at once by a direct
+ * writer (`undefined` is returned), else the effect that logs it; nothing when the minimum log level is above Info.
+ */
+export const logAccess = (
+  fiber: Fiber.Fiber<unknown, unknown>,
+  entry: AccessLogEntry
+): Effect.Effect<void> | undefined => {
+  if (!LogLevel.isGreaterThanOrEqualTo("Info", fiber.getRef(References.MinimumLogLevel))) return undefined
+  const write = fiber.getRef(AccessLogWriter)
+  if (write === undefined) return Effect.logInfo("http").pipe(Effect.annotateLogs({ ...entry }))
+  write(entry, fiber)
+  return undefined
+}
+
 /** Records one answered request, at level Info (nothing when the minimum log level is above it). */
 export const writeAccessLog = (entry: AccessLogEntry): Effect.Effect<void> =>
-  Effect.withFiber((fiber) => {
-    if (!LogLevel.isGreaterThanOrEqualTo("Info", fiber.getRef(References.MinimumLogLevel))) return Effect.void
-    const write = fiber.getRef(AccessLogWriter)
-    if (write === undefined) return Effect.logInfo("http").pipe(Effect.annotateLogs({ ...entry }))
-    write(entry, fiber)
-    return Effect.void
-  })
+  Effect.withFiber((fiber) => logAccess(fiber, entry) ?? Effect.void)

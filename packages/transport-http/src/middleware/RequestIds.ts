@@ -4,29 +4,30 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Logger from "effect/Logger"
 import * as References from "effect/References"
 
-// Request ids by the fiber that serves the request, and by the Node request (for fibers a handler forks). A log
-// line written while serving a request finds its id here, so the request's context never carries a log
-// annotation: annotating every request's context cost ~20 µs a request (a fifth of the stack's fixed cost),
-// because every later service lookup in that context got slower. Looking the request up in a fiber's context
-// costs ~15 µs too, so the serving fiber itself is the key of the common case.
-const ids = new WeakMap<object, string>()
+// A request's id is kept on the request itself (its `source`, the Node request), under a key only this module
+// knows: a log line written by the fiber serving the request, or by a fiber it forked, finds it through the
+// request in its context. Measured (bench/http-health.ts): annotating every request's context cost ~20 µs a
+// request, and keeping the ids in WeakMaps (by fiber and by request) cost a few µs more in write barriers and
+// garbage collection than a property does.
+const requestIdKey: unique symbol = Symbol("@gatehouse-edge/transport-http/requestId")
 
-/** Records the id of the request `fiber` serves (see {@link withRequestIds}). */
-export const rememberRequestId = (
-  fiber: Fiber.Fiber<unknown, unknown>,
-  request: HttpServerRequest.HttpServerRequest,
-  id: string
-): void => {
-  ids.set(fiber, id)
-  ids.set(request.source as object, id)
+interface WithRequestId {
+  [requestIdKey]?: string
+}
+
+const sourceOf = (request: HttpServerRequest.HttpServerRequest): WithRequestId | undefined =>
+  typeof request.source === "object" && request.source !== null ? (request.source as WithRequestId) : undefined
+
+/** Records the id of `request` (see {@link withRequestIds}). */
+export const rememberRequestId = (request: HttpServerRequest.HttpServerRequest, id: string): void => {
+  const source = sourceOf(request)
+  if (source !== undefined) source[requestIdKey] = id
 }
 
 /** The id of the request a fiber serves, if it serves one. */
 export const requestIdOf = (fiber: Fiber.Fiber<unknown, unknown>): string | undefined => {
-  const id = ids.get(fiber)
-  if (id !== undefined) return id
   const request = Context.getOrUndefined(fiber.context, HttpServerRequest.HttpServerRequest)
-  return request === undefined ? undefined : ids.get(request.source as object)
+  return request === undefined ? undefined : sourceOf(request)?.[requestIdKey]
 }
 
 /**

@@ -11,20 +11,23 @@ import { loginPage } from "./LoginPage.js"
  * The server-rendered pages next to the API: `/login` (the sign-in form; public) and `/` (a minimal overview that
  * asks the API, with the browser's session, who is signed in and what the routes are).
  */
-export const layerPages = Layer.mergeAll(
-  HttpRouter.add(
-    "GET",
-    "/login",
-    Effect.gen(function* () {
-      const login = yield* Login
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const query = new URL(request.url, "http://page.invalid").searchParams
-      return loginPage({
-        ...login.methods,
-        returnTo: safeReturnPath(query.get("return_to") ?? undefined),
-        notice: query.has("signed_out") ? "You are signed out." : undefined
-      })
-    })
-  ),
-  HttpRouter.add("GET", "/", Effect.sync(homePage))
+export const layerPages = Layer.unwrap(
+  // Login is taken here, not per request: requests run without the core's services (see serveWithoutCore).
+  Effect.map(Effect.service(Login), (login) =>
+    Layer.mergeAll(
+      HttpRouter.add(
+        "GET",
+        "/login",
+        Effect.map(Effect.service(HttpServerRequest.HttpServerRequest), (request) => {
+          const query = new URL(request.url, "http://page.invalid").searchParams
+          return loginPage({
+            ...login.methods,
+            returnTo: safeReturnPath(query.get("return_to") ?? undefined),
+            notice: query.has("signed_out") ? "You are signed out." : undefined
+          })
+        })
+      ),
+      HttpRouter.add("GET", "/", Effect.sync(homePage))
+    )
+  )
 )

@@ -11,8 +11,16 @@ const normalized = (address: string) => (address.startsWith("::ffff:") ? address
 const socketAddressOf = (request: HttpServerRequest.HttpServerRequest) =>
   normalized(Option.getOrElse(request.remoteAddress, () => "unknown"))
 
-// Decided once per request by the outermost middleware, read by everything after it (limits, sign-in, logs).
-const decided = new WeakMap<object, string>()
+// Decided once per request by the outermost middleware, read by everything after it (limits, sign-in, logs); kept
+// on the request itself (its `source`) like its id, under a key only this module knows (see RequestIds).
+const clientKey: unique symbol = Symbol("@gatehouse-edge/transport-http/clientAddress")
+
+interface WithClientAddress {
+  [clientKey]?: string
+}
+
+const sourceOf = (request: HttpServerRequest.HttpServerRequest): WithClientAddress | undefined =>
+  typeof request.source === "object" && request.source !== null ? (request.source as WithClientAddress) : undefined
 
 /**
  * Decides who the client of a request is and remembers it for {@link clientAddressOf}: the socket's peer, unless
@@ -35,11 +43,11 @@ export const decideClientAddress = (
       if (!trusted(hop)) break
     }
   }
-  if (typeof request.source === "object" && request.source !== null) decided.set(request.source, client)
+  const source = sourceOf(request)
+  if (source !== undefined) source[clientKey] = client
   return client
 }
 
 /** The client's address as decided for this request (see {@link decideClientAddress}), else the socket's peer. */
 export const clientAddressOf = (request: HttpServerRequest.HttpServerRequest): string =>
-  (typeof request.source === "object" && request.source !== null ? decided.get(request.source) : undefined) ??
-  socketAddressOf(request)
+  sourceOf(request)?.[clientKey] ?? socketAddressOf(request)
