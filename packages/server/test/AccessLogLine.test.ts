@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { AccessLogEntry } from "@gatehouse-edge/transport-http"
 import { Cause, Effect } from "effect"
-import { plainAccessLine } from "../src/AccessLogLine.js"
+import { isoTimestamp, plainAccessLine } from "../src/AccessLogLine.js"
 import { leanJsonLine } from "../src/LeanJsonLogger.js"
 
 const entries: ReadonlyArray<AccessLogEntry> = [
@@ -52,4 +52,21 @@ describe("an access-log line", () => {
       assert.isUndefined(withSpan)
     })
   )
+
+  it("formats its timestamp as toISOString does, within a second, across seconds, years and the range's ends", () => {
+    const times = [
+      Date.UTC(2026, 10, 25, 12, 34, 56, 789),
+      Date.UTC(2026, 10, 25, 12, 34, 56, 7),
+      Date.UTC(2026, 10, 25, 12, 34, 56, 70),
+      Date.UTC(2026, 10, 25, 12, 34, 57, 0),
+      Date.UTC(2026, 10, 25, 12, 34, 56, 999),
+      Date.UTC(2027, 0, 1, 0, 0, 0, 0),
+      0,
+      253_402_300_799_999,
+      253_402_300_800_000,
+      -1,
+      -62_198_755_200_000
+    ]
+    for (const ms of times) assert.strictEqual(isoTimestamp(new Date(ms)), new Date(ms).toISOString(), String(ms))
+  })
 })
