@@ -3,7 +3,7 @@
  * server, as production runs it), then runs every benchmark one after the other, each in its own process. Each
  * one's output is also saved to bench/results/<name>.txt; the server benchmarks write bench/results/<name>.json too.
  *
- *   npm run bench [-- --only=route-validation,http-health,http-stack,sign-in,memory,auth-requests,auth-core,validation-latency,uptime,hypervisor,docker] [--no-build] [--quick]
+ *   npm run bench [-- --only=route-validation,http-health,http-stack,http-cpu,sign-in,memory,auth-requests,auth-core,validation-latency,uptime,hypervisor,docker] [--no-build] [--quick]
  *
  * --quick runs every benchmark briefly (a smoke test of the scripts; its numbers are not worth reporting).
  */
@@ -23,6 +23,7 @@ const benchmarks = {
   },
   "http-health": { args: ["bench/http-health.ts"], quick: ["--rounds=1", "--duration=3", "--warmup=1"] },
   "http-stack": { args: ["bench/http-stack.ts"], quick: ["--rounds=1", "--duration=3", "--warmup=1"] },
+  "http-cpu": { args: ["bench/http-cpu.ts"], quick: ["--chunks=2", "--requests=300"] },
   memory: { args: ["bench/memory.ts"], quick: ["--duration=3"] },
   "sign-in": {
     args: ["bench/sign-in.ts"],
