@@ -26,7 +26,12 @@ type Allowed<Keys extends ReadonlyArray<Context.Key<unknown, unknown>>> =
  * the type holds it to that: `group` may require nothing but `services`, the middleware and what a request
  * brings.
  */
-export const withOwnContext = <A, E, R extends Allowed<Keys>, const Keys extends ReadonlyArray<Context.Key<unknown, unknown>>>(
+export const withOwnContext = <
+  A,
+  E,
+  R extends Allowed<Keys>,
+  const Keys extends ReadonlyArray<Context.Key<unknown, unknown>>
+>(
   group: Layer.Layer<A, E, R>,
   ...services: Keys
 ): Layer.Layer<A, E, R> =>
