@@ -4,36 +4,42 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
+import { AccessLogWriter } from "../src/middleware/AccessLog.js"
 import { layerApiResponses } from "../src/middleware/ApiResponses.js"
 import { withRequestIds } from "../src/middleware/RequestIds.js"
 import { request } from "./support/Http.js"
 import { startHarness } from "./support/TransportHarness.js"
 
-// A router with routes that misbehave, behind the same middleware as the API.
-const startFaultyApp = Effect.gen(function* () {
-  const logged: Array<string> = []
-  // Each entry as the server's JSON lines show it (annotations included), then its cause.
-  const entries: Array<{ readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
-  const recorder = withRequestIds(
-    Logger.make((options) => {
-      entries.push(JSON.parse(Logger.formatJson.log(options)))
-      logged.push(String(options.cause))
-    })
-  )
-  const routes = Layer.mergeAll(
-    HttpRouter.add("GET", "/noisy", Effect.as(Effect.logInfo("handler says hi"), HttpServerResponse.text("said"))),
-    HttpRouter.add("GET", "/boom", Effect.die(new Error("database password is hunter2"))),
-    HttpRouter.add("GET", "/ok", Effect.succeed(HttpServerResponse.text("fine"))),
-    layerApiResponses({ maxBodyBytes: 1024 })
-  )
-  const app = HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),
-    Layer.provide(Logger.layer([recorder]))
-  )
-  const context = yield* Layer.build(app)
-  const origin = yield* HttpServer.addressFormattedWith((a) => Effect.succeed(a)).pipe(Effect.provideContext(context))
-  return { origin, logged, entries, recorder }
-})
+// A router with routes that misbehave, behind the same middleware as the API; its access lines go through the
+// loggers, or to a direct writer (as `gatehouse serve` has) that records them among the entries.
+const startFaultyApp = (options: { readonly directAccessLog?: boolean } = {}) =>
+  Effect.gen(function* () {
+    const logged: Array<string> = []
+    // Each entry as the server's JSON lines show it (annotations included), then its cause.
+    const entries: Array<{ readonly message: unknown; readonly annotations: Record<string, unknown> }> = []
+    const recorder = withRequestIds(
+      Logger.make((options) => {
+        entries.push(JSON.parse(Logger.formatJson.log(options)))
+        logged.push(String(options.cause))
+      })
+    )
+    const routes = Layer.mergeAll(
+      HttpRouter.add("GET", "/noisy", Effect.as(Effect.logInfo("handler says hi"), HttpServerResponse.text("said"))),
+      HttpRouter.add("GET", "/boom", Effect.die(new Error("database password is hunter2"))),
+      HttpRouter.add("GET", "/ok", Effect.succeed(HttpServerResponse.text("fine"))),
+      layerApiResponses({ maxBodyBytes: 1024 })
+    )
+    const writer = Layer.succeed(AccessLogWriter)((entry) =>
+      entries.push({ message: "http", annotations: { ...entry } })
+    )
+    const app = HttpRouter.serve(routes, { disableLogger: true, disableListenLog: true }).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })),
+      Layer.provide([Logger.layer([recorder]), options.directAccessLog === true ? writer : Layer.empty])
+    )
+    const context = yield* Layer.build(app)
+    const origin = yield* HttpServer.addressFormattedWith((a) => Effect.succeed(a)).pipe(Effect.provideContext(context))
+    return { origin, logged, entries, recorder }
+  })
 
 /** Sends raw bytes on a fresh connection and reads everything until the server closes it. */
 const rawRequest = (origin: string, text: string) =>
@@ -54,7 +60,7 @@ describe("error bodies and request ids", () => {
   it.live("every log line written while serving a request carries its request id, and only those", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const { origin, entries, recorder } = yield* startFaultyApp
+        const { origin, entries, recorder } = yield* startFaultyApp()
         const first = yield* request(`${origin}/noisy`)
         const second = yield* request(`${origin}/noisy`, { headers: { "x-request-id": "trace-42" } })
         assert.strictEqual(second.headers.get("x-request-id"), "trace-42")
@@ -73,7 +79,7 @@ describe("error bodies and request ids", () => {
   it.live("turns a defect into a generic 500 with a request id, and logs the cause under that id", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const { origin, logged, entries } = yield* startFaultyApp
+        const { origin, logged, entries } = yield* startFaultyApp()
         const reply = yield* request(`${origin}/boom`)
         assert.strictEqual(reply.status, 500)
         assert.strictEqual(reply.json.error.code, "internal")
@@ -90,10 +96,28 @@ describe("error bodies and request ids", () => {
     )
   )
 
+  it.live("writes a failed request's access line after the line of its error, through a direct writer too", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        for (const directAccessLog of [false, true]) {
+          const { origin, entries } = yield* startFaultyApp({ directAccessLog })
+          const reply = yield* request(`${origin}/boom`)
+          const requestId = reply.json.error.request_id as string
+          const index = (message: string) =>
+            entries.findIndex(
+              (entry) => JSON.stringify(entry.message).includes(message) && entry.annotations.request_id === requestId
+            )
+          assert.isAtLeast(index("request failed"), 0)
+          assert.isAbove(index('"http"'), index("request failed"), `direct writer: ${directAccessLog}`)
+        }
+      })
+    )
+  )
+
   it.live("echoes a well-formed x-request-id and replaces a malformed one", () =>
     Effect.scoped(
       Effect.gen(function* () {
-        const { origin } = yield* startFaultyApp
+        const { origin } = yield* startFaultyApp()
         const echoed = yield* request(`${origin}/ok`, { headers: { "x-request-id": "abc-123" } })
         assert.strictEqual(echoed.headers.get("x-request-id"), "abc-123")
         const replaced = yield* request(`${origin}/ok`, { headers: { "x-request-id": "bad id\u00e9" } })

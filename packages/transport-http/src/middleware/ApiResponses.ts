@@ -195,7 +195,8 @@ export const layerApiResponses = (limits: HttpLimits) => {
             derived.status >= 500
               ? Effect.andThen(
                   Effect.logError("request failed", cause),
-                  finish(errorResponse(500, "internal error", { request_id: requestId }))
+                  // After the error's line: the access line is the request's last.
+                  Effect.suspend(() => finish(errorResponse(500, "internal error", { request_id: requestId })))
                 )
               : finish(withErrorBody(request, derived, requestId))
           )
