@@ -3,7 +3,7 @@
  * server, as production runs it), then runs every benchmark one after the other, each in its own process. Each
  * one's output is also saved to bench/results/<name>.txt; the server benchmarks write bench/results/<name>.json too.
  *
- *   npm run bench [-- --only=route-validation,http-health,http-stack,http-cpu,sign-in,memory,auth-requests,auth-core,validation-latency,uptime,hypervisor,docker] [--no-build] [--quick]
+ *   npm run bench [-- --only=route-validation,http-health,http-stack,http-cpu,sign-in,memory,idle,auth-requests,auth-core,validation-latency,uptime,hypervisor,docker] [--no-build] [--quick]
  *
  * --quick runs every benchmark briefly (a smoke test of the scripts; its numbers are not worth reporting).
  */
@@ -25,6 +25,7 @@ const benchmarks = {
   "http-stack": { args: ["bench/http-stack.ts"], quick: ["--rounds=1", "--duration=3", "--warmup=1"] },
   "http-cpu": { args: ["bench/http-cpu.ts"], quick: ["--chunks=2", "--requests=300"] },
   memory: { args: ["bench/memory.ts"], quick: ["--duration=3"] },
+  idle: { args: ["bench/idle.ts"], quick: ["--rounds=1", "--duration=2"] },
   "sign-in": {
     args: ["bench/sign-in.ts"],
     quick: ["--rounds=1", "--duration=2", "--warmup=1", "--logins=3"]

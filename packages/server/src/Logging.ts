@@ -8,11 +8,13 @@ import * as Logger from "effect/Logger"
 import * as References from "effect/References"
 import { plainAccessLine } from "./AccessLogLine.js"
 import { leanJsonLine, leanJsonLoggerWith } from "./LeanJsonLogger.js"
+import { batchLines } from "./LineBatch.js"
 
 const levels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error" } as const
 
 // One write per batch instead of one synchronous console call per line: under load the access log was a sixth of
-// a request's cost. Lines wait at most this long; the rest is flushed when the server stops.
+// a request's cost. Lines wait at most this long (and an idle server runs no timer); the rest is flushed when the
+// server stops.
 const JSON_BATCH_WINDOW = "50 millis"
 
 // The request id goes into a lean line directly; the general formatter (errors, rare shapes) gets it through
@@ -54,7 +56,7 @@ const accessLogInto =
 
 const layerJsonLogging = Layer.unwrap(
   Effect.map(
-    Logger.batched(jsonLines, {
+    batchLines(jsonLines, {
       window: JSON_BATCH_WINDOW,
       flush: (lines) => Effect.sync(() => process.stdout.write(`${lines.join("\n")}\n`))
     }),

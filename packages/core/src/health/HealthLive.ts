@@ -7,7 +7,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Ref from "effect/Ref"
-import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
@@ -43,11 +42,24 @@ const FIRST_CHECK_SPREAD_MS = 1000
 // Watchers get at most one map per second: statuses are what they follow, and a flapping route must not flood them.
 const FEED_INTERVAL_MS = 1000
 
+// Checks wake up on a shared grid of a tenth of their interval (at most 100 ms): those due within the same step run
+// in one wake-up of the event loop. With 1,000 routes at scattered milliseconds the idle server woke ~59 times a
+// second; on the grid ~7, for 6.2% of a core instead of 7.3% (bench/README.md, "Idle cost").
+const GRID_MAX_MS = 100
+const gridOf = (intervalMs: number) => Math.max(1, Math.min(GRID_MAX_MS, Math.floor(intervalMs / 10)))
+
+/** The delay from `now` to the first point of the grid at least `minimumMs` away. */
+export const delayToGrid = (now: number, minimumMs: number, gridMs: number): number =>
+  minimumMs + ((gridMs - ((now + minimumMs) % gridMs)) % gridMs)
+
+const sleepToGrid = (minimumMs: number, gridMs: number) =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sleep(Duration.millis(delayToGrid(now, minimumMs, gridMs))))
+
 // Each monitor starts at a random point of its first second: a thousand routes loaded at once do not all check in
 // the same instant (nor stay in step afterwards), and a server that checks itself is listening by then.
 const firstCheckDelay = (intervalMs: number) =>
   Effect.flatMap(Random.nextIntBetween(0, Math.max(1, Math.min(FIRST_CHECK_SPREAD_MS, intervalMs))), (ms) =>
-    Effect.sleep(Duration.millis(ms))
+    sleepToGrid(ms, gridOf(intervalMs))
   )
 
 /**
@@ -160,18 +172,20 @@ export const make: Effect.Effect<Health["Service"], never, Routes | Events | Sco
     }
   })
 
-  const run = (alias: string, id: number, monitor: Monitor): Effect.Effect<void> =>
-    Effect.andThen(
-      monitor.immediate === true ? Effect.void : firstCheckDelay(monitor.healthcheck.interval_ms),
-      monitor.check.pipe(
-        Effect.flatMap((result) => record(alias, id, result, monitor.healthcheck.retries)),
-        Effect.withSpan("Health.check", { attributes: { alias } }),
-        // `spaced`: the next check starts an interval after the previous one ended, so checks never overlap.
-        // The floor only guards against a hot loop from a hand-built route; validation already requires at least 1 s.
-        Effect.repeat(Schedule.spaced(Math.max(MIN_INTERVAL_MS, monitor.healthcheck.interval_ms))),
-        Effect.asVoid
-      )
+  const run = (alias: string, id: number, monitor: Monitor): Effect.Effect<void> => {
+    // The floor only guards against a hot loop from a hand-built route; validation already requires at least 1 s.
+    const intervalMs = Math.max(MIN_INTERVAL_MS, monitor.healthcheck.interval_ms)
+    const grid = gridOf(intervalMs)
+    const checkAndRecord = monitor.check.pipe(
+      Effect.flatMap((result) => record(alias, id, result, monitor.healthcheck.retries)),
+      Effect.withSpan("Health.check", { attributes: { alias } })
     )
+    return Effect.andThen(
+      monitor.immediate === true ? Effect.void : firstCheckDelay(intervalMs),
+      // The next check starts an interval (rounded up to the grid) after the previous one ended: checks never overlap.
+      Effect.forever(Effect.andThen(checkAndRecord, sleepToGrid(intervalMs, grid)))
+    )
+  }
 
   const sync = Effect.fn("Health.sync")(function* (records: ReadonlyArray<RouteRecord>) {
     const now = yield* Clock.currentTimeMillis

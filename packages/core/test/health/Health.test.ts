@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer, Logger, Option, Queue, Ref, Stream, SubscriptionRef } from "effect"
+import * as os from "node:os"
+import { Deferred, Effect, Fiber, Layer, Logger, Option, Queue, Ref, Stream, SubscriptionRef, Tracer } from "effect"
+import { TestClock } from "effect/testing"
 import type { Event } from "../../src/domain/Event.js"
 import type { HealthMap } from "../../src/domain/Health.js"
 import { Events } from "../../src/events/Events.js"
@@ -251,6 +253,58 @@ describe("Health layer", () => {
 
 describe("Health test layers", () => {
   const healthy: HealthMap = { a: { status: "healthy", latency_ms: 1, uptime_s: 2, last_check: null } }
+
+  it.effect("checks start on a grid of a tenth of their interval, so checks due within one step wake up together", () =>
+    Effect.gen(function* () {
+      // When each check started, by the test's clock, from the `Health.check` spans; `ended` counts finished checks.
+      const started: Array<number> = []
+      const ended = yield* Queue.unbounded<void>()
+      const native = yield* Tracer.Tracer
+      const recording = Tracer.make({
+        span(options) {
+          const span = native.span(options)
+          if (options.name !== "Health.check") return span
+          started.push(Number(options.startTime / 1_000_000n))
+          const end = span.end.bind(span)
+          span.end = (endTime, exit) => {
+            end(endTime, exit)
+            Queue.offerUnsafe(ended, undefined)
+          }
+          return span
+        }
+      })
+      const checked = (n: number) =>
+        TestClock.withLive(
+          Effect.timeoutOrElse(Effect.replicateEffect(Queue.take(ended), n), {
+            duration: 5000,
+            orElse: () => Effect.die(new Error(`timed out waiting for ${n} checks; started at ${started}`))
+          })
+        )
+      // Twenty file-server routes checked every second (a grid of 100 ms): their probe is a stat of a directory.
+      const routes = Array.from({ length: 20 }, (_, i) =>
+        recordOf(route(`dir${i}`, "fileserver", 0, { interval_ms: 1000 }, { root: os.tmpdir() }))
+      )
+      const h = yield* harness(routes)
+      yield* Effect.gen(function* () {
+        yield* Health
+        // First checks: at random points of the first second, each put off to the next tenth of a second.
+        yield* TestClock.adjust("1037 millis")
+        yield* checked(routes.length)
+        for (const at of started) assert.isTrue(at % 100 === 0 && at <= 1000, `a check at ${at} ms`)
+        // Later checks: an interval after the previous one ended, put off to the grid too (the test's clock stands
+        // on a grid point while a probe runs, or at 1,037 ms once the adjustment is done).
+        yield* TestClock.adjust("2 seconds")
+        yield* checked(routes.length)
+        assert.isAtLeast(started.length, 2 * routes.length)
+        for (const at of started) assert.isTrue(at % 100 === 0, `a check at ${at} ms`)
+      }).pipe(Effect.provide(h.layer), Effect.provideService(Tracer.Tracer, recording))
+      // The delay to the grid point at least `minimum` away: 1,037 + 1,000 ms is put off to 2,100 ms.
+      assert.strictEqual(HealthLive.delayToGrid(1037, 1000, 100), 1063)
+      assert.strictEqual(HealthLive.delayToGrid(1000, 1000, 100), 1000)
+      assert.strictEqual(HealthLive.delayToGrid(0, 999, 100), 1000)
+      assert.strictEqual(HealthLive.delayToGrid(5, 0, 1), 0)
+    })
+  )
 
   it.live("layerTest reports its map and keeps the feed open", () =>
     Effect.gen(function* () {
