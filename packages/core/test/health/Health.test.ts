@@ -1,5 +1,5 @@
-import { assert, describe, it } from "@effect/vitest"
 import * as os from "node:os"
+import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Logger, Option, Queue, Ref, Stream, SubscriptionRef, Tracer } from "effect"
 import { TestClock } from "effect/testing"
 import type { Event } from "../../src/domain/Event.js"
