@@ -249,10 +249,6 @@ describe("Health layer", () => {
       )
     }).pipe(Effect.scoped)
   )
-})
-
-describe("Health test layers", () => {
-  const healthy: HealthMap = { a: { status: "healthy", latency_ms: 1, uptime_s: 2, last_check: null } }
 
   it.effect("checks start on a grid of a tenth of their interval, so checks due within one step wake up together", () =>
     Effect.gen(function* () {
@@ -305,6 +301,10 @@ describe("Health test layers", () => {
       assert.strictEqual(HealthLive.delayToGrid(5, 0, 1), 0)
     })
   )
+})
+
+describe("Health test layers", () => {
+  const healthy: HealthMap = { a: { status: "healthy", latency_ms: 1, uptime_s: 2, last_check: null } }
 
   it.live("layerTest reports its map and keeps the feed open", () =>
     Effect.gen(function* () {
