@@ -8,6 +8,25 @@ import * as Layer from "effect/Layer"
 // The keys of the core's services and repositories (`Context.Service` keys of @gatehouse-edge/core).
 const corePrefix = "@gatehouse-edge/core/"
 
+/** The core's services among `R`: a class-style `Context.Service` carries its key as a literal type. */
+type CoreServicesIn<R> = R extends { readonly key: `${typeof corePrefix}${string}` } ? R : never
+
+/** What an app's routes take from the context of each request they serve. */
+type PerRequest<R> = HttpRouter.Request.Only<"Requires", R> | HttpRouter.Request.Only<"GlobalRequires", R>
+
+/**
+ * Nothing, unless a route of the app takes a core service from the request's context: that would fail on every
+ * call, since requests run without the core's services. Then the app does not type-check, and the message names
+ * the remedy and the service.
+ */
+type NoCoreServicePerRequest<R> = [CoreServicesIn<PerRequest<R>>] extends [never]
+  ? unknown
+  : {
+      readonly "a route takes a core service per request; take it when the route is built": CoreServicesIn<
+        PerRequest<R>
+      >
+    }
+
 /** `context` less the core's services (which `R`, the server's own requirements, does not name). */
 const withoutCore = <R>(context: Context.Context<R>): Context.Context<R> =>
   Context.makeUnsafe(new Map([...context.mapUnsafe].filter(([key]) => !key.startsWith(corePrefix))))
@@ -20,9 +39,10 @@ const withoutCore = <R>(context: Context.Context<R>): Context.Context<R> =>
  * cost. Handlers do not need them there: every handler group carries the services it uses (`withOwnContext`),
  * and the routes outside the API take theirs when they are built. What stays is what the HTTP stack itself
  * provides: the server, the loggers and log level, the WebSocket policy and connection counts, and the like.
+ * A route that takes a core service per request does not type-check (see {@link NoCoreServicePerRequest}).
  */
 export const serveWithoutCore = <A, E, R>(
-  app: Layer.Layer<A, E, R>,
+  app: Layer.Layer<A, E, R> & NoCoreServicePerRequest<R>,
   options: { readonly routerConfig?: Partial<FindMyWay.RouterConfig> | undefined } = {}
 ): Served<A, E, R> =>
   Layer.unwrap(

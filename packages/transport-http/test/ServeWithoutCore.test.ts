@@ -5,6 +5,7 @@ import { Health } from "@gatehouse-edge/core/services"
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import { serveWithoutCore } from "../src/ServeWithoutCore.js"
+import { WebSocketConnections } from "../src/websocket/WebSocketConnections.js"
 import { WebSocketPolicy } from "../src/websocket/WebSocketPolicy.js"
 import { request } from "./support/Http.js"
 
@@ -62,4 +63,17 @@ describe("serveWithoutCore", () => {
       ),
     30_000
   )
+
+  it("refuses, when type-checked, an app with a route that takes a core service per request", () => {
+    const answer = HttpServerResponse.empty()
+    // Health per request: requests run without the core's services, so this route would fail on every call.
+    const perRequest = HttpRouter.add("GET", "/health", Effect.as(Effect.service(Health), answer))
+    // @ts-expect-error the core's Health is not in a request's context: take it when the route is built
+    const refused = () => serveWithoutCore(perRequest)
+    // A service of the HTTP stack per request is in the request's context: accepted.
+    const accepted = () =>
+      serveWithoutCore(HttpRouter.add("GET", "/n", Effect.as(Effect.service(WebSocketConnections), answer)))
+    // The check is the type-check above (`npm test` runs tsc on the tests first); both still build a layer.
+    assert.isTrue(Layer.isLayer(refused()) && Layer.isLayer(accepted()))
+  })
 })
