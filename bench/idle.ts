@@ -1,8 +1,9 @@
 /**
  * What an idle server costs: CPU (percent of one core) and wake-ups of its main thread per second, with 0 routes,
- * 1,000 routes with health checks off, and 1,000 routes with the default checks (every 5 s, to closed 127.0.0.1
- * ports), next to the bare `node:http` baseline of bench/http-health.ts, all in the same run. Nothing is sent to
- * the servers while they are measured.
+ * 1,000 routes with health checks off, 1,000 routes with the default checks (every 5 s) to closed 127.0.0.1 ports
+ * (each refused), and the same to live targets (bench/live-targets.mjs, one process answering 200 on every port;
+ * its own CPU is not counted), next to the bare `node:http` baseline of bench/http-health.ts, all in the same run.
+ * Nothing is sent to the servers while they are measured.
  *
  *   npx tsx bench/idle.ts [--routes=1000] [--rounds=3] [--duration=20] [--server=auto|dist|source]
  *
@@ -28,6 +29,7 @@ import {
   sleep,
   startBaseline,
   startGatehouse,
+  startLiveTargets,
   writeResults
 } from "./support.js"
 
@@ -37,6 +39,9 @@ const rounds = Number(args.rounds)
 const durationMs = Number(args.duration) * 1000
 const mode = resolveServerMode(args.server!)
 const portBase = closedPortRange(routes)
+// Live targets listen below the kernel's ephemeral range (32768 and up here), where the checks' own client sockets
+// (thousands a minute, each in TIME_WAIT for a while) can hold a port the next round's targets must listen on.
+const livePortBase = closedPortRange(routes, 20_000)
 const startEnvironment = environment()
 // Monitors start at random points of their first second; the route watcher and the uptime sampler settle too.
 const settleMs = 6_000
@@ -70,9 +75,10 @@ const measure = async (target: string, round: number, pid: number): Promise<Samp
 }
 
 const variants = [
-  { target: "gatehouse, 0 routes", routes: 0, health: false },
-  { target: `gatehouse, ${routes} routes, health off`, routes, health: false },
-  { target: `gatehouse, ${routes} routes, health on`, routes, health: true }
+  { target: "gatehouse, 0 routes", routes: 0, health: false, live: false },
+  { target: `gatehouse, ${routes} routes, health off`, routes, health: false, live: false },
+  { target: `gatehouse, ${routes} routes, health on, refused`, routes, health: true, live: false },
+  { target: `gatehouse, ${routes} routes, health on, live`, routes, health: true, live: true }
 ]
 const baselineTarget = "bare node:http"
 
@@ -89,11 +95,17 @@ const samples: Array<Sample> = []
 try {
   for (let round = 1; round <= rounds; round++) {
     for (const v of variants) {
-      const server = await startGatehouse({ routes: v.routes, health: v.health, mode, portBase })
+      const base = v.live ? livePortBase : portBase
+      const targets = v.live ? await startLiveTargets(base, v.routes) : undefined
       try {
-        samples.push(await measure(v.target, round, server.pid))
+        const server = await startGatehouse({ routes: v.routes, health: v.health, mode, portBase: base })
+        try {
+          samples.push(await measure(v.target, round, server.pid))
+        } finally {
+          await server.stop()
+        }
       } finally {
-        await server.stop()
+        await targets?.stop()
       }
     }
     const baseline = await startBaseline(bodyFile)

@@ -331,6 +331,26 @@ export const startBaseline = async (bodyFile: string): Promise<BaselineProcess> 
   return { child, pid: child.pid!, origin: `http://127.0.0.1:${port}`, stop: () => stopProcess(child) }
 }
 
+/** A running `bench/live-targets.mjs`: `count` HTTP servers on consecutive ports from `portBase`, answering 200. */
+export interface LiveTargetsProcess {
+  readonly pid: number
+  readonly stop: () => Promise<void>
+}
+
+/** Starts live health-check targets on `portBase` to `portBase + count - 1` (see bench/live-targets.mjs). */
+export const startLiveTargets = async (portBase: number, count: number): Promise<LiveTargetsProcess> => {
+  const child = spawn(
+    process.execPath,
+    [path.join(repoRoot, "bench/live-targets.mjs"), String(portBase), String(count)],
+    { stdio: ["ignore", "pipe", "inherit"] }
+  )
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.once("data", () => resolve())
+    child.once("exit", (code) => reject(new Error(`live targets exited with ${code}`)))
+  })
+  return { pid: child.pid!, stop: () => stopProcess(child) }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Load
 // ---------------------------------------------------------------------------------------------------------------
