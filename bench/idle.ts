@@ -39,8 +39,8 @@ const rounds = Number(args.rounds)
 const durationMs = Number(args.duration) * 1000
 const mode = resolveServerMode(args.server!)
 const portBase = closedPortRange(routes)
-// Live targets listen below the kernel's ephemeral range (32768 and up here), where the checks' own client sockets
-// (thousands a minute, each in TIME_WAIT for a while) can hold a port the next round's targets must listen on.
+// Live targets listen below the kernel's ephemeral range (32768 and up by default on Linux), where the checks' own
+// client sockets (thousands a minute, each in TIME_WAIT for a while) can hold a port the next round's targets need.
 const livePortBase = closedPortRange(routes, 20_000)
 const startEnvironment = environment()
 // Monitors start at random points of their first second; the route watcher and the uptime sampler settle too.

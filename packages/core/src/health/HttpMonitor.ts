@@ -38,7 +38,8 @@ const probe = (route: Route, hc: Healthcheck): Effect.Effect<ProbeOutcome> =>
       resume(Effect.succeed(verdictOfStatus(res.statusCode ?? 0)))
     })
     // The request goes out once the connection is up. Written before, it waits in the socket, and a refused
-    // connection then fails that write too: one more error with a stack trace, a quarter of a refused check's CPU.
+    // connection then fails that write too: one more error with a formatted stack, a sixth of a refused check's
+    // CPU (bench/README.md, "Idle cost").
     req.on("socket", (socket) => {
       if (socket.connecting) socket.once("connect", () => req.end())
       else req.end()
