@@ -149,12 +149,14 @@ const waitUntil = async (what: string, ms: number, probe: () => Promise<boolean>
  * `count` HTTP routes to 127.0.0.1 ports in [portBase, portBase + count), all closed. With `health` each route
  * has the default health check (HTTP HEAD / every 5 s, 5 s timeout, 3 retries): every check is a refused
  * connection, the cheapest check there is, so the monitors' cost measured with it is a lower bound.
+ * `healthInterval` (a Go duration) replaces the default interval.
  */
-export const routesYaml = (count: number, health: boolean, portBase: number): string => {
+export const routesYaml = (count: number, health: boolean, portBase: number, healthInterval?: string): string => {
   const lines = [`# ${count} generated benchmark routes (health checks ${health ? "on" : "disabled"})`]
   for (let i = 0; i < count; i++) {
     lines.push(`app-${String(i).padStart(4, "0")}:`, "  host: 127.0.0.1", `  port: ${portBase + i}`)
     if (!health) lines.push("  healthcheck: {disable: true}")
+    else if (healthInterval !== undefined) lines.push(`  healthcheck: {interval: ${healthInterval}}`)
   }
   return `${lines.join("\n")}\n`
 }
@@ -221,6 +223,8 @@ export interface GatehouseProcess {
 export const startGatehouse = async (options: {
   readonly routes: number
   readonly health: boolean
+  /** The checks' interval instead of the default 5 s (a Go duration, e.g. `1h`), when `health` is on. */
+  readonly healthInterval?: string | undefined
   readonly mode: ServerMode
   readonly portBase: number
   readonly nodeArgs?: ReadonlyArray<string>
@@ -233,7 +237,10 @@ export const startGatehouse = async (options: {
   const routesDir = path.join(dir, "routes")
   fs.mkdirSync(routesDir)
   if (options.routes > 0)
-    fs.writeFileSync(path.join(routesDir, "routes.yml"), routesYaml(options.routes, options.health, options.portBase))
+    fs.writeFileSync(
+      path.join(routesDir, "routes.yml"),
+      routesYaml(options.routes, options.health, options.portBase, options.healthInterval)
+    )
   const port = await freePort()
   const configArgs: Array<string> = []
   if (options.configYaml !== undefined) {
