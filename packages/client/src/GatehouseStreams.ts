@@ -20,7 +20,7 @@ import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { EndpointError, EndpointOf, EndpointRequest } from "./ApiCalls.js"
-import type { WebSocketClosed } from "./WebSocketClosed.js"
+import { WebSocketClosed } from "./WebSocketClosed.js"
 import { openWebSocket } from "./WebSocketConnection.js"
 
 /** The query of `events.watch`: `since` (an event id), `limit` (1–1000, default 100), `category`. */
@@ -182,7 +182,10 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
           })
         ).pipe(
           Effect.andThen(Effect.suspend(() => Deferred.succeed(inputEnded, sent))),
-          Effect.catchTag("WebSocketClosed", () => Effect.never)
+          Effect.catchIf(
+            (error): error is WebSocketClosed => error instanceof WebSocketClosed,
+            () => Effect.never
+          )
         )
         type Item =
           | { readonly _tag: "Frame"; readonly frame: RouteValidationMessage }
