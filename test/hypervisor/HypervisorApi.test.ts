@@ -4,6 +4,7 @@ import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { createGatehouseClient } from "../../packages/client/src/index.js"
+import { ProxmoxUnreachable } from "../../packages/core/src/domain/index.js"
 import { startFakeSshNode } from "../../packages/core/test/hypervisor/FakeSshNode.js"
 import { openWs, request } from "../../packages/transport-http/test/support/Http.js"
 import { lxcBackend } from "../pve-sim/LxcBackend.js"
@@ -173,6 +174,17 @@ describe("hypervisor API against the simulator", () => {
         assert.strictEqual(down.status, 503)
         assert.strictEqual(down.json.error.code, "unavailable")
         assert.match(down.json.error.message, /^Proxmox VE cluster "sim" is unreachable/)
+        // The typed client gets this error, not the endpoint's other 503 ("no cluster configured").
+        const client = createGatehouseClient({ baseUrl: world.server.origin, apiKey: key })
+        yield* Effect.addFinalizer(() => Effect.promise(() => client.close()))
+        const typed = yield* Effect.promise(() =>
+          client.hypervisor.nodeStats("pve1").then(
+            () => undefined,
+            (error: unknown) => error
+          )
+        )
+        assert.instanceOf(typed, ProxmoxUnreachable)
+        assert.strictEqual(typed.cluster, "sim")
         assert.strictEqual((yield* request(world.url("/version"), { key })).status, 200)
         // The cache keeps its last good data meanwhile.
         assert.strictEqual((yield* request(world.url("/hypervisor/stats/pve1/101"), { key })).status, 200)

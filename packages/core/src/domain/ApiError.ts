@@ -24,6 +24,9 @@ export interface ApiErrorStatics {
   readonly details: DetailsCodec
 }
 
+const reasonOf = (detail: unknown): unknown =>
+  typeof detail === "object" && detail !== null ? (detail as { reason?: unknown }).reason : undefined
+
 const reasonDetails = (tag: string, hasFields: boolean): DetailsCodec => ({
   toDetails: (fields) => {
     if (!hasFields) return undefined
@@ -31,11 +34,17 @@ const reasonDetails = (tag: string, hasFields: boolean): DetailsCodec => ({
     return [{ reason: tag, ...rest }]
   },
   fromDetails: (details) => {
-    if (!hasFields) return {}
-    const entry = details?.find(
-      (d): d is Record<string, unknown> =>
-        typeof d === "object" && d !== null && (d as { reason?: unknown }).reason === tag
-    )
+    // An error without fields sends no details, so it is known by its code alone. But an endpoint may declare
+    // errors of the same code (503: no cluster configured, or the cluster unreachable): a body that names another
+    // error in its details is that one's, never this one's.
+    if (!hasFields) {
+      const namesAnother = details?.some((d) => {
+        const reason = reasonOf(d)
+        return typeof reason === "string" && reason !== tag
+      })
+      return namesAnother === true ? undefined : {}
+    }
+    const entry = details?.find((d): d is Record<string, unknown> => reasonOf(d) === tag)
     if (entry === undefined) return undefined
     const { reason: _, ...fields } = entry
     return fields

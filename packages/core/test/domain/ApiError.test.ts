@@ -4,12 +4,16 @@ import {
   ApiError,
   ErrorBody,
   grpcStatusOf,
+  HypervisorNotConfigured,
   httpStatusOf,
   InternalError,
   InvalidArgument,
   InvalidYaml,
+  ProxmoxUnreachable,
   RouteNotFound,
+  SshNotConfigured,
   toWireError,
+  Unauthenticated,
   ValidationFailed
 } from "../../src/domain/index.js"
 
@@ -46,6 +50,41 @@ describe("ApiError wire form", () => {
     assert.deepStrictEqual(bad.issues, [])
     assert.throws(() =>
       Schema.decodeUnknownSync(toWireError(RouteNotFound))({ error: { code: "not_found", message: "x" } })
+    )
+  })
+
+  it("never decodes another error's body as an error without fields of the same code", () => {
+    // The hypervisor endpoints declare four 503s; the one without fields comes first.
+    const union = Schema.Union([
+      toWireError(HypervisorNotConfigured),
+      toWireError(ProxmoxUnreachable),
+      toWireError(SshNotConfigured)
+    ])
+    const roundTrip = <E>(error: E, wire: Schema.Codec<E, unknown>) =>
+      Schema.decodeUnknownSync(union)(Schema.encodeSync(wire)(error))
+    const unreachable = roundTrip(
+      new ProxmoxUnreachable({ cluster: "sim", detail: "connect ECONNREFUSED" }),
+      toWireError(ProxmoxUnreachable)
+    )
+    assert.instanceOf(unreachable, ProxmoxUnreachable)
+    assert.strictEqual(unreachable.cluster, "sim")
+    const noSsh = roundTrip(new SshNotConfigured({ node: "pve1" }), toWireError(SshNotConfigured))
+    assert.instanceOf(noSsh, SshNotConfigured)
+    assert.strictEqual(noSsh.node, "pve1")
+    // Its own body, and a bare body of its code (no details), are still its.
+    assert.instanceOf(
+      roundTrip(new HypervisorNotConfigured(), toWireError(HypervisorNotConfigured)),
+      HypervisorNotConfigured
+    )
+    assert.instanceOf(
+      Schema.decodeUnknownSync(union)({ error: { code: "unavailable", message: "unavailable" } }),
+      HypervisorNotConfigured
+    )
+    // An error whose only field is its message is known the same way.
+    assert.throws(() =>
+      Schema.decodeUnknownSync(toWireError(Unauthenticated))({
+        error: { code: "unauthenticated", message: "x", details: [{ reason: "SessionExpired" }] }
+      })
     )
   })
 
