@@ -13,6 +13,13 @@ import { versionInfo } from "./Version.js"
 const teardown: Runtime.Teardown = (exit, onExit) =>
   Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
 
+// A reader that stops early (`gatehouse openapi | head`) closes the pipe: stop quietly, as other command-line tools
+// do, rather than die of an unhandled EPIPE with a stack trace. (`serve` too: its log has nowhere to go.)
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error
+  process.exit(0)
+})
+
 // Deep imports only: the @effect/platform-node barrel loads undici 8, which crashes on Node 20.
 gatehouseCli.pipe(
   Command.run({ version: versionInfo(process.env).version }),

@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -28,6 +28,25 @@ const runNode = (args: ReadonlyArray<string>): Effect.Effect<Run> =>
     child.stdout?.on("data", (chunk) => (stdout += chunk))
     child.stderr?.on("data", (chunk) => (stderr += chunk))
     child.on("close", (code) => resume(Effect.succeed({ code, stdout, stderr })))
+    return Effect.sync(() => child.kill())
+  })
+
+/**
+ * Runs the CLI from its sources with `args` and closes the pipe of its output after the first chunk, as
+ * `gatehouse openapi | head -1` does.
+ */
+const runReadingOneChunk = (args: ReadonlyArray<string>): Effect.Effect<Run> =>
+  Effect.callback<Run>((resume) => {
+    const bin = path.join(serverDir, "src", "bin.ts")
+    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@gatehouse-edge/source", bin, ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, NODE_OPTIONS: "" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stderr = ""
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.stdout.once("data", () => child.stdout.destroy())
+    child.on("close", (code) => resume(Effect.succeed({ code, stdout: "", stderr })))
     return Effect.sync(() => child.kill())
   })
 
@@ -67,6 +86,18 @@ describe("the gatehouse bin", () => {
         assert.include(result.stderr, "npm run build")
       })
     )
+  )
+
+  it.live(
+    "stops quietly when the reader of its output goes away (`gatehouse openapi | head`): exit 0, no stack trace",
+    () =>
+      Effect.gen(function* () {
+        // The document (~380 KB) is far larger than a pipe's buffer, so writing goes on after the reader left.
+        const result = yield* runReadingOneChunk(["openapi"])
+        assert.strictEqual(result.stderr, "")
+        assert.strictEqual(result.code, 0)
+      }),
+    30_000
   )
 
   it.live("with a build, runs dist/bin.js with the same arguments and exit code", () =>
