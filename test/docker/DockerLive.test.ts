@@ -77,6 +77,31 @@ describe.skipIf(dockerd.skip)(
       )
     )
 
+    it.live("an engine that stops answering keeps its containers' routes, with the problem reported", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const engine = yield* startDockerd
+          yield* engine.run("web", {
+            ...chatty,
+            Labels: { "proxy.aliases": "web", "proxy.web.host": "127.0.0.1", "proxy.web.port": "8080" }
+          })
+          const docker = yield* serviceOn(engine)
+          const before = yield* docker.routeState
+          assert.deepStrictEqual(
+            before.routes.map((r) => r.route.alias),
+            ["web"]
+          )
+          assert.deepStrictEqual(before.issues, [])
+          yield* engine.kill
+          const down = yield* docker.routeState
+          assert.deepStrictEqual(down.routes, before.routes, "the routes it had when the engine last answered")
+          assert.strictEqual(down.issues.length, 1)
+          assert.match(down.issues[0]!.message, /^Docker host "local" is unreachable/)
+          assert.strictEqual(down.issues[0]!.provider, "docker:local")
+        })
+      )
+    )
+
     it.live("the daemon dying mid-stream fails the stream; once it is back, calls work again", () =>
       Effect.scoped(
         Effect.gen(function* () {

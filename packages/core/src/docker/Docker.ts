@@ -71,8 +71,8 @@ export class Docker extends Context.Service<
     /**
      * The routes the labels of every container declare (SPEC §2), with their problems and the container each route
      * runs in (its state and HEALTHCHECK drive the route's health). A stopped container keeps the routes it had
-     * while running; an engine that does not answer is one issue, and its containers' routes are left out until
-     * it answers again.
+     * while running; an engine that does not answer is one issue, and its containers keep the routes they had
+     * when it last answered (a provider never drops good routes for a bad source).
      */
     readonly routeState: Effect.Effect<ProviderState, DockerNotConfigured>
     /**

@@ -369,6 +369,10 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
     return { ...report, routes: report.routes.map((route) => ({ ...route, container })), issues: [] }
   }
 
+  // Each engine's routes as last listed. An engine that cannot be listed keeps offering these (RouteProviders:
+  // a provider never drops good routes for a bad source): its containers may well still be serving.
+  const lastListed = new Map<string, ReadonlyArray<ProvidedRoute>>(engines.map((e) => [e.host, []]))
+
   const routeState = Effect.gen(function* () {
     yield* configured
     const results = yield* listAll
@@ -377,17 +381,21 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
     results.forEach((result, index) => {
       const host = engines[index]!.host
       if (result._tag === "Failure") {
+        routes.push(...lastListed.get(host)!)
         issues.push({ path: [], message: result.failure.message, provider: `docker:${host}` })
         return
       }
       // Removed containers are forgotten.
       const present = new Set(result.success.map(({ raw }) => raw.Id))
       for (const id of lastRunning.get(host)!.keys()) if (!present.has(id)) lastRunning.get(host)!.delete(id)
+      const listed: Array<ProvidedRoute> = []
       for (const { engine, raw } of result.success) {
         const report = routesOf(engine, raw)
-        routes.push(...report.routes)
+        listed.push(...report.routes)
         issues.push(...report.issues)
       }
+      lastListed.set(host, listed)
+      routes.push(...listed)
     })
     return { routes, issues } satisfies ProviderState
   }).pipe(Effect.withSpan("Docker.routeState"))

@@ -50,6 +50,11 @@ export const layer: Layer.Layer<never, never, Docker | RouteProviders | Events> 
           Effect.orDie(docker.routeState)
         )
       )
+    ).pipe(
+      // Most re-reads find what the last one did (every 30 s; each event of a container without routes). Only a
+      // change goes on to the route table, so a standing problem (a bad label, an engine that is down) is
+      // announced once, not with every re-read.
+      Stream.changesWith((a, b) => JSON.stringify(a) === JSON.stringify(b))
     )
     yield* providers.add({ name: "docker", states })
   })
