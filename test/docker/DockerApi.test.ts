@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { createGatehouseClient } from "../../packages/client/src/index.js"
+import { toEngineTime } from "../../packages/core/src/domain/EngineTime.js"
 import { openWs, request } from "../../packages/transport-http/test/support/Http.js"
 import { requireTool } from "../support/e2e.js"
 import { waitFor } from "../support/WaitFor.js"
@@ -15,6 +16,12 @@ const chatty = {
 }
 
 const world = dockerWorld()
+
+/** An RFC 3339 time in nanoseconds since 1970 (the engine trims trailing zeros, so the text does not sort). */
+const nanosOf = (time: string): bigint => {
+  const [seconds, fraction = ""] = toEngineTime(time)!.split(".")
+  return BigInt(seconds!) * 1_000_000_000n + BigInt(fraction.padEnd(9, "0"))
+}
 
 describe.skipIf(dockerd.skip)(
   "Docker API against a real dockerd",
@@ -46,6 +53,18 @@ describe.skipIf(dockerd.skip)(
           assert.strictEqual(logs.status, 200)
           assert.isAtMost(logs.json.length, 4)
           for (const line of logs.json) assert.match(line.timestamp, /^\d{4}-/)
+          // A line's timestamp (RFC 3339, nanoseconds) as `since`: the engine takes only Unix seconds, so the
+          // server converts; the lines from that instant on come back, the first of them that very line.
+          const from = logs.json[1].timestamp as string
+          const since = yield* request(url(`/docker/logs/chatty?timestamps=true&since=${from}`), { key })
+          assert.strictEqual(since.status, 200, since.text)
+          assert.isAbove(since.json.length, 0)
+          for (const line of since.json) assert.isTrue(nanosOf(line.timestamp) >= nanosOf(from), line.timestamp)
+          for (const bad of ["yesterday", "2026-02-30T00:00:00Z"]) {
+            const refused = yield* request(url(`/docker/logs/chatty?since=${bad}`), { key })
+            assert.strictEqual(refused.status, 400, bad)
+            assert.strictEqual(refused.json.error.code, "invalid_argument")
+          }
 
           for (const [bad, status] of [
             ["a%20b", 400],

@@ -45,7 +45,7 @@ export interface LogQuery {
   readonly limit?: number | undefined
   readonly stdout?: boolean | undefined
   readonly stderr?: boolean | undefined
-  /** Unix seconds or an RFC 3339 time, as the engine takes them. */
+  /** Unix seconds or an RFC 3339 time (see `EngineTime`); the engine is sent Unix seconds. */
   readonly since?: string | undefined
   readonly until?: string | undefined
   readonly timestamps?: boolean | undefined

@@ -12,6 +12,7 @@ import { InvalidArgument } from "../domain/CommonErrors.js"
 import type { ContainerTarget } from "../domain/ContainerTarget.js"
 import type { ContainerAction, ContainerLogLine, ContainerSummary } from "../domain/Docker.js"
 import { ContainerIdAmbiguous, ContainerNotFound, DockerFailed, DockerNotConfigured } from "../domain/DockerErrors.js"
+import { toEngineTime } from "../domain/EngineTime.js"
 import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import type { ProvidedRoute, ProviderState } from "../routes/RouteProviders.js"
 import { type RouteRecord, Routes } from "../routes/Routes.js"
@@ -84,9 +85,24 @@ const logOptions = (query: LogQuery, tail: number) => ({
   stderr: query.stderr ?? true,
   timestamps: query.timestamps ?? false,
   tail,
-  ...(query.since === undefined ? {} : { since: query.since }),
-  ...(query.until === undefined ? {} : { until: query.until })
+  // Checked first (`logTimeProblem`): each is a time the engines take once converted.
+  ...(query.since === undefined ? {} : { since: toEngineTime(query.since) ?? query.since }),
+  ...(query.until === undefined ? {} : { until: toEngineTime(query.until) ?? query.until })
 })
+
+/** Why a query's `since` or `until` is no time (see `EngineTime`), as the 400 the API answers; else undefined. */
+const logTimeProblem = (query: LogQuery): InvalidArgument | undefined => {
+  for (const field of ["since", "until"] as const) {
+    const value = query[field]
+    if (value !== undefined && toEngineTime(value) === undefined) {
+      return new InvalidArgument({
+        message: `invalid ${field}: expected Unix seconds or an RFC 3339 time, got ${JSON.stringify(value)}`,
+        issues: [{ path: [field], message: "not a time from 1970 on" }]
+      })
+    }
+  }
+  return undefined
+}
 
 /** A query string as dockerode writes one (`querystring.stringify`: booleans as `true`/`false`). */
 const queryOf = (options: Readonly<Record<string, string | number | boolean>>) =>
@@ -272,6 +288,8 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
   })
 
   const readLogs = Effect.fn("Docker.logs")(function* (ref: string, query: LogQuery) {
+    const badTime = logTimeProblem(query)
+    if (badTime !== undefined) return yield* badTime
     const found = yield* find(ref)
     return (yield* lastLines(found, query, yield* isTty(found))).lines
   })
@@ -445,6 +463,8 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
     }),
     logs: readLogs,
     followLogs: Effect.fn("Docker.followLogs")(function* (ref: string, query: LogQuery) {
+      const badTime = logTimeProblem(query)
+      if (badTime !== undefined) return yield* badTime
       const found = yield* find(ref)
       const tty = yield* isTty(found)
       const key = JSON.stringify([

@@ -75,7 +75,7 @@ const logs = Command.make(
       Flag.optional
     ),
     since: Flag.String("since").pipe(
-      Flag.withDescription("Lines from this time on: Unix seconds or RFC 3339, as the engine takes them"),
+      Flag.withDescription("Lines from this time on: Unix seconds or RFC 3339 (2026-11-26T04:19:22Z)"),
       Flag.optional
     ),
     until: Flag.String("until").pipe(Flag.withDescription("Lines before this time (same forms)"), Flag.optional)

@@ -9,6 +9,7 @@ import {
   DockerFailed,
   DockerHostUnreachable,
   DockerNotConfigured,
+  EngineTime,
   InvalidArgument,
   toWireError
 } from "@gatehouse-edge/core/domain"
@@ -33,8 +34,8 @@ export const LogsQuery = {
   limit: Schema.optionalKey(Limit),
   stdout: Schema.optionalKey(BooleanParam),
   stderr: Schema.optionalKey(BooleanParam),
-  since: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(64))),
-  until: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(64))),
+  since: Schema.optionalKey(EngineTime),
+  until: Schema.optionalKey(EngineTime),
   timestamps: Schema.optionalKey(BooleanParam)
 }
 
