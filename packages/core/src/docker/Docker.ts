@@ -16,6 +16,7 @@ import type {
   DockerHostUnreachable,
   DockerNotConfigured
 } from "../domain/DockerErrors.js"
+import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import type { ProviderState } from "../routes/RouteProviders.js"
 
 /** What an engine call can fail with: the engine down, or an error it answered. */
@@ -28,6 +29,12 @@ export type ContainerLookupError =
   | EngineError
   | ContainerNotFound
   | ContainerIdAmbiguous
+
+/**
+ * Whether a problem of `Docker.routeState` is an engine that did not answer (rather than a container's label):
+ * it is about no label, so its path is empty.
+ */
+export const isEngineIssue = (issue: ValidationIssue): boolean => issue.path.length === 0
 
 /** A container event from an engine's event stream. */
 export interface ContainerEvent {
@@ -71,8 +78,8 @@ export class Docker extends Context.Service<
     /**
      * The routes the labels of every container declare (SPEC §2), with their problems and the container each route
      * runs in (its state and HEALTHCHECK drive the route's health). A stopped container keeps the routes it had
-     * while running; an engine that does not answer is one issue, and its containers keep the routes they had
-     * when it last answered (a provider never drops good routes for a bad source).
+     * while running; an engine that does not answer is one issue (see {@link isEngineIssue}), and its containers
+     * keep the routes they had when it last answered (a provider never drops good routes for a bad source).
      */
     readonly routeState: Effect.Effect<ProviderState, DockerNotConfigured>
     /**

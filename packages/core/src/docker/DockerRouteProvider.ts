@@ -6,17 +6,21 @@ import * as Stream from "effect/Stream"
 import { DockerEvents } from "../domain/DockerEvents.js"
 import { Events } from "../events/Events.js"
 import { type ProviderState, RouteProviders } from "../routes/RouteProviders.js"
-import { Docker } from "./Docker.js"
+import { Docker, isEngineIssue } from "./Docker.js"
 
 // Engines send several events for one change (stop then die); one re-read after a short quiet period covers them.
 const settleMs = 200
 // A missed event (the engine's stream was down) is caught up with by a periodic re-read.
 const resyncEvery = Duration.seconds(30)
+// While an engine does not answer, its routes are its last ones and the problem stands: read again this often, so
+// both are current within seconds of the engine's return (its event stream reconnects with a back-off of up to 30 s).
+const retryEvery = Duration.seconds(2)
 
 /**
- * Adds the routes of the Docker engines' containers to the route table (SPEC §2), as the provider
+ * Adds the routes of the Docker engines' containers to the route table (their `proxy.*` labels), as the provider
  * `docker`: read at start, again within a second of each container start/stop/die/health_status event of an
- * engine, and every 30 s. Each of those events is also recorded as a `docker/*` event. Without engines, nothing.
+ * engine, and every 30 s (every 2 s while an engine does not answer). Each of those events is also recorded as a
+ * `docker/*` event. Without engines, nothing.
  */
 export const layer: Layer.Layer<never, never, Docker | RouteProviders | Events> = Layer.effectDiscard(
   Effect.gen(function* () {
@@ -38,16 +42,30 @@ export const layer: Layer.Layer<never, never, Docker | RouteProviders | Events> 
         )
       )
     )
-    const triggers = Stream.merge(
-      Stream.debounce(recorded, Duration.millis(settleMs)),
-      Stream.fromSchedule(Schedule.spaced(resyncEvery))
+    let engineDown = first.success.issues.some(isEngineIssue)
+    const triggers = Stream.mergeAll(
+      [
+        Stream.as(Stream.debounce(recorded, Duration.millis(settleMs)), "event"),
+        Stream.as(Stream.fromSchedule(Schedule.spaced(resyncEvery)), "resync"),
+        Stream.fromSchedule(Schedule.spaced(retryEvery)).pipe(
+          Stream.filter(() => engineDown),
+          Stream.as("retry")
+        )
+      ],
+      { concurrency: "unbounded" }
     )
     const states: Stream.Stream<ProviderState> = Stream.concat(
       Stream.succeed(first.success),
       triggers.pipe(
         Stream.mapEffect(() =>
           // `routeState` fails only when no engine is configured, which was ruled out above.
-          Effect.orDie(docker.routeState)
+          Effect.orDie(docker.routeState).pipe(
+            Effect.tap((state) =>
+              Effect.sync(() => {
+                engineDown = state.issues.some(isEngineIssue)
+              })
+            )
+          )
         )
       )
     ).pipe(
