@@ -102,6 +102,37 @@ describe.skipIf(dockerd.skip)(
       )
     )
 
+    it.live(
+      "container events go on across a daemon restart: what happened before the stream was back is not lost",
+      () =>
+        Effect.scoped(
+          Effect.gen(function* () {
+            const engine = yield* startDockerd
+            const docker = yield* serviceOn(engine)
+            const seen: Array<string> = []
+            yield* Effect.forkScoped(
+              Stream.runForEach(docker.events, (event) => Effect.sync(() => seen.push(`${event.action}:${event.name}`)))
+            )
+            const waitToSee = (what: string) =>
+              Effect.gen(function* () {
+                const deadline = Date.now() + 40_000
+                while (!seen.includes(what) && Date.now() < deadline)
+                  yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
+                assert.include(seen, what)
+              })
+            yield* engine.run("before", chatty)
+            yield* waitToSee("start:before")
+            yield* engine.kill
+            yield* engine.start
+            // Started as soon as the daemon is back: the event stream is most likely still backing off, and asks
+            // for what it missed when it opens again.
+            yield* engine.run("after", chatty)
+            yield* waitToSee("start:after")
+            assert.strictEqual(seen.filter((e) => e === "start:before").length, 1, seen.join(" "))
+          })
+        )
+    )
+
     it.live("the daemon dying mid-stream fails the stream; once it is back, calls work again", () =>
       Effect.scoped(
         Effect.gen(function* () {

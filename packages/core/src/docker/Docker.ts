@@ -84,7 +84,8 @@ export class Docker extends Context.Service<
     readonly routeState: Effect.Effect<ProviderState, DockerNotConfigured>
     /**
      * Container start/stop/die/health_status events of every engine, as they happen; an engine's event stream
-     * that breaks is opened again (with back-off) when the engine is back. Never ends.
+     * that breaks is opened again (with back-off) when the engine is back, from where it broke: what happened
+     * meanwhile comes then, and nothing twice. Never ends.
      */
     readonly events: Stream.Stream<ContainerEvent>
     /** One stats sample (the engine takes about a second to measure CPU between two reads). */

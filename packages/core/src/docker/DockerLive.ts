@@ -1,3 +1,4 @@
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -29,6 +30,7 @@ import { containerStatsOf, type EngineStats, hasPreviousSample } from "./Contain
 import { type ContainerEvent, Docker, type LogQuery } from "./Docker.js"
 import { type DockerEngine, makeDockerEngine } from "./DockerEngine.js"
 import { fromEngineStream } from "./EngineStreams.js"
+import { makeEventResume } from "./EventResume.js"
 
 const defaultLimit = 100
 // How far back a one-output read of the last lines looks (see `readLogs`): a container that wrote this many lines
@@ -56,6 +58,8 @@ const ping = (engine: DockerEngine) => Effect.asVoid(engine.call((d) => d.ping()
 interface EngineEvent {
   readonly Type?: string
   readonly Action?: string
+  readonly time?: number
+  readonly timeNano?: number
   readonly Actor?: { readonly ID?: string; readonly Attributes?: Readonly<Record<string, string>> }
 }
 
@@ -419,17 +423,32 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
   }).pipe(Effect.withSpan("Docker.routeState"))
 
   const engineEvents = (engine: DockerEngine): Stream.Stream<ContainerEvent> => {
-    const decode = jsonLines()
+    let decode = jsonLines()
+    const resume = makeEventResume()
     return fromEngineStream({
       host: engine.host,
-      open: engine.call((d) =>
-        d.getEvents({
-          filters: JSON.stringify({ type: ["container"], event: ["start", "stop", "die", "health_status"] })
-        })
-      ),
+      // Each open asks for what happened since the last event seen, with a fresh decoder: a line the broken
+      // stream cut off must not run into the first line of the next.
+      open: Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        decode = jsonLines()
+        return engine.call((d) =>
+          d.getEvents({
+            since: resume.since(now),
+            filters: JSON.stringify({ type: ["container"], event: ["start", "stop", "die", "health_status"] })
+          })
+        )
+      }),
       decode: (chunk) => decode(chunk) as ReadonlyArray<EngineEvent>,
       stillThere: ping(engine)
     }).pipe(
+      Stream.filter((event) =>
+        resume.isNew({
+          time: event.time,
+          timeNano: event.timeNano,
+          id: event.Actor?.ID ?? "",
+          action: event.Action ?? ""
+        })
+      ),
       Stream.map((event) => containerEventOf(engine.host, event)),
       Stream.filter((event): event is ContainerEvent => event !== undefined),
       // The engine went away (or its stream ended): open it again once it answers, backing off meanwhile.

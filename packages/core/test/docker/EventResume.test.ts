@@ -1,0 +1,40 @@
+import { assert, describe, it } from "@effect/vitest"
+import { makeEventResume } from "../../src/docker/EventResume.js"
+
+const event = (time: number, id: string, action = "start", nanos = 0) => ({
+  time,
+  timeNano: time * 1e9 + nanos,
+  id,
+  action
+})
+
+describe("resuming an engine's event stream", () => {
+  it("first asks from the second it opens, then from the second of the last event passed on", () => {
+    const resume = makeEventResume()
+    assert.strictEqual(resume.since(1_764_130_762_900), 1_764_130_762)
+    assert.isTrue(resume.isNew(event(1_764_130_770, "a")))
+    // Opened again later: from the last event's second, not from now (what came in between is asked for).
+    assert.strictEqual(resume.since(1_764_130_900_000), 1_764_130_770)
+  })
+
+  it("passes on what the engine sends again of that second only once, and what is new", () => {
+    const resume = makeEventResume()
+    resume.since(1_000_000)
+    assert.isTrue(resume.isNew(event(1000, "a", "start", 1)))
+    assert.isTrue(resume.isNew(event(1000, "a", "die", 2)))
+    // The stream broke and was opened again with since=1000: the engine repeats the second, then goes on.
+    assert.isFalse(resume.isNew(event(1000, "a", "start", 1)))
+    assert.isFalse(resume.isNew(event(1000, "a", "die", 2)))
+    assert.isTrue(resume.isNew(event(1000, "b", "start", 3)), "missed while the stream was down")
+    assert.isTrue(resume.isNew(event(1005, "a", "start", 0)))
+    assert.isFalse(resume.isNew(event(1003, "c")), "older than what was passed on: a repeat")
+    // The same container and action again, later: a new event.
+    assert.isTrue(resume.isNew(event(1007, "a", "start", 0)))
+  })
+
+  it("passes on an event without times (nothing to resume by)", () => {
+    const resume = makeEventResume()
+    assert.isTrue(resume.isNew({ id: "a", action: "start" }))
+    assert.isTrue(resume.isNew({ id: "a", action: "start" }))
+  })
+})
