@@ -84,7 +84,7 @@ export class Docker extends Context.Service<
     readonly routeState: Effect.Effect<ProviderState, DockerNotConfigured>
     /**
      * Container start/stop/die/health_status events of every engine, as they happen; an engine's event stream
-     * that breaks is opened again (with back-off) when the engine is back, from where it broke: what happened
+     * that breaks is opened again (with back-off) when the engine is back, from its last event: what happened
      * meanwhile comes then, and nothing twice. Never ends.
      */
     readonly events: Stream.Stream<ContainerEvent>

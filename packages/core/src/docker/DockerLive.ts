@@ -1,4 +1,3 @@
-import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -429,11 +428,12 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
       host: engine.host,
       // Each open asks for what happened since the last event seen, with a fresh decoder: a line the broken
       // stream cut off must not run into the first line of the next.
-      open: Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      open: Effect.suspend(() => {
         decode = jsonLines()
+        const since = resume.since()
         return engine.call((d) =>
           d.getEvents({
-            since: resume.since(now),
+            ...(since === undefined ? {} : { since }),
             filters: JSON.stringify({ type: ["container"], event: ["start", "stop", "die", "health_status"] })
           })
         )

@@ -10,19 +10,18 @@ export interface ResumableEvent {
 
 /**
  * Where an engine's event stream resumes after it broke: `since` for each open (the second of the last event
- * passed on, or of the first open), and which events of that second were passed on already. The engine sends
- * again everything from that second on, so events that happened while the stream was down (the daemon restarted,
- * a container started before the stream was back) are not lost, and the second asked for again repeats nothing.
+ * passed on), and which events of that second were passed on already. The engine sends again everything from that
+ * second on, so events that happened while the stream was down (the daemon restarted, a container started before
+ * the stream was back) are not lost, and the second asked for again repeats nothing. The second is the engine's
+ * own time, never this machine's: a remote engine's clock may be off, and a `since` in its future would hide new
+ * events. So until a first event has come, there is nothing to resume from.
  */
 export const makeEventResume = () => {
   let second: number | undefined
   let passed = new Set<string>()
   return {
-    /** The `since` of an open of the stream at `nowMs`, in Unix seconds. */
-    since: (nowMs: number): number => {
-      second ??= Math.floor(nowMs / 1000)
-      return second
-    },
+    /** The `since` of the next open of the stream (Unix seconds, the engine's clock), or none yet. */
+    since: (): number | undefined => second,
     /** Whether `event` is new (and then remembered), or a repeat of one passed on before. */
     isNew: (event: ResumableEvent): boolean => {
       const time = event.time
