@@ -87,6 +87,12 @@ describe("gRPC AuthService", () => {
         yield* list({ kind: "AUTH_REQUEST_KIND_SSH_CHECK", state: "AUTH_REQUEST_STATE_REJECTED" }),
         [rejectedId]
       )
+      assert.sameMembers(yield* list({ state: "AUTH_REQUEST_STATE_UNSPECIFIED" }), [rejectedId, registrationId, authId])
+      // A value the enum does not have (a newer client's) is refused, not read as "no filter" (which lists all).
+      for (const request of [{ state: 99 }, { kind: 7 }]) {
+        const refused = yield* call(client, "ListAuthRequests", request)
+        assert.deepInclude(refused, { code: grpc.status.INVALID_ARGUMENT }, JSON.stringify(request))
+      }
       const users = ok(yield* call<{ users: Array<{ name: string }> }>(client, "ListUsers", {}))
       assert.deepStrictEqual(
         users.users.map((u) => u.name),

@@ -99,9 +99,10 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
       service.get(request.authId).pipe(Effect.map((found) => ({ authRequest: toProtoAuthRequest(found) })))
     ),
     ListAuthRequests: unary("ListAuthRequests", (request: Parameters<typeof fromProtoFilter>[0]) =>
-      service
-        .list(fromProtoFilter(request))
-        .pipe(Effect.map((list) => ({ authRequests: list.map(toProtoAuthRequest) })))
+      fromProtoFilter(request).pipe(
+        Effect.flatMap(service.list),
+        Effect.map((list) => ({ authRequests: list.map(toProtoAuthRequest) }))
+      )
     ),
     CreateUser: unary("CreateUser", (request: { name: string; displayName: string; email: string }) =>
       service

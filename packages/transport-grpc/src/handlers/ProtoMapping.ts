@@ -100,14 +100,28 @@ export const toProtoAuthRequest = (request: AuthRequest): ProtoAuthRequest => ({
 const invalid = (field: string, message: string) =>
   new InvalidArgument({ message: `${field}: ${message}`, issues: [{ path: [field], message }] })
 
+/**
+ * One field of a filter: its `*_UNSPECIFIED` (or 0) means no filter, a value the enum does not have (a newer
+ * client's, or a number) is refused rather than read as no filter, which would answer with everything.
+ */
+const filterOn = <V>(
+  field: string,
+  table: Record<string, V>,
+  value: unknown
+): Effect.Effect<V | undefined, InvalidArgument> => {
+  if (value === 0 || (typeof value === "string" && value.endsWith("_UNSPECIFIED"))) return Effect.succeed(undefined)
+  const known = typeof value === "string" ? table[value] : undefined
+  return known === undefined
+    ? Effect.fail(invalid(field, `unknown value ${JSON.stringify(value)}`))
+    : Effect.succeed(known)
+}
+
 /** A `ListAuthRequestsRequest`'s filter: UNSPECIFIED means no filter. */
 export const fromProtoFilter = (request: {
   readonly state: AuthRequestState__Output
   readonly kind: AuthRequestKind__Output
-}): AuthRequestFilter => ({
-  state: stateOf[request.state as AuthRequestState__Output & keyof typeof stateOf],
-  kind: kindOf[request.kind as AuthRequestKind__Output & keyof typeof kindOf]
-})
+}): Effect.Effect<AuthRequestFilter, InvalidArgument> =>
+  Effect.all({ state: filterOn("state", stateOf, request.state), kind: filterOn("kind", kindOf, request.kind) })
 
 /** A `CreateAuthRequestRequest` as the core's input: the kind decides which details must be there. */
 export const fromProtoCreate = (
