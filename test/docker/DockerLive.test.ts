@@ -10,6 +10,7 @@ import {
 } from "../../packages/core/src/domain/DockerErrors.js"
 import { startDockerd } from "../support/Dockerd.js"
 import { requireTool } from "../support/e2e.js"
+import { waitFor } from "../support/WaitFor.js"
 import { chatty, logsSuite, serviceOn, statsSuite } from "./EngineSuite.js"
 
 // The Docker service against a real dockerd (Debian docker.io) started for each test, containers with NetworkMode
@@ -114,12 +115,12 @@ describe.skipIf(dockerd.skip)(
               Stream.runForEach(docker.events, (event) => Effect.sync(() => seen.push(`${event.action}:${event.name}`)))
             )
             const waitToSee = (what: string) =>
-              Effect.gen(function* () {
-                const deadline = Date.now() + 40_000
-                while (!seen.includes(what) && Date.now() < deadline)
-                  yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
-                assert.include(seen, what)
-              })
+              waitFor(
+                Effect.sync(() => seen),
+                (s) => s.includes(what),
+                what,
+                40_000
+              )
             yield* engine.run("before", chatty)
             yield* waitToSee("start:before")
             yield* engine.kill
