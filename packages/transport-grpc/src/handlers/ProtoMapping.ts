@@ -110,7 +110,7 @@ const filterOn = <V>(
   value: unknown
 ): Effect.Effect<V | undefined, InvalidArgument> => {
   if (value === 0 || (typeof value === "string" && value.endsWith("_UNSPECIFIED"))) return Effect.succeed(undefined)
-  const known = typeof value === "string" ? table[value] : undefined
+  const known = typeof value === "string" && Object.hasOwn(table, value) ? table[value] : undefined
   return known === undefined
     ? Effect.fail(invalid(field, `unknown value ${JSON.stringify(value)}`))
     : Effect.succeed(known)
