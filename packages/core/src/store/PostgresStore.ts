@@ -12,9 +12,20 @@ import { asStoreError, migrate, refuseForeign, refuseNewerSchema, tableNames } f
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database`. */
   readonly url: Redacted.Redacted<string>
-  /** The schema holding the tables (the connection's `search_path`); default the server's (`public`). */
+  /**
+   * The schema holding the tables, by its exact name (case and punctuation kept: it becomes the connection's
+   * `search_path`, quoted). It must exist (`CREATE SCHEMA ...`): a missing one is refused rather than created, so a
+   * mistyped name never starts a second, empty store. Default: the server's (`public`).
+   */
   readonly schema?: string | undefined
 }
+
+/** `schema` as one quoted identifier for `search_path`: `Tenant2` stays `Tenant2`, `a,public` is one odd name. */
+export const searchPathOf = (schema: string): string => `"${schema.replaceAll('"', '""')}"`
+
+// A PostgreSQL schema is dropped or renamed by the operator (the server never moves one aside as it does a file).
+const postgresRemedy =
+  "Point the store at an empty schema or one of Gatehouse's (the `schema` option), or give it a database of its own"
 
 /** The store's address for messages: never its password. */
 export const describeLocation = (options: PostgresStoreOptions): string => {
@@ -37,10 +48,18 @@ export const layer = (options: PostgresStoreOptions): Layer.Layer<SqlClient.SqlC
       const location = describeLocation(options)
       const sql = yield* PgClient.make({
         url: options.url,
-        ...(options.schema === undefined ? {} : { startupParameters: { search_path: options.schema } })
+        ...(options.schema === undefined ? {} : { startupParameters: { search_path: searchPathOf(options.schema) } })
       }).pipe(Effect.mapError((cause) => new StoreOpenFailed({ filename: location, cause })))
       yield* Effect.gen(function* () {
-        if ((yield* tableNames).length > 0) yield* refuseForeign(location, "PostgreSQL schema")
+        // With no schema of that name, `current_schema()` is null and the first CREATE TABLE fails with "no schema
+        // has been selected to create in": say what is missing instead.
+        const [current] = yield* sql<{ name: string | null }>`SELECT current_schema() AS name`
+        if (current?.name == null)
+          return yield* new StoreOpenFailed({
+            filename: location,
+            cause: new Error(`schema ${options.schema ?? "public"} does not exist: create it first (CREATE SCHEMA)`)
+          })
+        if ((yield* tableNames).length > 0) yield* refuseForeign(location, "PostgreSQL schema", postgresRemedy)
         yield* refuseNewerSchema(location)
         yield* migrate(location)
       }).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.mapError(asStoreError(location)))

@@ -1,6 +1,24 @@
 import * as Data from "effect/Data"
 
 /**
+ * What went wrong, from the outermost error down to the one the database itself raised: drivers wrap it (effect/sql's
+ * `SqlError` says "Failed to prepare statement" or "PgConnection: Failed to connect"), and the reason an operator can
+ * act on ("file is not a database", "role \"x\" does not exist") is only at the bottom, with its code.
+ */
+export const describeCause = (cause: unknown): string => {
+  const parts: Array<string> = []
+  let current: unknown = cause
+  for (let depth = 0; current !== undefined && depth < 8; depth++) {
+    const message = current instanceof Error ? current.message : String(current)
+    const code = current instanceof Error && "code" in current ? current.code : undefined
+    const text = typeof code === "string" && code !== "" && !message.includes(code) ? `${message} (${code})` : message
+    if (text !== "" && !parts.some((part) => part.includes(message))) parts.push(text)
+    current = current instanceof Error ? current.cause : undefined
+  }
+  return parts.join(": ")
+}
+
+/**
  * The database could not be opened or prepared (directory not creatable, not a SQLite file, locked, ...).
  * A typed error rather than a defect because it happens at startup, where the operator needs a clear message.
  */
@@ -9,8 +27,7 @@ export class StoreOpenFailed extends Data.TaggedError("StoreOpenFailed")<{
   readonly cause: unknown
 }> {
   override get message() {
-    const reason = this.cause instanceof Error ? this.cause.message : String(this.cause)
-    return `cannot open the store ${this.filename}: ${reason}`
+    return `cannot open the store ${this.filename}: ${describeCause(this.cause)}`
   }
 }
 
@@ -28,20 +45,26 @@ export class StoreSchemaTooNew extends Data.TaggedError("StoreSchemaTooNew")<{
   }
 }
 
+/** What to do about a SQLite file that is not a store: the server's own remedy. */
+export const sqliteStoreRemedy =
+  "Restore the right file, or run `gatehouse store init --force` with the same data directory to move this file " +
+  "aside and create a new store"
+
 /**
- * A file is where the store should be, but it is not a Gatehouse store: empty (0 bytes), an empty SQLite database,
- * or a SQLite database with other tables. Starting on it would silently begin a new, empty history, so it is refused
- * until an operator says so (`gatehouse store init --force`, which moves the file aside first).
+ * Something is where the store should be, but it is not a Gatehouse store: an empty (0 bytes) file, an empty SQLite
+ * database, a SQLite database or PostgreSQL schema with other tables. Starting on it would silently begin a new,
+ * empty history (or mix ours with another application's tables), so it is refused until an operator says so.
+ * `remedy` says how, for the kind of store at hand (default: the SQLite file's).
  */
 export class StoreNotGatehouse extends Data.TaggedError("StoreNotGatehouse")<{
   readonly filename: string
   readonly problem: string
+  readonly remedy?: string | undefined
 }> {
   override get message() {
     return (
       `the store ${this.filename} ${this.problem}, not a Gatehouse store: refusing to start on it (that would ` +
-      "begin a new, empty event history). Restore the right file, or run `gatehouse store init --force` with the " +
-      "same data directory to move this file aside and create a new store"
+      `begin a new, empty event history). ${this.remedy ?? sqliteStoreRemedy}`
     )
   }
 }

@@ -66,14 +66,15 @@ const adoptLegacyMigrations = Effect.gen(function* () {
 })
 
 // A file that exists must be a Gatehouse store (or a foundation-era one): never start over on another file.
-export const refuseForeign = (filename: string, kind = "SQLite database") =>
+export const refuseForeign = (filename: string, kind = "SQLite database", remedy?: string) =>
   Effect.gen(function* () {
     const tables = yield* tableNames
     if (tables.includes(migrationsTable) || tables.includes("schema_migrations")) return
     const listed = `${tables.slice(0, 5).join(", ")}${tables.length > 5 ? ", ..." : ""}`
     return yield* new StoreNotGatehouse({
       filename,
-      problem: tables.length === 0 ? `is an empty ${kind}` : `is a ${kind} with other tables (${listed})`
+      problem: tables.length === 0 ? `is an empty ${kind}` : `is a ${kind} with other tables (${listed})`,
+      remedy
     })
   })
 
@@ -89,8 +90,8 @@ export const migrate = (filename: string) =>
 export const asStoreError =
   (filename: string) =>
   (
-    error: SqlError.SqlError | Migrator.MigrationError | StoreSchemaTooNew | StoreNotGatehouse
+    error: SqlError.SqlError | Migrator.MigrationError | StoreOpenFailed | StoreSchemaTooNew | StoreNotGatehouse
   ): StoreOpenFailed | StoreSchemaTooNew | StoreNotGatehouse =>
-    error instanceof StoreSchemaTooNew || error instanceof StoreNotGatehouse
+    error instanceof StoreOpenFailed || error instanceof StoreSchemaTooNew || error instanceof StoreNotGatehouse
       ? error
       : new StoreOpenFailed({ filename, cause: error })

@@ -139,6 +139,9 @@ describe.skipIf(pg.skip)("the store on PostgreSQL", () => {
       const refused = yield* Effect.flip(Effect.scoped(openIn(foreign.schema)))
       assert.instanceOf(refused, StoreNotGatehouse)
       assert.include((refused as StoreNotGatehouse).message, "PostgreSQL schema with other tables (customers)")
+      // The remedy is PostgreSQL's, not the SQLite file's (`gatehouse store init --force` moves files only).
+      assert.include((refused as StoreNotGatehouse).message, "Point the store at an empty schema")
+      assert.notInclude((refused as StoreNotGatehouse).message, "store init")
       const tables = yield* foreign.admin<{ name: string }>`SELECT table_name AS name FROM information_schema.tables
         WHERE table_schema = ${foreign.schema}`
       assert.deepStrictEqual(tables, [{ name: "customers" }])
@@ -150,6 +153,55 @@ describe.skipIf(pg.skip)("the store on PostgreSQL", () => {
       const tooNew = yield* Effect.flip(Effect.scoped(openIn(newer.schema)))
       assert.instanceOf(tooNew, StoreSchemaTooNew)
     }).pipe(Effect.scoped)
+  )
+
+  it.live("takes the schema by its exact name: case and punctuation are kept, never read as a list", () =>
+    Effect.gen(function* () {
+      const { admin } = yield* freshSchema
+      const suffix = Math.random().toString(36).slice(2, 8)
+      const mixed = `Tenant_${suffix}`
+      const listLike = `t_${suffix},public`
+      for (const schema of [mixed, listLike])
+        yield* Effect.acquireRelease(admin`CREATE SCHEMA ${admin(schema)}`, () =>
+          Effect.orDie(admin`DROP SCHEMA ${admin(schema)} CASCADE`)
+        )
+      for (const schema of [mixed, listLike]) {
+        yield* Effect.scoped(openIn(schema))
+        const tables = yield* admin<{ name: string }>`SELECT table_name AS name FROM information_schema.tables
+          WHERE table_schema = ${schema}`
+        assert.include(
+          tables.map((t) => t.name),
+          migrationsTable,
+          `the store's tables are in ${schema}`
+        )
+      }
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a schema that does not exist is refused with its name, and not created", () =>
+    Effect.gen(function* () {
+      const { admin } = yield* freshSchema
+      const missing = `gatehouse_missing_${Math.random().toString(36).slice(2, 8)}`
+      const error = yield* Effect.flip(Effect.scoped(openIn(missing)))
+      assert.instanceOf(error, StoreOpenFailed)
+      assert.include(error.message, `schema ${missing} does not exist: create it first`)
+      const found = yield* admin`SELECT 1 FROM pg_namespace WHERE nspname = ${missing}`
+      assert.lengthOf(found, 0)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a role that does not exist is StoreOpenFailed with PostgreSQL's reason", () =>
+    Effect.gen(function* () {
+      const target = new URL(url)
+      target.username = "gatehouse_nobody"
+      target.password = "s3cret"
+      const error = yield* Effect.flip(
+        Effect.scoped(Layer.build(PostgresStore.layer({ url: Redacted.make(target.href) })))
+      )
+      assert.instanceOf(error, StoreOpenFailed)
+      assert.include(error.message, 'role "gatehouse_nobody" does not exist')
+      assert.notInclude(error.message, "s3cret")
+    })
   )
 
   it.live("an unreachable server is StoreOpenFailed, and no message shows the password", () =>

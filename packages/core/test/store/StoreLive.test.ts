@@ -201,13 +201,15 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
     })
   )
 
-  it.effect("reports a file that is not a database as StoreOpenFailed", () =>
+  it.effect("reports a file that is not a database as StoreOpenFailed, with SQLite's own reason", () =>
     Effect.gen(function* () {
       const filename = path.join(yield* tempDir, "gatehouse.db")
       fs.writeFileSync(filename, "this is not a sqlite database, just some text that is long enough".repeat(20))
       const error = yield* Effect.flip(withStore(filename, () => Effect.void))
       assert.instanceOf(error, StoreOpenFailed)
       assert.include(error.message, filename)
+      // The driver's wrapper says only "Failed to prepare statement"; the reason is SQLite's, at the bottom.
+      assert.include(error.message, "file is not a database (SQLITE_NOTADB)")
     })
   )
 
