@@ -61,6 +61,39 @@ describe("API keys for scripts", () => {
     )
   )
 
+  it.live("the config file is admin's alone: files:read and files:write reach route files, not the config", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        // The config holds the users' password hashes and the secrets, and its `auth` section says who is admin.
+        const configYaml =
+          'auth:\n  oidc:\n    issuer: "https://127.0.0.1:1/"\n    client_id: x\n    client_secret: "S3CRET-XYZ"\n'
+        const server = yield* startTestServer({ configYaml })
+        const created = yield* createKey(server, { name: "files", scopes: ["files:write"] })
+        assert.strictEqual(created.status, 201, created.text)
+        const key: string = created.json.key
+        const file = (type: string, filename: string) =>
+          `${server.baseUrl}/file/content?type=${type}&filename=${encodeURIComponent(filename)}`
+        const write = (type: string, filename: string, body: string, asKey = key) =>
+          request(file(type, filename), { method: "PUT", key: asKey, contentType: "application/yaml", body })
+
+        assert.strictEqual((yield* write("routes", "a.yml", "a:\n  port: 80\n")).status, 200, "route files: yes")
+        assert.strictEqual((yield* request(file("routes", "a.yml"), { key })).status, 200)
+
+        const read = yield* request(file("config", "gatehouse.yml"), { key })
+        assert.strictEqual(read.status, 403)
+        assert.deepStrictEqual(read.json.error.details, [{ reason: "MissingScope", scope: "admin" }])
+        assert.notInclude(read.text, "S3CRET-XYZ")
+        const rewrite = yield* write("config", "gatehouse.yml", "log:\n  level: debug\n")
+        assert.strictEqual(rewrite.status, 403)
+        assert.deepStrictEqual(rewrite.json.error.details, [{ reason: "MissingScope", scope: "admin" }])
+
+        const asAdmin = yield* request(file("config", "gatehouse.yml"), { key: server.apiKey })
+        assert.strictEqual(asAdmin.status, 200)
+        assert.strictEqual(asAdmin.text, configYaml, "the refused write changed nothing")
+      })
+    )
+  )
+
   it.live("the key is shown once; listings show its prefix, scopes and last use, never the key or its hash", () =>
     Effect.scoped(
       Effect.gen(function* () {

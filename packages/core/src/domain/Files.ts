@@ -1,9 +1,18 @@
 import * as Schema from "effect/Schema"
 import { Route } from "./Route.js"
+import type { Scope } from "./Scope.js"
 
 /** The two kinds of editable files: the server config and route files. */
 export const FileType = Schema.Literals(["config", "routes"]).annotate({ identifier: "FileType" })
 export type FileType = typeof FileType.Type
+
+/**
+ * The scope reading or writing a file of `type` needs. The config file is admin's alone: it holds the users'
+ * password hashes and the OIDC and DNS secrets, and its `auth` section decides who is admin, so `files:read` would
+ * let a viewer read every secret and `files:write` would let an operator make itself admin.
+ */
+export const fileAccessScope = (type: FileType, access: "read" | "write"): Scope =>
+  type === "config" ? "admin" : `files:${access}`
 
 /** The editable files, by kind, as names relative to their directory. */
 export const FileList = Schema.Struct({

@@ -8,6 +8,7 @@ import {
   FileValidationResult,
   FileWritten,
   InvalidYaml,
+  MissingScope,
   toWireError,
   UnsafePath,
   ValidationFailed,
@@ -36,11 +37,18 @@ export class FilesApi extends HttpApiGroup.make("files")
         toWireError(UnsafePath),
         toWireError(FileNotRegular),
         toWireError(FileTooLarge),
-        toWireError(FileOperationTimedOut)
+        toWireError(FileOperationTimedOut),
+        toWireError(MissingScope)
       ]
     })
       .annotateMerge(requires("files:read"))
-      .annotateMerge(OpenApi.annotations({ summary: "Read a file", description: "Raw bytes as application/yaml." })),
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Read a file",
+          description:
+            "Raw bytes as application/yaml. The config file needs the `admin` scope: it holds the users and secrets."
+        })
+      ),
     HttpApiEndpoint.put("write", "/file/content", {
       query: FileQuery,
       payload: YamlBody,
@@ -54,14 +62,17 @@ export class FilesApi extends HttpApiGroup.make("files")
         toWireError(ValidationFailed),
         toWireError(ValidationQueueFull),
         toWireError(ValidationTimedOut),
-        toWireError(ValidationWorkerFailed)
+        toWireError(ValidationWorkerFailed),
+        toWireError(MissingScope)
       ]
     })
       .annotateMerge(requires("files:write"))
       .annotateMerge(
         OpenApi.annotations({
           summary: "Write a file",
-          description: "Validates, then writes atomically (temp file, fsync, rename) and triggers a reload."
+          description:
+            "Validates, then writes atomically (temp file, fsync, rename) and triggers a reload. The config file " +
+            "needs the `admin` scope: its `auth` section decides who is admin."
         })
       ),
     HttpApiEndpoint.post("validate", "/file/validate", {

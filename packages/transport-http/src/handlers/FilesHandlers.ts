@@ -1,8 +1,19 @@
-import { Files } from "@gatehouse-edge/core/services"
+import { type FileType, fileAccessScope, MissingScope, missingScope } from "@gatehouse-edge/core/domain"
+import { CurrentPrincipal, Files } from "@gatehouse-edge/core/services"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { GatehouseApi } from "../api/GatehouseApi.js"
 import { jsonResponse } from "./JsonResponse.js"
+
+/**
+ * The endpoint's own scope (`files:read`/`files:write`) is checked by the middleware; a file's kind can need more
+ * (the config file: `admin`, see `fileAccessScope`), which only the query says.
+ */
+const requireAccess = (type: FileType, access: "read" | "write") =>
+  Effect.flatMap(CurrentPrincipal, (principal) => {
+    const missing = missingScope(principal.scopes, fileAccessScope(type, access))
+    return missing === undefined ? Effect.void : Effect.fail(new MissingScope({ scope: missing }))
+  })
 
 /** Handlers of the `files` group. */
 export const FilesHandlers = HttpApiBuilder.group(GatehouseApi, "files", (handlers) =>
@@ -11,8 +22,12 @@ export const FilesHandlers = HttpApiBuilder.group(GatehouseApi, "files", (handle
     return (
       handlers
         .handle("list", () => files.list)
-        .handle("read", ({ query }) => files.read(query.type, query.filename))
-        .handle("write", ({ query, payload }) => files.write(query.type, query.filename, payload))
+        .handle("read", ({ query }) =>
+          Effect.andThen(requireAccess(query.type, "read"), files.read(query.type, query.filename))
+        )
+        .handle("write", ({ query, payload }) =>
+          Effect.andThen(requireAccess(query.type, "write"), files.write(query.type, query.filename, payload))
+        )
         // Rendered like the route validation answer (see RoutesHandlers).
         .handle("validate", ({ query, payload }) => Effect.map(files.validateJson(query.type, payload), jsonResponse))
     )
