@@ -42,6 +42,24 @@ describe("the store at start, and gatehouse store init", () => {
     )
   )
 
+  it.live("a store file that is not a SQLite database is refused by serve and moved aside by store init --force", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* storeDir
+        fs.mkdirSync(path.join(dir, "data"))
+        const db = path.join(dir, "data", "gatehouse.db")
+        fs.writeFileSync(db, "hello\n")
+        const refused = yield* runCli(["serve", "--http", "127.0.0.1:0"], { cwd: dir })
+        assert.strictEqual(refused.code, 1)
+        assert.include(refused.stderr, `the store ${db} is not a SQLite database, not a Gatehouse store`)
+        const forced = yield* runCli(["store", "init", "--force"], { cwd: dir })
+        assert.strictEqual(forced.code, 0, forced.stderr)
+        const backups = fs.readdirSync(path.join(dir, "data")).filter((name) => name.includes(".bak-"))
+        assert.strictEqual(fs.readFileSync(path.join(dir, "data", backups[0]!), "utf8"), "hello\n", "kept aside")
+      })
+    )
+  )
+
   it.live("a data directory of the foundation keeps its events and its admin key (adopted into the store)", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -86,7 +86,18 @@ export const migrate = (filename: string) =>
     yield* Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: migrationsTable })
   })
 
-/** Startup errors as the operator should read them: the store's own errors as they are, the rest as open failures. */
+/** Whether SQLite said the file is not a database (its header is not SQLite's): somewhere in the error's causes. */
+const isNotADatabase = (error: unknown): boolean => {
+  for (let current = error, depth = 0; current instanceof Error && depth < 8; current = current.cause, depth++)
+    if ("code" in current && current.code === "SQLITE_NOTADB") return true
+  return false
+}
+
+/**
+ * Startup errors as the operator should read them: the store's own errors as they are, a file that is not a SQLite
+ * database as one that is not a store (so `gatehouse store init --force` can move it aside), the rest as open
+ * failures.
+ */
 export const asStoreError =
   (filename: string) =>
   (
@@ -94,4 +105,6 @@ export const asStoreError =
   ): StoreOpenFailed | StoreSchemaTooNew | StoreNotGatehouse =>
     error instanceof StoreOpenFailed || error instanceof StoreSchemaTooNew || error instanceof StoreNotGatehouse
       ? error
-      : new StoreOpenFailed({ filename, cause: error })
+      : isNotADatabase(error)
+        ? new StoreNotGatehouse({ filename, problem: "is not a SQLite database" })
+        : new StoreOpenFailed({ filename, cause: error })

@@ -201,17 +201,28 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
     })
   )
 
-  it.effect("reports a file that is not a database as StoreOpenFailed, with SQLite's own reason", () =>
+  it.effect("refuses a file that is not a SQLite database as not a store, without touching it", () =>
     Effect.gen(function* () {
       const filename = path.join(yield* tempDir, "gatehouse.db")
       fs.writeFileSync(filename, "this is not a sqlite database, just some text that is long enough".repeat(20))
+      const bytes = fs.readFileSync(filename)
       const error = yield* Effect.flip(withStore(filename, () => Effect.void))
-      assert.instanceOf(error, StoreOpenFailed)
-      assert.include(error.message, filename)
-      // The driver's wrapper says only "Failed to prepare statement"; the reason is SQLite's, at the bottom.
-      assert.include(error.message, "file is not a database (SQLITE_NOTADB)")
+      assert.instanceOf(error, StoreNotGatehouse)
+      assert.include(error.message, `the store ${filename} is not a SQLite database, not a Gatehouse store`)
+      assert.include(error.message, "gatehouse store init --force")
+      assert.deepStrictEqual(fs.readFileSync(filename), bytes)
     })
   )
+
+  it("an open failure names the database's own reason, beneath the driver's wrapper", () => {
+    const busy = Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" })
+    const wrapped = new Error("Failed to execute statement", { cause: busy })
+    const error = new StoreOpenFailed({ filename: "/data/gatehouse.db", cause: wrapped })
+    assert.strictEqual(
+      error.message,
+      "cannot open the store /data/gatehouse.db: Failed to execute statement: database is locked (SQLITE_BUSY)"
+    )
+  })
 
   it.effect("keeps the history across closing and reopening", () =>
     Effect.gen(function* () {
