@@ -11,7 +11,7 @@ import * as SubscriptionRef from "effect/SubscriptionRef"
 import { ConfigEvents } from "../domain/ConfigEvents.js"
 import type { Route } from "../domain/Route.js"
 import { RouteNotFound } from "../domain/RouteErrors.js"
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
+import { formatIssue, type ValidationIssue } from "../domain/ValidationIssue.js"
 import { Events } from "../events/Events.js"
 import { mergeProviderStates } from "./RouteMerge.js"
 import { type ProviderState, type RouteProvider, RouteProviders } from "./RouteProviders.js"
@@ -71,6 +71,7 @@ const make = Effect.gen(function* () {
       const merged = mergeProviderStates(entries.map((entry) => entry.state))
       const issues = [...reported, ...merged.issues]
       const standing = [...entries.flatMap((entry) => entry.state.issues), ...merged.issues]
+      const hadProblems = (yield* SubscriptionRef.get(problems)).length > 0
       if (JSON.stringify(standing) !== JSON.stringify(yield* SubscriptionRef.get(problems))) {
         yield* SubscriptionRef.set(problems, standing)
       }
@@ -83,7 +84,18 @@ const make = Effect.gen(function* () {
         yield* SubscriptionRef.set(table, merged.records)
         if (announce && routesChanged) yield* events.publish(ConfigEvents.reloaded({ source: "routes", ...changes }))
       }
-      if (issues.length > 0) yield* events.publish(ConfigEvents.rejected({ source: "routes", issues }))
+      if (issues.length > 0) {
+        // The log too, as for the config file: an operator reading it should not have to watch the events.
+        yield* Effect.logWarning(
+          `the route sources have ${issues.length} problem(s); the routes without problems are served`,
+          ...issues.map(formatIssue)
+        )
+        yield* events.publish(ConfigEvents.rejected({ source: "routes", issues }))
+      } else if (announce && !routesChanged && hadProblems && standing.length === 0) {
+        // The problems went away without changing a route (the offending file was deleted, say): still a reload,
+        // so whoever saw the `config/error` learns it is over.
+        yield* events.publish(ConfigEvents.reloaded({ source: "routes", ...changes }))
+      }
       return { ...changes, issues }
     })
 

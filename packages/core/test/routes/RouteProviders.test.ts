@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Queue, Scope, Stream } from "effect"
+import { Context, Effect, Layer, Logger, Queue, Scope, Stream } from "effect"
 import type { Route } from "../../src/domain/Route.js"
 import * as EventBus from "../../src/events/EventBus.js"
 import { EventRepository } from "../../src/events/EventRepository.js"
@@ -84,6 +84,43 @@ describe("RouteProviders: the route table as a merge of providers", () => {
       )
       assert.match(issues[0]!.message, /duplicate alias `app` \(first defined at a\.yml\)/)
     }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "problems are logged as well as announced; when they go away without a route changing, a reload says so",
+    () => {
+      const logged: Array<string> = []
+      const captureLogs = Logger.layer([Logger.make(({ message }) => logged.push(String(message)))])
+      return Effect.gen(function* () {
+        const context = yield* Layer.build(layer)
+        const providers = Context.get(context, RouteProviders)
+        const events = Context.get(context, Events)
+        const files = yield* pushed
+        yield* Queue.offer(files.queue, state("file:a.yml", route("app", 80)))
+        yield* providers.add({ name: "files", states: files.states })
+        const bad: ProviderState = {
+          ...state("file:a.yml", route("app", 80)),
+          issues: [{ path: ["x", "port"], message: "port 99999 is out of range 0–65535", file: "b.yml", line: 2 }]
+        }
+        yield* Queue.offer(files.queue, bad)
+        yield* eventually(
+          "the problem announced",
+          Effect.map(events.history({ category: "config" }), (all) => all.some((e) => e.action === "error"))
+        )
+        assert.isTrue(
+          logged.some((line) => line.includes("1 problem(s)") && line.includes("port 99999 is out of range")),
+          logged.join("\n")
+        )
+        // b.yml is deleted: the same routes, no problem left.
+        yield* Queue.offer(files.queue, state("file:a.yml", route("app", 80)))
+        yield* eventually(
+          "a reload after the error",
+          Effect.map(events.history({ category: "config" }), (all) => all.at(-1)?.action === "reload")
+        )
+        const reload = (yield* events.history({ category: "config" })).at(-1)!
+        assert.deepInclude(reload.data, { source: "routes", added: [], removed: [], changed: [] })
+      }).pipe(Effect.scoped, Effect.provide(captureLogs))
+    }
   )
 
   it.live("a provider whose stream fails keeps its last routes; a new state replaces them", () =>
