@@ -19,6 +19,7 @@ export { createApiServer, type ListenOptions, layerNodeHttpServer } from "./Node
 export { openApiDocument } from "./OpenApiDocument.js"
 export { clientAddressOf, decideClientAddress, type TrustedProxy } from "./websocket/ClientAddress.js"
 export { checkUpgradeOrigin } from "./websocket/OriginCheck.js"
+export * from "./websocket/StreamCredential.js"
 export { isWebSocketUpgrade, serveDuplexStream, serveStream } from "./websocket/StreamEndpoint.js"
 export { TrackedWebSocket } from "./websocket/TrackedWebSocket.js"
 export * from "./websocket/WebSocketConnections.js"

@@ -64,7 +64,8 @@ export const layer: Layer.Layer<ApiKeys, never, ApiKeyRepository | Authenticatio
         if (active === undefined) return yield* new ApiKeyNotFound({ name })
         const at = iso(yield* Clock.currentTimeMillis)
         yield* repository.revoke(name, at)
-        yield* authentication.invalidateKeys
+        // Refused from the next request on, and the streams opened with it end.
+        yield* authentication.keyRevoked(active.prefix)
         yield* events.publish(ApiKeyRevokedEvent.make({ name, by }))
         return apiKeyInfoOf({ ...active, revoked_at: at })
       })

@@ -19,8 +19,17 @@ export class Authentication extends Context.Service<
   Authentication,
   {
     readonly authenticate: (credential: Credential) => Effect.Effect<Principal, Unauthenticated>
-    /** Forgets every key verified before, so a key revoked a moment ago is refused from the next request on. */
-    readonly invalidateKeys: Effect.Effect<void>
+    /**
+     * Announces that the key with this prefix was revoked (after the store says so): every key verified before is
+     * forgotten, so it is refused from the next request on, and streams opened with it end.
+     */
+    readonly keyRevoked: (prefix: string) => Effect.Effect<void>
+    /**
+     * Never succeeds: fails with `Unauthenticated` (saying why) as soon as the credential `principal` was proven
+     * with stops being valid — the key is revoked or expires, the session is signed out, revoked or expires — so a
+     * long-lived stream opened with it can end then. A principal without a credential (unix socket) never fails.
+     */
+    readonly validUntilRevoked: (principal: Principal) => Effect.Effect<never, Unauthenticated>
   }
 >()("@gatehouse-edge/core/Authentication") {
   /** Accepts exactly the given API keys (key to principal), and no session: for tests and embedding. */
@@ -31,7 +40,8 @@ export class Authentication extends Context.Service<
           const principal = credential._tag === "ApiKey" ? keys[Redacted.value(credential.key)] : undefined
           return principal ?? (yield* new Unauthenticated({ message: "missing or invalid API key" }))
         }),
-        invalidateKeys: Effect.void
+        keyRevoked: () => Effect.void,
+        validUntilRevoked: () => Effect.never
       })
     )
 }

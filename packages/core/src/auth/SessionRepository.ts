@@ -44,6 +44,8 @@ export class SessionRepository extends Context.Service<
     readonly insert: (session: SessionRecord) => Effect.Effect<void>
     /** The session whose token hashes to this, revoked or expired or not. */
     readonly findByToken: (tokenSha256: string) => Effect.Effect<Option.Option<SessionRecord>>
+    /** The session with this public id, revoked or expired or not. */
+    readonly findById: (id: string) => Effect.Effect<Option.Option<SessionRecord>>
     /** Sessions neither revoked nor expired at `now`, newest first. */
     readonly listActive: (now: number) => Effect.Effect<ReadonlyArray<SessionRecord>>
     /** Moves the expiry of an active session (sliding renewal). */
@@ -67,6 +69,10 @@ export class SessionRepository extends Context.Service<
         }),
         findByToken: Effect.fn("SessionRepository.findByToken")(function* (tokenSha256: string) {
           const rows = yield* sql`SELECT * FROM sessions WHERE token_sha256 = ${tokenSha256}`.pipe(Effect.orDie)
+          return Option.map(Option.fromNullishOr(rows[0]), fromRow)
+        }),
+        findById: Effect.fn("SessionRepository.findById")(function* (id: string) {
+          const rows = yield* sql`SELECT * FROM sessions WHERE id = ${id}`.pipe(Effect.orDie)
           return Option.map(Option.fromNullishOr(rows[0]), fromRow)
         }),
         listActive: Effect.fn("SessionRepository.listActive")(function* (now: number) {

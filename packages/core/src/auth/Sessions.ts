@@ -6,7 +6,7 @@ import type * as Redacted from "effect/Redacted"
 import type { SessionInfo } from "../domain/Access.js"
 import { SessionNotFound } from "../domain/AccessErrors.js"
 import { Unauthenticated } from "../domain/CommonErrors.js"
-import type { Principal } from "../domain/Principal.js"
+import type { Principal, PrincipalSession } from "../domain/Principal.js"
 import type { Role } from "../domain/Scope.js"
 
 /** Who a new session is for, and where it was started from (shown to admins listing sessions). */
@@ -48,6 +48,11 @@ export class Sessions extends Context.Service<
     readonly end: (cookie: Redacted.Redacted<string>) => Effect.Effect<Option.Option<SessionInfo>>
     /** Revokes a session by its public id (`gatehouse sessions revoke`); `by` is who did, for the event. */
     readonly revoke: (id: string, by: string) => Effect.Effect<SessionInfo, SessionNotFound>
+    /**
+     * Never succeeds: fails with `Unauthenticated` when this session is signed out, revoked, or expires (at its
+     * expiry, unless it was renewed meanwhile), so a stream opened with it ends then.
+     */
+    readonly validUntilEnded: (session: PrincipalSession) => Effect.Effect<never, Unauthenticated>
     /** Active sessions, newest first. */
     readonly list: Effect.Effect<ReadonlyArray<SessionInfo>>
   }
@@ -66,6 +71,7 @@ export class Sessions extends Context.Service<
       csrfMatches: () => false,
       end: () => Effect.succeed(Option.none()),
       revoke: (id) => Effect.fail(new SessionNotFound({ id })),
+      validUntilEnded: () => Effect.never,
       list: Effect.succeed([])
     })
   )

@@ -3,14 +3,16 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
 import * as Redacted from "effect/Redacted"
 import type { SessionInfo } from "../domain/Access.js"
 import { SessionNotFound } from "../domain/AccessErrors.js"
 import { LogoutEvent } from "../domain/AccessEvents.js"
 import { Unauthenticated } from "../domain/CommonErrors.js"
-import type { Principal } from "../domain/Principal.js"
+import type { Principal, PrincipalSession } from "../domain/Principal.js"
 import { scopesOfRole } from "../domain/Scope.js"
 import { Events } from "../events/Events.js"
+import { makeRevocations, type Revocation, sleepUntil, untilRevoked } from "./CredentialEnd.js"
 import { ServerSecrets } from "./ServerSecrets.js"
 import { type SessionRecord, SessionRepository } from "./SessionRepository.js"
 import { type NewSession, Sessions } from "./Sessions.js"
@@ -69,6 +71,29 @@ export const layer = (
         verified.set(cookie, { principal, until })
       }
       const forget = Effect.sync(() => verified.clear())
+      // Sessions ended here (logout, revocation), for the streams opened with them.
+      const revocations = yield* makeRevocations
+      const announce = (id: string, message: string) => PubSub.publish(revocations, { id, message })
+
+      // What the store says of a session a stream was opened with: why it ended, or undefined while it is active.
+      const endOf = (id: string): Effect.Effect<Revocation | undefined> =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.map(repository.findById(id), (found) => {
+            if (Option.isNone(found) || found.value.revoked_at !== null) return { id, message: "session revoked" }
+            return found.value.expires_at <= now ? { id, message: "session expired" } : undefined
+          })
+        )
+
+      // At the session's expiry, the store decides: a session renewed meanwhile (the browser's other requests slide
+      // it) lives on until its new expiry.
+      const untilExpired = (id: string, expiresAt: number): Effect.Effect<never, Unauthenticated> =>
+        Effect.andThen(sleepUntil(expiresAt), () =>
+          Effect.flatMap(repository.findById(id), (found) =>
+            Option.isSome(found) && found.value.revoked_at === null && found.value.expires_at > expiresAt
+              ? untilExpired(id, found.value.expires_at)
+              : Effect.fail(new Unauthenticated({ message: "session expired" }))
+          )
+        )
 
       const principalOf = (record: SessionRecord, renewed: boolean, expiresAt: number): Principal => ({
         method: record.method,
@@ -156,14 +181,22 @@ export const layer = (
           if (Option.isNone(found)) return Option.none()
           const revoked = yield* repository.revoke(found.value.id, yield* Clock.currentTimeMillis)
           yield* forget
+          yield* announce(found.value.id, "session signed out")
           return Option.map(revoked, infoOf)
         }),
         revoke: Effect.fn("Sessions.revoke")(function* (id: string, by: string) {
           const revoked = yield* repository.revoke(id, yield* Clock.currentTimeMillis)
           yield* forget
           if (Option.isNone(revoked)) return yield* new SessionNotFound({ id })
+          yield* announce(id, "session revoked")
           yield* events.publish(LogoutEvent.make({ subject: revoked.value.subject, session_id: id, by }))
           return infoOf(revoked.value)
+        }),
+        validUntilEnded: Effect.fn("Sessions.validUntilEnded")(function* (session: PrincipalSession) {
+          return yield* Effect.raceFirst(
+            untilRevoked(revocations, session.id, endOf(session.id)),
+            untilExpired(session.id, Date.parse(session.expires_at))
+          )
         }),
         list: Effect.flatMap(Clock.currentTimeMillis, (now) =>
           Effect.map(repository.listActive(now), (records) => records.map(infoOf))

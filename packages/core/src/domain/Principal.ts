@@ -20,15 +20,26 @@ export const PrincipalSession = Schema.Struct({
 export type PrincipalSession = typeof PrincipalSession.Type
 
 /**
+ * The API key a principal came with: its public prefix (`gh_<prefix>_…`, as listed) and when it expires (null:
+ * never), so open streams can be ended when the key is revoked or expires.
+ */
+export const PrincipalApiKey = Schema.Struct({
+  prefix: Schema.String,
+  expires_at: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "PrincipalApiKey" })
+export type PrincipalApiKey = typeof PrincipalApiKey.Type
+
+/**
  * Who made a request, as established by authentication: the method, a stable subject for logs and audit
  * (`api-key:admin`, `user:alice`, `oidc:alice`), the roles it holds, and the scopes those grant (what every
- * endpoint and RPC checks). A session principal also says which session it is.
+ * endpoint and RPC checks). A session principal also says which session it is, an API key principal which key.
  */
 export const Principal = Schema.Struct({
   method: AuthMethod,
   subject: Schema.String,
   roles: Schema.Array(Schema.String),
   scopes: Schema.Array(Scope),
-  session: Schema.optionalKey(PrincipalSession)
+  session: Schema.optionalKey(PrincipalSession),
+  api_key: Schema.optionalKey(PrincipalApiKey)
 }).annotate({ identifier: "Principal" })
 export type Principal = typeof Principal.Type

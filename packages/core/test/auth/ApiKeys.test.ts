@@ -96,7 +96,8 @@ describe("Authentication over stored keys", () => {
         method: "api_key",
         subject: "api-key:script",
         roles: ["admin"],
-        scopes: ["admin"]
+        scopes: ["admin"],
+        api_key: { prefix: good.prefix, expires_at: null }
       })
       const wrongSecret = `gh_${good.prefix}_${"x".repeat(43)}`
       yield* TestClock.adjust("20 seconds")

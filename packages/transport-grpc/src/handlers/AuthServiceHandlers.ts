@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { grants, MissingScope, type Principal, type Scope } from "@gatehouse-edge/core/domain"
-import { type Authentication, AuthRequests } from "@gatehouse-edge/core/services"
+import { Authentication, AuthRequests } from "@gatehouse-edge/core/services"
 import type * as grpc from "@grpc/grpc-js"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -76,6 +76,7 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
     run(Effect.logError(`AuthService.${method} failed`, cause).pipe(Effect.annotateLogs({ request_id: requestId })))
 
   const service = Context.get(options.context, AuthRequests)
+  const authentication = Context.get(options.context, Authentication)
 
   return {
     AuthRegister: unary("AuthRegister", (request: { user: string; authId: string }, principal) =>
@@ -126,7 +127,7 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
           else call.once("drain", () => resume(Effect.void))
         })
       const program = Effect.gen(function* () {
-        yield* authorize("WatchAuthRequest", call.metadata)
+        const principal = yield* authorize("WatchAuthRequest", call.metadata)
         let last: ProtoAuthRequest | undefined
         const semaphore = yield* Semaphore.make(1)
         const send = (message: ProtoAuthRequest) => Semaphore.withPermits(semaphore, 1)(write(message))
@@ -142,7 +143,9 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
           Stream.runForEach((request) => {
             last = toProtoAuthRequest(request)
             return send(last)
-          })
+          }),
+          // The key is checked when the call starts only: the watch ends (UNAUTHENTICATED) when it is revoked or expires.
+          Effect.raceFirst(authentication.validUntilRevoked(principal))
         )
       }).pipe(Effect.scoped, Effect.withSpan("AuthService.WatchAuthRequest"))
       const fiber = run(program)

@@ -8,6 +8,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { requiredScopeOf, type ScopeRequirement } from "../api/Scopes.js"
 import { Authorization, CsrfHeaderName } from "../api/Security.js"
+import { StreamCredential } from "../websocket/StreamCredential.js"
 import { WebSocketPolicy } from "../websocket/WebSocketPolicy.js"
 import { renewSessionCookies } from "./SessionCookies.js"
 
@@ -102,6 +103,19 @@ export const layerAuthentication = Layer.effect(
         return problem !== undefined ? Effect.fail(problem) : Effect.as(renewed(principal, cookie), principal)
       })
 
+    // The handler runs as the principal. An upgrade's stream outlives this check, so it also gets what ends it
+    // when the credential does (revoked, expired, signed out); a plain request is over before that matters.
+    const serve = <A, E, R>(
+      httpEffect: Effect.Effect<A, E, R>,
+      principal: Principal,
+      request: HttpServerRequest.HttpServerRequest
+    ) => {
+      const served = Effect.provideService(httpEffect, CurrentPrincipal, principal)
+      return request.headers.upgrade === undefined
+        ? served
+        : Effect.provideService(served, StreamCredential, authentication.validUntilRevoked(principal))
+    }
+
     return Authorization.of({
       // Every authenticated request passes here: chained, without a span of its own (see Authentication). An
       // absent bearer token fails at once, so the session scheme (tried next) decides.
@@ -111,7 +125,9 @@ export const layerAuthentication = Layer.effect(
           : Effect.flatMap(byKey(credential), (principal) =>
               Effect.andThen(
                 checkScope(principal, endpoint),
-                Effect.provideService(httpEffect, CurrentPrincipal, principal)
+                Effect.withFiber((fiber) =>
+                  serve(httpEffect, principal, Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest))
+                )
               )
             ),
       // Tried when the bearer scheme failed: its answer is the request's. A request that sent an API key gets the
@@ -133,7 +149,7 @@ export const layerAuthentication = Layer.effect(
           } else if (Redacted.value(credential) === "") principal = Effect.fail(noCredentials)
           else principal = bySession(request, credential, endpoint)
           return Effect.flatMap(principal, (p) =>
-            Effect.andThen(checkScope(p, endpoint), Effect.provideService(httpEffect, CurrentPrincipal, p))
+            Effect.andThen(checkScope(p, endpoint), serve(httpEffect, p, request))
           )
         })
     })

@@ -23,6 +23,7 @@ import * as Stream from "effect/Stream"
 import * as Socket from "effect/socket/Socket"
 import { awaitDrain } from "./AwaitDrain.js"
 import { clientAddressOf } from "./ClientAddress.js"
+import { StreamCredential } from "./StreamCredential.js"
 import { encodeTextFrames } from "./TextFrames.js"
 import { webSocketOf } from "./TrackedWebSocket.js"
 import { WebSocketConnections } from "./WebSocketConnections.js"
@@ -86,7 +87,7 @@ export const batchesOf = (
  * Upgrades the current request to a WebSocket and runs `session`: it receives the client's text frames and
  * returns the frames to send. The socket closes with 1000 when the frames end; when they fail, with the close
  * code of the error's machine code (`closeCodeOf(errorCodeOf(error))`, the error's message as the reason): 1001
- * when the server shuts down, 1008 for a client that does not read, 1011 on a defect. Closing by the client, a
+ * when the server shuts down, 1008 when the credential it was opened with is revoked or expires ({@link StreamCredential}), 1008 for a client that does not read, 1011 on a defect. Closing by the client, a
  * client that does not read (its queued bytes pass the policy), and a client that stops answering pings all end
  * the session and release whatever the frames stream holds (subscriptions, pollers, upstream connections).
  *
@@ -185,7 +186,10 @@ export const serveWebSocket = <E, R>(
         onNone: () => Effect.never,
         onSome: (signal) => Effect.andThen(Deferred.await(signal), Effect.fail(new ServerShuttingDown()))
       })
+      // Credentials are checked at the upgrade only: a stream ends (1008) when its credential is revoked or expires.
+      const credentialEnded = yield* StreamCredential
       const run = Stream.runForEachArray(session(incoming), send).pipe(
+        Effect.raceFirst(credentialEnded),
         Effect.raceFirst(heartbeat),
         Effect.raceFirst(shutdown),
         Effect.raceFirst(Deferred.await(binary)),

@@ -1,0 +1,132 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Layer, Redacted } from "effect"
+import { TestClock } from "effect/testing"
+import { ApiKeys } from "../../src/auth/ApiKeys.js"
+import { Authentication } from "../../src/auth/Authentication.js"
+import { Sessions } from "../../src/auth/Sessions.js"
+import { Unauthenticated } from "../../src/domain/CommonErrors.js"
+import type { Principal } from "../../src/domain/Principal.js"
+import { ApiKeyRepository, ApiKeysLive, AuthenticationLive } from "../../src/index.js"
+import { sessionsOn } from "./SignInTestLayer.js"
+
+const HOUR = 3_600_000
+
+// API keys, sessions and the authentication over both, as the server composes them (store in memory).
+const live = ApiKeysLive.layer.pipe(
+  Layer.provideMerge(AuthenticationLive.layer),
+  Layer.provideMerge(ApiKeyRepository.layer),
+  Layer.provideMerge(sessionsOn(undefined, HOUR))
+)
+
+const alice = {
+  subject: "user:alice",
+  method: "session",
+  role: "operator",
+  address: "10.0.0.7",
+  userAgent: "t"
+} as const
+
+const keyPrincipal = (name: string, expires_in_s?: number) =>
+  Effect.gen(function* () {
+    const created = yield* (yield* ApiKeys).create(
+      { name, scopes: ["events:read"], ...(expires_in_s === undefined ? {} : { expires_in_s }) },
+      "test"
+    )
+    return yield* (yield* Authentication).authenticate({ _tag: "ApiKey", key: Redacted.make(created.key) })
+  })
+
+// The signal of a principal, running as a stream's would; yields so it has subscribed and asked the store.
+const watch = (principal: Principal) =>
+  Effect.gen(function* () {
+    const fiber = yield* Effect.forkChild((yield* Authentication).validUntilRevoked(principal))
+    for (let i = 0; i < 10; i++) yield* Effect.yieldNow
+    assert.isUndefined(fiber.pollUnsafe(), "a valid credential's signal has not fired")
+    return fiber
+  })
+
+const reasonOf = (fiber: Fiber.Fiber<never, Unauthenticated>) =>
+  Effect.map(Effect.flip(Fiber.join(fiber)), (error) => {
+    assert.instanceOf(error, Unauthenticated)
+    return error.message
+  })
+
+describe("Authentication.validUntilRevoked", () => {
+  it.effect("fires for a revoked API key only, at once", () =>
+    Effect.gen(function* () {
+      const revoked = yield* watch(yield* keyPrincipal("revoked"))
+      const other = yield* watch(yield* keyPrincipal("other"))
+      yield* (yield* ApiKeys).revoke("revoked", "api-key:admin")
+      assert.strictEqual(yield* reasonOf(revoked), "API key revoked")
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow
+      assert.isUndefined(other.pollUnsafe(), "another key's stream is untouched")
+    }).pipe(Effect.provide(live))
+  )
+
+  it.effect("fires for a key revoked before it was asked (the store says so)", () =>
+    Effect.gen(function* () {
+      const principal = yield* keyPrincipal("early")
+      yield* (yield* ApiKeys).revoke("early", "api-key:admin")
+      const error = yield* Effect.flip((yield* Authentication).validUntilRevoked(principal))
+      assert.strictEqual(error.message, "API key revoked")
+    }).pipe(Effect.provide(live))
+  )
+
+  it.effect("fires at an API key's expiry instant, not before", () =>
+    Effect.gen(function* () {
+      const expiring = yield* watch(yield* keyPrincipal("temp", 60))
+      const lasting = yield* watch(yield* keyPrincipal("lasting"))
+      yield* TestClock.adjust("59999 millis")
+      assert.isUndefined(expiring.pollUnsafe(), "a millisecond before its expiry")
+      yield* TestClock.adjust("1 millis")
+      assert.strictEqual(yield* reasonOf(expiring), "API key expired")
+      assert.isUndefined(lasting.pollUnsafe(), "a key without expiry")
+    }).pipe(Effect.provide(live))
+  )
+
+  it.effect("fires for a revoked or signed-out session only", () =>
+    Effect.gen(function* () {
+      const sessions = yield* Sessions
+      const first = yield* sessions.create(alice)
+      const second = yield* sessions.create({ ...alice, subject: "user:bob" })
+      const third = yield* sessions.create({ ...alice, subject: "user:carol" })
+      const authenticate = (cookie: Redacted.Redacted<string>) =>
+        Authentication.use((auth) => auth.authenticate({ _tag: "Session", cookie }))
+      const revoked = yield* watch(yield* authenticate(first.cookie))
+      const signedOut = yield* watch(yield* authenticate(second.cookie))
+      const untouched = yield* watch(yield* authenticate(third.cookie))
+      yield* sessions.revoke(first.session.id, "api-key:admin")
+      assert.strictEqual(yield* reasonOf(revoked), "session revoked")
+      assert.isUndefined(signedOut.pollUnsafe())
+      yield* sessions.end(second.cookie)
+      assert.strictEqual(yield* reasonOf(signedOut), "session signed out")
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow
+      assert.isUndefined(untouched.pollUnsafe(), "another session's stream is untouched")
+    }).pipe(Effect.provide(live))
+  )
+
+  it.effect("fires at a session's expiry, later if it was renewed meanwhile", () =>
+    Effect.gen(function* () {
+      const sessions = yield* Sessions
+      const issued = yield* sessions.create(alice)
+      const fiber = yield* watch(yield* sessions.authenticate(issued.cookie))
+      // Another request of the browser half-way slides the expiry to 1h30.
+      yield* TestClock.adjust("30 minutes")
+      assert.isTrue((yield* sessions.authenticate(issued.cookie)).session?.renewed)
+      yield* TestClock.adjust("30 minutes")
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow
+      assert.isUndefined(fiber.pollUnsafe(), "renewed: not at the first expiry")
+      yield* TestClock.adjust("29 minutes")
+      assert.isUndefined(fiber.pollUnsafe())
+      yield* TestClock.adjust("1 minute")
+      assert.strictEqual(yield* reasonOf(fiber), "session expired")
+    }).pipe(Effect.provide(live))
+  )
+
+  it.effect("never fires for the unix socket's principal (no credential)", () =>
+    Effect.gen(function* () {
+      const fiber = yield* watch({ method: "unix_socket", subject: "unix-socket", roles: ["admin"], scopes: ["admin"] })
+      yield* TestClock.adjust("1000 days")
+      assert.isUndefined(fiber.pollUnsafe())
+    }).pipe(Effect.provide(live))
+  )
+})
