@@ -87,7 +87,8 @@ export const batchesOf = (
  * Upgrades the current request to a WebSocket and runs `session`: it receives the client's text frames and
  * returns the frames to send. The socket closes with 1000 when the frames end; when they fail, with the close
  * code of the error's machine code (`closeCodeOf(errorCodeOf(error))`, the error's message as the reason): 1001
- * when the server shuts down, 1008 when the credential it was opened with is revoked or expires ({@link StreamCredential}), 1008 for a client that does not read, 1011 on a defect. Closing by the client, a
+ * when the server shuts down, 1008 when the credential it was opened with is revoked or expires
+ * ({@link StreamCredential}) and for a client that does not read, 1011 on a defect. Closing by the client, a
  * client that does not read (its queued bytes pass the policy), and a client that stops answering pings all end
  * the session and release whatever the frames stream holds (subscriptions, pollers, upstream connections).
  *
