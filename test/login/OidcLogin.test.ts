@@ -343,7 +343,9 @@ describe("OIDC sign-in against a real OpenID provider", () => {
       const session = browser.cookie("gatehouse_session", f.server.origin)!
       assert.strictEqual((yield* whoami(f, session)).status, 200)
 
-      const out = yield* browser.request(`${f.server.baseUrl}/auth/logout`)
+      const out = yield* browser.request(`${f.server.baseUrl}/auth/logout`, {
+        headers: { "x-csrf-token": browser.cookie("gatehouse_csrf", f.server.origin)! }
+      })
       assert.strictEqual(out.status, 302, out.text)
       const endSession = new URL(out.location!)
       assert.strictEqual(`${endSession.origin}${endSession.pathname}`, f.provider.endSessionEndpoint)

@@ -2,7 +2,7 @@ import { Authorization, CsrfCookieName, CsrfHeaderName, GatehouseApi } from "@ga
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
-import type * as HttpClient from "effect/http/HttpClient"
+import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as HttpApiClient from "effect/http-api/HttpApiClient"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
@@ -117,19 +117,28 @@ const csrfTokenFromDocument = (): string | undefined => {
   return entry === undefined ? undefined : decodeURIComponent(entry.slice(CsrfCookieName.length + 1))
 }
 
-// An API key goes in `Authorization`; without one the browser's cookie authenticates, with the CSRF header.
+// An API key goes in `Authorization`; without one the browser's cookie authenticates (see withCsrfToken).
 const authorizationClient = (apiKey: Redacted.Redacted<string> | undefined) =>
-  HttpApiMiddleware.layerClient(Authorization, ({ next, request }) => {
-    if (apiKey !== undefined) return next(HttpClientRequest.bearerToken(request, Redacted.value(apiKey)))
+  HttpApiMiddleware.layerClient(Authorization, ({ next, request }) =>
+    next(apiKey === undefined ? request : HttpClientRequest.bearerToken(request, Redacted.value(apiKey)))
+  )
+
+// Without a key, every unsafe request carries the CSRF header: those behind authorization, and the public ones
+// that still act on the browser's session (signing out).
+const withCsrfToken = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+  HttpClient.mapRequest(client, (request) => {
     const csrf = SAFE_METHODS.has(request.method) ? undefined : csrfTokenFromDocument()
-    return next(csrf === undefined ? request : HttpClientRequest.setHeader(request, CsrfHeaderName, csrf))
+    return csrf === undefined ? request : HttpClientRequest.setHeader(request, CsrfHeaderName, csrf)
   })
 
 /** Builds the client on the given `HttpClient` (see {@link GatehouseClient.layer} for the fetch-based default). */
 export const makeGatehouseClient = Effect.fn("GatehouseClient.make")(function* (options: GatehouseClientOptions) {
   const baseUrl = normalizeBaseUrl(options.baseUrl)
   const apiKey = typeof options.apiKey === "string" ? Redacted.make(options.apiKey) : options.apiKey
-  const api = yield* HttpApiClient.make(GatehouseApi, { baseUrl }).pipe(Effect.provide(authorizationClient(apiKey)))
+  const api = yield* HttpApiClient.make(GatehouseApi, {
+    baseUrl,
+    ...(apiKey === undefined ? { transformClient: withCsrfToken } : {})
+  }).pipe(Effect.provide(authorizationClient(apiKey)))
   const calls = apiCalls(api)
   const streams = makeStreams({
     baseUrl,

@@ -309,14 +309,20 @@ describe("session cookies", () => {
 
         const carol = yield* signIn(server, "alice", "alice-password")
         const navigation = yield* Effect.promise(() =>
-          fetch(`${server.baseUrl}/auth/logout`, { redirect: "manual", headers: { cookie: carol.cookie } })
+          fetch(`${server.baseUrl}/auth/logout`, {
+            redirect: "manual",
+            headers: { cookie: carol.cookie, "x-csrf-token": carol.csrf }
+          })
         )
         assert.strictEqual(navigation.status, 302)
         assert.strictEqual(navigation.headers.get("location"), "/login?signed_out=1")
         assert.isTrue(navigation.headers.getSetCookie().some((c) => /^gatehouse_session=;.*Max-Age=0/i.test(c)))
         assert.strictEqual((yield* whoami(carol.cookie)).status, 401)
         const dave = yield* signIn(server, "alice", "alice-password")
-        const logout = yield* request(`${server.baseUrl}/auth/logout`, { ...asBrowser(dave.cookie), method: "POST" })
+        const logout = yield* request(`${server.baseUrl}/auth/logout`, {
+          ...asBrowser(dave.cookie, { "x-csrf-token": dave.csrf }),
+          method: "POST"
+        })
         assert.strictEqual(logout.status, 200)
         const cleared = cookiesOf(logout)
         assert.strictEqual(cleared.gatehouse_session!.value, "")
@@ -342,6 +348,50 @@ describe("session cookies", () => {
         assert.strictEqual(right.status, 200, right.text)
         const byKey = yield* writeRoutes(server, {}, server.apiKey)
         assert.strictEqual(byKey.status, 200, byKey.text)
+      })
+    )
+  )
+
+  it.live("signing out with a cookie needs the session's CSRF token, by POST and by GET (no cross-site logout)", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const server = yield* serverWithUsers()
+        const whoami = (cookie: string) => request(`${server.baseUrl}/whoami`, asBrowser(cookie))
+        const alice = yield* signIn(server, "alice", "alice-password")
+        const other = yield* signIn(server, "alice", "alice-password")
+        // The refusal every other unsafe cookie request gets (here a PUT without the token).
+        const reference = yield* writeRoutes(server, { cookie: alice.cookie })
+        assert.strictEqual(reference.status, 403)
+        const refusals = [
+          yield* request(`${server.baseUrl}/auth/logout`, { ...asBrowser(alice.cookie), method: "POST" }),
+          yield* request(`${server.baseUrl}/auth/logout`, {
+            ...asBrowser(alice.cookie, { "x-csrf-token": other.csrf }),
+            method: "POST"
+          }),
+          yield* request(`${server.baseUrl}/auth/logout`, asBrowser(alice.cookie)),
+          yield* request(`${server.baseUrl}/auth/logout`, asBrowser(alice.cookie, { accept: "text/html" }))
+        ]
+        for (const refused of refusals) {
+          assert.strictEqual(refused.status, 403, refused.text)
+          assert.deepStrictEqual(refused.json, reference.json)
+          assert.deepStrictEqual(cookiesOf(refused), {}, "the cookies are kept")
+        }
+        assert.strictEqual((yield* whoami(alice.cookie)).status, 200, "still signed in")
+
+        // With the token it signs out; without a (valid) session there is nothing to protect.
+        const out = yield* request(`${server.baseUrl}/auth/logout`, {
+          ...asBrowser(alice.cookie, { "x-csrf-token": alice.csrf }),
+          method: "POST"
+        })
+        assert.strictEqual(out.status, 200, out.text)
+        assert.strictEqual((yield* whoami(alice.cookie)).status, 401)
+        const anonymous = yield* request(`${server.baseUrl}/auth/logout`, { key: null, method: "POST" })
+        assert.strictEqual(anonymous.status, 200, anonymous.text)
+        const garbage = yield* request(`${server.baseUrl}/auth/logout`, {
+          ...asBrowser("gatehouse_session=not-a-session"),
+          method: "POST"
+        })
+        assert.strictEqual(garbage.status, 200, garbage.text)
       })
     )
   )

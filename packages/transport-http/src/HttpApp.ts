@@ -47,7 +47,7 @@ export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
   // Each group in a context of the services its handlers take (see withOwnContext).
   Layer.provide([
     withOwnContext(SystemHandlers, ServerDescription),
-    withOwnContext(LoginHandlers, Login),
+    withOwnContext(LoginHandlers, Login, Sessions),
     withOwnContext(AccessHandlers, ApiKeys, Sessions),
     withOwnContext(RoutesHandlers, RouteList, RouteValidator),
     withOwnContext(HealthHandlers, Health),

@@ -91,18 +91,28 @@ export class LoginApi extends HttpApiGroup.make("login").add(
           "ID token, applies `allowed_users` / `allowed_groups`, creates the session, 302 to the return path."
       })
     ),
-  HttpApiEndpoint.get("logout", "/auth/logout", { success: Redirect }).annotateMerge(
+  HttpApiEndpoint.get("logout", "/auth/logout", {
+    success: Redirect,
+    error: toWireError(PermissionDenied)
+  }).annotateMerge(
     OpenApi.annotations({
       summary: "Sign out (browser)",
       description:
         "Ends the session, clears the cookies, 302 to the OpenID provider's end-session page for an OIDC " +
-        "session where it has one, else to `/login`."
+        "session where it has one, else to `/login`. With a session cookie it needs the `X-CSRF-Token` header, " +
+        "like every request that changes something (403 without it: a link on another site must not sign you " +
+        "out); pages use `POST /auth/logout`."
     })
   ),
-  HttpApiEndpoint.post("logoutJson", "/auth/logout", { success: LogoutResult }).annotateMerge(
+  HttpApiEndpoint.post("logoutJson", "/auth/logout", {
+    success: LogoutResult,
+    error: toWireError(PermissionDenied)
+  }).annotateMerge(
     OpenApi.annotations({
       summary: "Sign out (scripts)",
-      description: "Ends the session and clears the cookies; `redirect`: the provider's end-session page, if any."
+      description:
+        "Ends the session and clears the cookies; `redirect`: the provider's end-session page, if any. With a " +
+        "session cookie it needs the `X-CSRF-Token` header like every other POST (403 without it)."
     })
   )
 ) {}

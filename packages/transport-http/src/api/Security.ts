@@ -13,6 +13,9 @@ export const CsrfCookieName = "gatehouse_csrf"
 /** The header a cookie-authenticated unsafe request (POST, PUT, DELETE, ...) must carry its CSRF token in. */
 export const CsrfHeaderName = "x-csrf-token"
 
+/** What a cookie-authenticated unsafe request without its session's CSRF token is refused with (403). */
+export const CsrfRefusedMessage = "missing or wrong CSRF token: send the gatehouse_csrf cookie's value as X-CSRF-Token"
+
 /** `Authorization: Bearer gh_<prefix>_<secret>`: API keys, for scripts, the CLI and other servers. */
 export const bearerScheme = HttpApiSecurity.bearer.pipe(
   HttpApiSecurity.annotateMerge(

@@ -11,7 +11,7 @@ import {
   safeReturnPath,
   scopesOfRole
 } from "@gatehouse-edge/core/domain"
-import { type IssuedSession, Login, type LoginClient } from "@gatehouse-edge/core/services"
+import { type IssuedSession, Login, type LoginClient, Sessions } from "@gatehouse-edge/core/services"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HttpEffect from "effect/http/HttpEffect"
@@ -20,7 +20,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Redacted from "effect/Redacted"
 import { GatehouseApi } from "../api/GatehouseApi.js"
-import { SessionCookieName } from "../api/Security.js"
+import { CsrfHeaderName, CsrfRefusedMessage, SessionCookieName } from "../api/Security.js"
 import { clearSessionCookies, setSessionCookies } from "../middleware/SessionCookies.js"
 import { loginPage } from "../pages/LoginPage.js"
 
@@ -68,6 +68,23 @@ const retryAfter = (error: RateLimited) =>
 export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handlers) =>
   Effect.gen(function* () {
     const login = yield* Login
+    const sessions = yield* Sessions
+
+    // Signing out changes something, so a browser's cookie is not enough: like every unsafe request (see the
+    // Authorization middleware, which these public endpoints are not behind), it needs its session's CSRF token,
+    // else a page on another site could sign the browser out (a form post, or a link to the GET). A cookie that
+    // holds no session of this server has nothing to end: its cookies are only cleared.
+    const endSession = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.suspend(() => {
+        const cookie = cookieOf(request)
+        if (cookie !== undefined && sessions.csrfTokenOf(cookie) !== undefined) {
+          const presented = request.headers[CsrfHeaderName]
+          if (presented === undefined || !sessions.csrfMatches(cookie, presented)) {
+            return Effect.fail(new PermissionDenied({ message: CsrfRefusedMessage }))
+          }
+        }
+        return login.logout(cookie)
+      })
     const cookieOptions = (maxAgeMs: number) =>
       Effect.gen(function* () {
         return { maxAgeMs, secure: (yield* WebSocketPolicy).secureCookies }
@@ -185,7 +202,7 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
       )
       .handle("logout", ({ request }) =>
         Effect.gen(function* () {
-          const ended = yield* login.logout(cookieOf(request))
+          const ended = yield* endSession(request)
           const policy = yield* WebSocketPolicy
           return clearSessionCookies(
             HttpServerResponse.redirect(ended.redirect ?? "/login?signed_out=1", { status: 302 }),
@@ -195,7 +212,7 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
       )
       .handle("logoutJson", ({ request }) =>
         Effect.gen(function* () {
-          const ended = yield* login.logout(cookieOf(request))
+          const ended = yield* endSession(request)
           const policy = yield* WebSocketPolicy
           return clearSessionCookies(
             HttpServerResponse.jsonUnsafe({
