@@ -141,6 +141,40 @@ describe("POST /route/validate", () => {
         })
         assert.strictEqual(reply.status, 415)
         assert.strictEqual(reply.json.error.code, "unsupported_media_type")
+        assert.strictEqual(
+          reply.json.error.message,
+          "unsupported content type application/json: send application/yaml or text/plain"
+        )
+      })
+    )
+  )
+
+  it.live("a 415 names the content types this endpoint takes (a JSON endpoint asks for JSON)", () =>
+    scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness()
+        const reply = yield* request(`${h.baseUrl}/apikeys`, {
+          method: "POST",
+          key: h.apiKey,
+          contentType: "text/plain",
+          body: JSON.stringify({ name: "k3", scopes: ["health:read"] })
+        })
+        assert.strictEqual(reply.status, 415, reply.text)
+        assert.deepStrictEqual(reply.json.error, {
+          code: "unsupported_media_type",
+          message: "unsupported content type text/plain: send application/json"
+        })
+        const form = yield* request(`${h.baseUrl}/auth/login`, {
+          method: "POST",
+          key: null,
+          contentType: "text/yaml; charset=utf-8",
+          body: "username: a"
+        })
+        assert.strictEqual(form.status, 415, form.text)
+        assert.strictEqual(
+          form.json.error.message,
+          "unsupported content type text/yaml; charset=utf-8: send application/json or application/x-www-form-urlencoded"
+        )
       })
     )
   )

@@ -91,9 +91,10 @@ const withErrorBody = (
   requestId: string
 ) => {
   if (response.status < 400 || response.status === 499 || hasOwnBody(response)) return response
+  // An endpoint's own 415 names what it takes (RequestValidation); one from below it cannot know the endpoint.
   const message =
     response.status === 415
-      ? `unsupported content type ${request.headers["content-type"] ?? "(none)"}: send application/yaml or text/plain`
+      ? `unsupported content type ${request.headers["content-type"] ?? "(none)"}`
       : (defaultMessages[response.status] ?? "request failed")
   const replaced = errorResponse(response.status, message, response.status >= 500 ? { request_id: requestId } : {})
   // Keep what the original said about the exchange (Allow, Upgrade, Accept-Encoding), not about its old body.

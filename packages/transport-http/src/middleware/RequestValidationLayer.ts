@@ -3,6 +3,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as ErrorReporter from "effect/ErrorReporter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiError from "effect/http-api/HttpApiError"
 import * as Layer from "effect/Layer"
 import * as SchemaIssue from "effect/SchemaIssue"
@@ -52,10 +53,35 @@ const checkTextBody = Effect.fnUntraced(function* (request: HttpServerRequest.Ht
   }
 })
 
+// What an endpoint's body may be, as a 415 says it ("application/json", "application/yaml or text/plain"): the
+// content types its payload declares in the contract. Read once per endpoint: its payload never changes.
+const accepted = new WeakMap<HttpApiEndpoint.Top, string>()
+const acceptedOf = (endpoint: HttpApiEndpoint.Top): string => {
+  let text = accepted.get(endpoint)
+  if (text === undefined) {
+    const types = [...endpoint.payload.keys()]
+    text = types.length === 1 ? types[0]! : `${types.slice(0, -1).join(", ")} or ${types.at(-1)}`
+    accepted.set(endpoint, text)
+  }
+  return text
+}
+
+// The content type HttpApi decodes a body by (the header's media type, JSON when there is none), checked here so a
+// 415 names what this endpoint takes: HttpApi's own is a bare text answer that says neither.
+const unsupportedContentType = (request: HttpServerRequest.HttpServerRequest, endpoint: HttpApiEndpoint.Top) => {
+  const declared = request.headers["content-type"]
+  const mediaType = (declared ?? "application/json").toLowerCase().split(";")[0]!.trim()
+  if (endpoint.payload.has(mediaType)) return undefined
+  return new UnsupportedMediaType({
+    message: `unsupported content type ${declared ?? "(none)"}: send ${acceptedOf(endpoint)}`
+  })
+}
+
 /**
  * Every request's parameters are checked before anything else runs (and so before any WebSocket upgrade):
  * decoding failures of path, query, headers or body become `400 invalid_argument` with one issue per problem,
- * and so do query parameters on an endpoint that declares none. Response encoding failures are bugs: they are
+ * and so do query parameters on an endpoint that declares none. A body of a content type the endpoint does not declare
+ * is a 415 naming the ones it does. Response encoding failures are bugs: they are
  * reported and become a generic 500.
  */
 export const layerRequestValidation = Layer.succeed(RequestValidation)((httpEffect, { endpoint }) =>
@@ -67,6 +93,8 @@ export const layerRequestValidation = Layer.succeed(RequestValidation)((httpEffe
         if (issues.length > 0) return Effect.fail(invalid(issues))
       }
       if (endpoint.payload.size > 0 && request.method !== "GET" && request.method !== "HEAD") {
+        const unsupported = unsupportedContentType(request, endpoint)
+        if (unsupported !== undefined) return Effect.fail(unsupported)
         return Effect.andThen(checkTextBody(request), httpEffect)
       }
       return httpEffect
