@@ -229,7 +229,8 @@ export const serveWebSocket = <E, R>(
           return yield* Effect.orDie(Effect.failCause(exit.cause))
         }
       }
-      return HttpServerResponse.empty()
+      // What the client got: the handshake's 101, not the 204 of an empty response (the access log records this).
+      return HttpServerResponse.empty({ status: 101 })
     })
   )
 

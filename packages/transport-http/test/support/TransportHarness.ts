@@ -38,7 +38,14 @@ import { type RouteRecord, Routes, ValidationWorkers } from "@gatehouse-edge/cor
 import { Context, Effect, Layer, Logger, type Scope, Stream, SubscriptionRef } from "effect"
 import { HttpServer } from "effect/http"
 import { tempDir } from "../../../../test/support/TempDir.js"
-import { layerHttpApp, layerNodeHttpServer, ServerDescription, WebSocketConnections } from "../../src/index.js"
+import {
+  type AccessLogWrite,
+  AccessLogWriter,
+  layerHttpApp,
+  layerNodeHttpServer,
+  ServerDescription,
+  WebSocketConnections
+} from "../../src/index.js"
 import { WebSocketPolicy, type WebSocketPolicyShape } from "../../src/websocket/WebSocketPolicy.js"
 
 /** A running HTTP transport over real core services, with health and WebSocket limits under the test's control. */
@@ -96,6 +103,8 @@ export interface HarnessOptions {
   readonly configYaml?: string
   /** The validation worker pool (size, queue); the server's defaults otherwise. */
   readonly validation?: ValidationWorkersLive.ValidationWorkersOptions
+  /** Where access-log lines go (none are written otherwise: the harness has no logger). */
+  readonly accessLog?: AccessLogWrite
 }
 
 /**
@@ -191,6 +200,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
     }).pipe(
       Layer.provideMerge(layerNodeHttpServer({ host: "127.0.0.1", port: 0 })),
       Layer.provideMerge(Layer.mergeAll(core, authentication, description, policy)),
+      Layer.provide(options.accessLog === undefined ? Layer.empty : Layer.succeed(AccessLogWriter)(options.accessLog)),
       Layer.provideMerge(events),
       Layer.provideMerge(repositories),
       Layer.provide(Logger.layer([]))
