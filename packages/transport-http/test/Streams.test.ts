@@ -234,6 +234,22 @@ describe("WebSocket /route/validate", () => {
     )
   )
 
+  it.live("a binary frame is refused with 1003 without being validated or answered", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness()
+        for (let attempt = 0; attempt < 5; attempt++) {
+          const ws = yield* openWs(`${h.wsUrl}/route/validate`, { key: h.apiKey })
+          // Valid YAML: were it validated, it would be answered with a route frame and a done frame.
+          ws.socket.send(Buffer.from("good:\n  port: 8080\n"), { binary: true })
+          const closed = yield* Effect.promise(() => ws.closed)
+          assert.deepStrictEqual(closed, { code: 1003, reason: "this stream takes text frames only" })
+          assert.deepStrictEqual(ws.frames, [], "nothing answered")
+        }
+      })
+    )
+  )
+
   it.live("closes with 1009 when a message exceeds 1 MiB", () =>
     Effect.scoped(
       Effect.gen(function* () {

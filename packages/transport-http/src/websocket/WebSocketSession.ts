@@ -117,10 +117,14 @@ export const serveWebSocket = <E, R>(
       const peerGone = yield* Deferred.make<void>()
       ws.once("close", () => Deferred.doneUnsafe(peerGone, Exit.void))
 
-      // Every stream of this API speaks text; a binary frame is a client speaking another protocol.
+      // Every stream of this API speaks text; a binary frame is a client speaking another protocol. The socket's
+      // reader decodes it like text, so it is refused here, ahead of the reader's own listener (prepended): from
+      // then on nothing more reaches the session, which would otherwise validate and answer it before the close.
       const binary = yield* Deferred.make<never, UnsupportedMediaType>()
-      ws.on("message", (_data, isBinary) => {
-        if (isBinary) {
+      let refusedBinary = false
+      ws.prependListener("message", (_data, isBinary) => {
+        if (isBinary && !refusedBinary) {
+          refusedBinary = true
           const error = new UnsupportedMediaType({ message: "this stream takes text frames only" })
           Deferred.doneUnsafe(binary, Exit.fail(error))
         }
@@ -137,7 +141,10 @@ export const serveWebSocket = <E, R>(
       }).pipe(Effect.repeat(Schedule.spaced(policy.pingIntervalMs)), Effect.delay(policy.pingIntervalMs))
 
       // A close from the client ends the input; it is not an error of the session.
-      const incoming = Stream.fromIterableEffectRepeat(pull).pipe(Stream.ignore)
+      const incoming = Stream.fromIterableEffectRepeat(pull).pipe(
+        Stream.ignore,
+        Stream.filter(() => !refusedBinary)
+      )
 
       // The frames of one chunk go out together: the connection is corked while they are queued, so a burst
       // (a chatty log's lines come in the engine's chunks) costs one system call per batch, not one per frame.
