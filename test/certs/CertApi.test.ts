@@ -12,19 +12,22 @@ import { startTestServer } from "../support/TestServer.js"
 const openssl = requireTool("openssl")
 
 describe("certificate endpoints", () => {
-  it.live("nothing configured: /cert/info and /cert/renew are 404, also before a WebSocket upgrade", () =>
+  it.live("nothing configured: /cert/info is 404, /cert/renew 503 (no ACME certificate), also before an upgrade", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const server = yield* startTestServer()
         const url = (p: string) => `${server.baseUrl}${p}`
-        for (const p of ["/cert/info", "/cert/renew"]) {
-          const reply = yield* request(url(p), { key: server.apiKey })
-          assert.strictEqual(reply.status, 404, p)
-          assert.strictEqual(reply.json.error.code, "not_found")
-          assert.strictEqual(reply.json.error.message, "no certificate available")
-        }
+        const info = yield* request(url("/cert/info"), { key: server.apiKey })
+        assert.strictEqual(info.status, 404)
+        assert.strictEqual(info.json.error.code, "not_found")
+        assert.strictEqual(info.json.error.message, "no certificate available")
+        const renew = yield* request(url("/cert/renew"), { key: server.apiKey })
+        assert.strictEqual(renew.status, 503, renew.text)
+        assert.strictEqual(renew.json.error.code, "unavailable")
+        assert.match(renew.json.error.message, /no certificate is managed by ACME/)
+        assert.strictEqual((yield* request(url("/cert/renew?name=web"), { key: server.apiKey })).status, 404)
         const refused = yield* Effect.flip(openWs(`${server.wsUrl}/cert/renew`, { key: server.apiKey }))
-        assert.strictEqual(refused.status, 404)
+        assert.strictEqual(refused.status, 503)
         assert.strictEqual((yield* request(url("/cert/info"), { key: null })).status, 401)
       })
     )

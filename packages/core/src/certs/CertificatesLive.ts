@@ -111,7 +111,9 @@ export const make = Effect.fn("CertificatesLive.make")(function* (options: Certi
       return yield* new CertificateNotFound({ certificate: name })
     }
     if (entries.length > 0) return entries
-    return yield* files.length === 0 ? new CertificateNotFound({}) : new AcmeNotConfigured({})
+    // Nothing for ACME to renew is a 503 whether or not file certificates exist (SPEC §7 keeps the 404 "no
+    // certificate available" for `/cert/info`; the README: "renewing with no ACME certificate configured ... a 503").
+    return yield* new AcmeNotConfigured({})
   })
 
   // Every target is tried (one failing must not keep the others old); the first failure is the answer.

@@ -62,9 +62,10 @@ export class CertsApi extends HttpApiGroup.make("certs")
           summary: "Renew ACME certificates now",
           description:
             "Renews every ACME certificate (or `name`) and answers every certificate after it. One renewal runs at a " +
-            "time (409). A failure is a 502 and the previous certificate stays in use. WebSocket on the same path: " +
-            "progress frames (order placed, challenge served, validated, issued, installed), then one result frame " +
-            "`{ok, certs?, error?}`."
+            "time (409). A failure is a 502 and the previous certificate stays in use. 503 when no ACME certificate " +
+            "is configured (or `name` is a file certificate), 404 for a `name` that is not configured. WebSocket on " +
+            "the same path: progress frames (order placed, challenge served, validated, issued, installed), then one " +
+            "result frame `{ok, certs?, error?}`."
         })
       )
   )
