@@ -7,7 +7,7 @@ import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { requiredScopeOf, type ScopeRequirement } from "../api/Scopes.js"
-import { Authorization, CsrfHeaderName } from "../api/Security.js"
+import { Authorization, CsrfHeaderName, CsrfRefusedMessage } from "../api/Security.js"
 import { StreamCredential } from "../websocket/StreamCredential.js"
 import { WebSocketPolicy } from "../websocket/WebSocketPolicy.js"
 import { renewSessionCookies } from "./SessionCookies.js"
@@ -34,9 +34,7 @@ const checkScope = (principal: Principal, endpoint: HttpApiEndpoint.Top) => {
     : Effect.fail(new MissingScope({ scope: needed }))
 }
 
-const csrfRefused = new PermissionDenied({
-  message: "missing or wrong CSRF token: send the gatehouse_csrf cookie's value as X-CSRF-Token"
-})
+const csrfRefused = new PermissionDenied({ message: CsrfRefusedMessage })
 
 const originRequired = new PermissionDenied({
   message: "a WebSocket signed in with a session cookie must come from this server's origin (no Origin)"
