@@ -4,6 +4,7 @@ import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import type * as OpenIdClient from "openid-client"
 import { OidcLoginFailed, OidcProviderFailed } from "../domain/AccessErrors.js"
+import { isLoopbackHost } from "../domain/Listeners.js"
 import { lazyModule } from "../util/LazyModule.js"
 
 // Loaded when an OIDC client is made, i.e. only with `auth.oidc` configured.
@@ -22,8 +23,8 @@ export interface OidcClientSettings {
 /** Claims of a verified sign-in: the ID token's, with the userinfo endpoint's added when the token lacks some. */
 export type OidcClaims = Readonly<Record<string, unknown>>
 
-const isLoopbackHttp = (url: URL) =>
-  url.protocol === "http:" && ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname)
+// The same loopback the config file's `auth.oidc.issuer` is checked against.
+const isLoopbackHttp = (url: URL) => url.protocol === "http:" && isLoopbackHost(url.hostname)
 
 // The provider's own failures (unreachable, 5xx) are a 502; anything about this login — a refused or replayed
 // code, a state, nonce or signature that does not check out, an expired token — is the login's fault (400).

@@ -4,6 +4,7 @@ import {
   AddressOrPrefixValue,
   ByteSizeValue,
   HostNameValue,
+  HttpsUrlValue,
   ListenAddressValue,
   PathValue,
   PrefixValue,
@@ -66,7 +67,11 @@ const LocalUser = Schema.Struct({
 })
 
 const Oidc = Schema.Struct({
-  issuer: NonEmpty,
+  // openid-client refuses plain HTTP except where it is told to allow it: the client allows it on loopback only.
+  issuer: HttpsUrlValue({
+    expected: "the https:// URL of the OpenID provider (http:// only for a provider on loopback)",
+    loopbackHttp: true
+  }),
   client_id: NonEmpty,
   client_secret: opt(Secret),
   client_secret_file: opt(PathValue),
@@ -179,9 +184,7 @@ const AcmeDns01 = Schema.Struct({
 })
 
 const AcmeSection = Schema.Struct({
-  directory: NonEmpty.check(
-    Schema.isPattern(/^https:\/\//, { message: "expected the https:// URL of the ACME directory" })
-  ),
+  directory: HttpsUrlValue({ expected: "the https:// URL of the ACME directory" }),
   email: opt(NonEmpty.check(Schema.isPattern(/^[^@\s]+@[^@\s]+$/, { message: "expected an email address" }))),
   ca_file: opt(PathValue),
   renew_before: opt(GoDuration({ minimum: 3_600_000 })),

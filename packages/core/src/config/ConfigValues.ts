@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as SchemaTransformation from "effect/SchemaTransformation"
+import { isLoopbackHost } from "../domain/Listeners.js"
 
 /** A listen address `host:port` (`[::1]:8888` for IPv6), port 0–65535 (0 = any free port). */
 export interface ListenAddress {
@@ -119,6 +120,24 @@ export const HostNameValue = Schema.String.check(
       : `expected a host name or IP address (IPv6 without brackets), got ${JSON.stringify(text)}`
   )
 )
+
+const urlProblem = (text: string, expected: string, loopbackHttp: boolean): string | undefined => {
+  const url = URL.canParse(text) ? new URL(text) : undefined
+  const allowed =
+    url !== undefined &&
+    url.hostname !== "" &&
+    (url.protocol === "https:" || (url.protocol === "http:" && loopbackHttp && isLoopbackHost(url.hostname)))
+  return allowed ? undefined : `expected ${expected}, got ${JSON.stringify(text)}`
+}
+
+/**
+ * The URL of a server Gatehouse calls (an OpenID provider, an ACME directory): a URL that parses, `https://`, or
+ * with `loopbackHttp` also `http://` to localhost, 127.0.0.0/8 or `[::1]` (a provider for development and tests).
+ */
+export const HttpsUrlValue = (options: { readonly expected: string; readonly loopbackHttp?: boolean }) =>
+  Schema.String.check(
+    Schema.makeFilter((text: string) => urlProblem(text, options.expected, options.loopbackHttp === true))
+  )
 
 /** A non-empty path; relative paths are relative to the config file's directory. */
 export const PathValue = Schema.String.check(Schema.isMinLength(1))

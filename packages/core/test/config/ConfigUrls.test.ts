@@ -1,0 +1,48 @@
+import { assert, describe, it } from "@effect/vitest"
+import { validateConfigFile } from "../../src/config/index.js"
+import { formatIssue } from "../../src/domain/index.js"
+
+const check = (text: string) => {
+  const result = validateConfigFile({ file: { path: "gatehouse.yml", text }, env: {}, cwd: "/srv/app" })
+  return result._tag === "Valid" ? [] : result.issues.map(formatIssue)
+}
+
+const oidc = (issuer: string) => `auth:\n  oidc: { issuer: "${issuer}", client_id: gatehouse }\n`
+
+describe("config: the URLs of servers Gatehouse calls", () => {
+  it("auth.oidc.issuer must be a URL, reported at its key and position", () => {
+    assert.deepStrictEqual(check(oidc("not a url")), [
+      'gatehouse.yml:2:19: auth.oidc.issuer: expected the https:// URL of the OpenID provider (http:// only for a provider on loopback), got "not a url"'
+    ])
+    assert.deepStrictEqual(check(oidc("https://")), [
+      'gatehouse.yml:2:19: auth.oidc.issuer: expected the https:// URL of the OpenID provider (http:// only for a provider on loopback), got "https://"'
+    ])
+  })
+
+  it("auth.oidc.issuer is https://, http:// only on loopback", () => {
+    assert.deepStrictEqual(check(oidc("http://idp.example.com")), [
+      'gatehouse.yml:2:19: auth.oidc.issuer: expected the https:// URL of the OpenID provider (http:// only for a provider on loopback), got "http://idp.example.com"'
+    ])
+    assert.lengthOf(check(oidc("ftp://idp.example.com")), 1)
+    for (const issuer of [
+      "https://idp.example.com",
+      "https://idp.example.com/realms/main",
+      "http://localhost:9000",
+      "http://127.0.0.1:9000/oidc",
+      "http://[::1]:9000"
+    ]) {
+      assert.deepStrictEqual(check(oidc(issuer)), [], issuer)
+    }
+  })
+
+  it("acme.directory must be an https:// URL that parses", () => {
+    const acme = (directory: string) => `acme:\n  directory: "${directory}"\n`
+    assert.deepStrictEqual(check(acme("https://not a url")), [
+      'gatehouse.yml:2:14: acme.directory: expected the https:// URL of the ACME directory, got "https://not a url"'
+    ])
+    assert.deepStrictEqual(check(acme("http://127.0.0.1:14000/dir")), [
+      'gatehouse.yml:2:14: acme.directory: expected the https:// URL of the ACME directory, got "http://127.0.0.1:14000/dir"'
+    ])
+    assert.deepStrictEqual(check(acme("https://acme-v02.api.letsencrypt.org/directory")), [])
+  })
+})

@@ -1,0 +1,46 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { runCli } from "../../../test/support/Cli.js"
+import { tempDir } from "../../../test/support/TempDir.js"
+
+const dir = tempDir("gatehouse-config-rules-")
+
+const HASH = "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA"
+
+// `validate --config` reports a rule at file:line:column, and `serve` refuses the same file with the same line
+// (before anything is created), instead of passing validation and failing later.
+const validateAndServe = (text: string, expected: string) =>
+  Effect.gen(function* () {
+    const cwd = yield* dir
+    fs.writeFileSync(path.join(cwd, "c.yml"), text)
+    const validated = yield* runCli(["validate", "--config", "c.yml"], { cwd })
+    assert.strictEqual(validated.code, 1, validated.stdout)
+    assert.include(validated.stderr, expected)
+    const served = yield* runCli(["serve", "--config", "c.yml", "--http", "127.0.0.1:0"], { cwd })
+    assert.strictEqual(served.code, 1)
+    assert.include(served.stderr, expected)
+    assert.notInclude(served.stderr, "    at ", "no stack trace")
+    assert.isFalse(fs.existsSync(path.join(cwd, "data")), "nothing is created for an invalid config")
+  })
+
+describe("gatehouse validate and serve: URLs of the OpenID provider", () => {
+  it.live("an issuer that is not a URL", () =>
+    Effect.scoped(
+      validateAndServe(
+        "auth:\n  oidc: { issuer: not a url, client_id: gatehouse }\n",
+        'c.yml:2:19: auth.oidc.issuer: expected the https:// URL of the OpenID provider (http:// only for a provider on loopback), got "not a url"'
+      )
+    )
+  )
+
+  it.live("an http:// issuer off loopback", () =>
+    Effect.scoped(
+      validateAndServe(
+        `auth:\n  users: [{ name: admin, password_hash: "${HASH}" }]\n  oidc:\n    issuer: http://idp.example.com\n    client_id: gatehouse\n`,
+        'c.yml:4:13: auth.oidc.issuer: expected the https:// URL of the OpenID provider (http:// only for a provider on loopback), got "http://idp.example.com"'
+      )
+    )
+  )
+})
