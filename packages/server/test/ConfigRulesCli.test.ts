@@ -1,8 +1,9 @@
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { runCli } from "../../../test/support/Cli.js"
+import { type CliResult, gatehouseCommand, runCli } from "../../../test/support/Cli.js"
 import { tempDir } from "../../../test/support/TempDir.js"
 
 const dir = tempDir("gatehouse-config-rules-")
@@ -41,6 +42,46 @@ describe("gatehouse validate and serve: URLs of the OpenID provider", () => {
         `auth:\n  users: [{ name: admin, password_hash: "${HASH}" }]\n  oidc:\n    issuer: http://idp.example.com\n    client_id: gatehouse\n`,
         'c.yml:4:13: auth.oidc.issuer: expected the https:// URL of the OpenID provider (http:// only for a provider on loopback), got "http://idp.example.com"'
       )
+    )
+  )
+})
+
+// `runCli` points gRPC at 127.0.0.1:0 through GATEHOUSE_GRPC_ADDR (which would hide the file's grpc.addr): this run
+// has no GATEHOUSE_* variable, so the file's own address is what serve reads.
+const serveFileOnly = (cwd: string, args: ReadonlyArray<string>) =>
+  Effect.promise(
+    () =>
+      new Promise<CliResult>((resolve) => {
+        const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GATEHOUSE_")))
+        const child = spawn(process.execPath, gatehouseCommand(args), { cwd, env: { ...env, NODE_OPTIONS: "" } })
+        let stdout = ""
+        let stderr = ""
+        child.stdout.on("data", (chunk) => (stdout += chunk))
+        child.stderr.on("data", (chunk) => (stderr += chunk))
+        child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
+      })
+  )
+
+describe("gatehouse validate and serve: gRPC off loopback without TLS", () => {
+  it.live("is a config problem at grpc.addr, reported by validate and refused by serve with its position", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const cwd = yield* dir
+        fs.writeFileSync(
+          path.join(cwd, "c.yml"),
+          `grpc: { addr: "0.0.0.0:18853" }\nauth:\n  users: [{ name: admin, password_hash: "${HASH}" }]\n`
+        )
+        const expected =
+          "c.yml:1:15: grpc.addr: refusing to serve gRPC without TLS on 0.0.0.0:18853: API keys would cross the " +
+          "network in clear text; configure grpc.tls (cert, key), listen on loopback, or set grpc.insecure: true"
+        const validated = yield* runCli(["validate", "--config", "c.yml"], { cwd })
+        assert.strictEqual(validated.code, 1, validated.stdout)
+        assert.include(validated.stderr, expected)
+        const served = yield* serveFileOnly(cwd, ["serve", "--config", "c.yml", "--http", "127.0.0.1:0"])
+        assert.strictEqual(served.code, 1)
+        assert.include(served.stderr, expected)
+        assert.isFalse(fs.existsSync(path.join(cwd, "data")), "refused before anything is created")
+      })
     )
   )
 })

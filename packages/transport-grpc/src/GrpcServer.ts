@@ -1,4 +1,5 @@
 import * as fs from "node:fs/promises"
+import { grpcPlaintextRefusal } from "@gatehouse-edge/core/domain"
 import type { Authentication, AuthRequests } from "@gatehouse-edge/core/services"
 import * as grpc from "@grpc/grpc-js"
 import { ReflectionService } from "@grpc/reflection"
@@ -37,9 +38,6 @@ export class GrpcServerAddress extends Context.Service<
   GrpcServerAddress,
   { readonly host: string; readonly port: number; readonly unixSocket: string | undefined }
 >()("@gatehouse-edge/transport-grpc/GrpcServerAddress") {}
-
-const isLoopback = (host: string) =>
-  host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
 
 const bind = (server: grpc.Server, address: string, credentials: grpc.ServerCredentials) =>
   Effect.callback<number, GrpcServerError>((resume) => {
@@ -97,6 +95,15 @@ export const layer = (
     GrpcServerAddress,
     Effect.gen(function* () {
       const address = `${options.host.includes(":") && !options.host.startsWith("[") ? `[${options.host}]` : options.host}:${options.port}`
+      // The server's config rules report this at grpc.addr with its position before anything starts; the check
+      // stays here for embedders that build these options in code, without a config file.
+      const refusal = grpcPlaintextRefusal({
+        address,
+        host: options.host,
+        tls: options.tls !== undefined,
+        insecure: options.insecure === true
+      })
+      if (refusal !== undefined) return yield* new GrpcServerError({ message: refusal })
       let credentials: grpc.ServerCredentials
       if (options.tls !== undefined) {
         const tls = options.tls
@@ -105,14 +112,8 @@ export const layer = (
           catch: (error) => new GrpcServerError({ message: `cannot read the gRPC TLS files: ${String(error)}` })
         })
         credentials = grpc.ServerCredentials.createSsl(null, [{ cert_chain: cert, private_key: key }])
-      } else if (isLoopback(options.host) || options.insecure === true) {
-        credentials = grpc.ServerCredentials.createInsecure()
       } else {
-        return yield* new GrpcServerError({
-          message:
-            `refusing to serve gRPC without TLS on ${address}: API keys would cross the network in clear text; ` +
-            "configure grpc.tls (cert, key), listen on loopback, or set grpc.insecure: true"
-        })
+        credentials = grpc.ServerCredentials.createInsecure()
       }
       const tcp = yield* makeServer(options, bearerAuthenticator)
       const port = yield* bind(tcp, address, credentials)

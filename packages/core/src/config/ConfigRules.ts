@@ -1,4 +1,4 @@
-import { isIP } from "node:net"
+import { grpcPlaintextRefusal, isLoopbackHost } from "../domain/Listeners.js"
 import type { IssueCollector } from "../yaml/IssueCollector.js"
 import type { ConfigFile } from "./ConfigFile.js"
 import { formatListenAddress, type ListenAddress, parseListenAddress } from "./ConfigValues.js"
@@ -13,9 +13,6 @@ export const listenAddresses = (file: ConfigFile): { readonly http: ListenAddres
   http: file.http?.addr ?? parseListenAddress(ConfigDefaults.httpAddr)!,
   grpc: file.grpc?.addr ?? parseListenAddress(ConfigDefaults.grpcAddr)!
 })
-
-const isLoopback = (host: string) =>
-  host === "localhost" || host === "::1" || (isIP(host) === 4 && host.startsWith("127."))
 
 type Path = ReadonlyArray<string | number>
 
@@ -69,8 +66,8 @@ const checkAcmeRules = (file: ConfigFile, issues: IssueCollector): void => {
 }
 
 /**
- * The rules across keys that the schema cannot express: no non-loopback listener without authentication, and
- * Proxmox credentials that are complete and unambiguous (a token with its secret, or a user with a password).
+ * The rules across keys that the schema cannot express: no non-loopback listener without authentication, no
+ * plaintext gRPC off loopback unless `grpc.insecure: true`, and Proxmox credentials that are complete and unambiguous (a token with its secret, or a user with a password).
  */
 export const checkConfigRules = (file: ConfigFile, issues: IssueCollector): void => {
   checkAcmeRules(file, issues)
@@ -78,7 +75,7 @@ export const checkConfigRules = (file: ConfigFile, issues: IssueCollector): void
   if (!isAuthConfigured(file)) {
     for (const section of ["http", "grpc"] as const) {
       const address = addresses[section]
-      if (isLoopback(address.host)) continue
+      if (isLoopbackHost(address.host)) continue
       issues.add(
         [section, "addr"],
         `${formatListenAddress(address)} is not a loopback address, but no authentication is configured ` +
@@ -86,6 +83,13 @@ export const checkConfigRules = (file: ConfigFile, issues: IssueCollector): void
       )
     }
   }
+  const refusal = grpcPlaintextRefusal({
+    address: formatListenAddress(addresses.grpc),
+    host: addresses.grpc.host,
+    tls: file.grpc?.tls !== undefined,
+    insecure: file.grpc?.insecure === true
+  })
+  if (refusal !== undefined) issues.add(["grpc", "addr"], refusal)
   const oidc = file.auth?.oidc
   if (oidc !== undefined)
     oneSecret(issues, ["auth", "oidc"], "client_secret", oidc.client_secret, oidc.client_secret_file)

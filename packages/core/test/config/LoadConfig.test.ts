@@ -142,7 +142,7 @@ events: { history: 500 }
     const hash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"
     const users = configOf(
       load(
-        `http: { addr: 0.0.0.0:8888 }\ngrpc: { addr: 0.0.0.0:50443 }\nauth: { users: [{ name: a, password_hash: "${hash}" }] }\n`
+        `http: { addr: 0.0.0.0:8888 }\ngrpc: { addr: 0.0.0.0:50443, insecure: true }\nauth: { users: [{ name: a, password_hash: "${hash}" }] }\n`
       )
     )
     assert.strictEqual(users.http.host, "0.0.0.0")
