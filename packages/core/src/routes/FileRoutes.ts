@@ -1,5 +1,8 @@
+import * as fs from "node:fs/promises"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
@@ -16,13 +19,52 @@ export interface FileRoutesOptions {
   readonly strict?: boolean | undefined
 }
 
+/** `routes_dir` names something that is not a directory, or a directory that cannot be made: the server does not start. */
+export class RoutesDirUnusable extends Data.TaggedError("RoutesDirUnusable")<{
+  readonly path: string
+  readonly reason: string
+}> {
+  override get message() {
+    return `routes_dir ${this.path} ${this.reason}`
+  }
+}
+
+const codeOf = (error: unknown): string =>
+  typeof error === "object" && error !== null && "code" in error ? String(error.code) : String(error)
+
+/**
+ * Makes sure the routes directory is a directory, so it can be watched from the start: a missing one is created
+ * (with its parents) and logged, and anything else at that path is a {@link RoutesDirUnusable}.
+ */
+export const ensureDirectory = Effect.fn("FileRoutes.ensureDirectory")(function* (dir: string) {
+  const found = yield* Effect.tryPromise({ try: () => fs.stat(dir), catch: codeOf }).pipe(
+    Effect.map(Option.some),
+    Effect.catch((code) =>
+      code === "ENOENT"
+        ? Effect.succeedNone
+        : Effect.fail(new RoutesDirUnusable({ path: dir, reason: `cannot be read (${code})` }))
+    )
+  )
+  if (Option.isSome(found)) {
+    if (found.value.isDirectory()) return
+    return yield* new RoutesDirUnusable({ path: dir, reason: "is not a directory" })
+  }
+  yield* Effect.tryPromise({
+    try: () => fs.mkdir(dir, { recursive: true }),
+    catch: (error) => new RoutesDirUnusable({ path: dir, reason: `cannot be created (${codeOf(error)})` })
+  })
+  yield* Effect.logInfo(`created the routes directory ${dir}`)
+})
+
 /**
  * The route files of a directory as a route provider. A file is the unit: a valid file's routes are offered; an
  * invalid or unreadable one keeps offering the routes of its last valid version (none if it never had one) and
  * its problems are reported, so one bad edit never takes the other files' routes — or its own old ones — down.
- * Starting behaves like reloading, unless `strict`.
+ * Starting behaves like reloading, unless `strict`. The directory is created when it does not exist yet (so the
+ * config watcher has a directory to watch and files added later are loaded); one that is not a directory fails.
  */
 export const make = Effect.fnUntraced(function* (options: FileRoutesOptions) {
+  yield* ensureDirectory(options.routesDir)
   const validator = yield* RouteValidator
   const lastGood = new Map<string, ReadonlyArray<ProvidedRoute>>()
   const lock = yield* Semaphore.make(1)
@@ -74,4 +116,5 @@ export const make = Effect.fnUntraced(function* (options: FileRoutesOptions) {
 /** Adds the route files of `routesDir` to the route table for the lifetime of the layer. */
 export const layer = (
   options: FileRoutesOptions
-): Layer.Layer<never, ValidationFailed, RouteProviders | RouteValidator> => Layer.effectDiscard(make(options))
+): Layer.Layer<never, ValidationFailed | RoutesDirUnusable, RouteProviders | RouteValidator> =>
+  Layer.effectDiscard(make(options))

@@ -1,5 +1,6 @@
 import {
   AcmeCaUnreadable,
+  RoutesDirUnusable,
   SecretUnreadable,
   StoreNotGatehouse,
   StoreOpenFailed,
@@ -32,7 +33,8 @@ const codeOf = (error: unknown): string | undefined => {
 
 /**
  * A one-paragraph explanation of why the server could not start, for the failures an operator can fix
- * (address in use, invalid route files with --strict, an unusable or foreign store, an unreadable secret file);
+ * (address in use, invalid route files with --strict, an unusable or foreign store, an unreadable secret file, a
+ * routes_dir that is not a directory);
  * `undefined` for anything unexpected, which is then reported in full.
  */
 export const describeStartupFailure = (cause: Cause.Cause<unknown>, httpAddress: string): string | undefined => {
@@ -55,6 +57,7 @@ export const describeStartupFailure = (cause: Cause.Cause<unknown>, httpAddress:
     error instanceof StoreNotGatehouse ||
     error instanceof SecretUnreadable ||
     error instanceof AcmeCaUnreadable ||
+    error instanceof RoutesDirUnusable ||
     error instanceof GrpcServerError
   ) {
     return error.message
