@@ -27,11 +27,14 @@ const HttpSection = Schema.Struct({
   addr: opt(ListenAddressValue),
   // Where browsers reach the server (behind a TLS-terminating proxy: https://...): the OIDC redirect URI, the
   // origin WebSocket upgrades must come from, and whether cookies are Secure.
+  // An origin that parses as a URL too (a port over 65535 or a bad host matches the pattern).
   public_url: opt(
     NonEmpty.check(
-      Schema.isPattern(/^https?:\/\/[^/?#\s]+\/?$/, {
-        message: "expected the server's origin, e.g. https://gate.example.com (no path)"
-      })
+      Schema.makeFilter((text: string) =>
+        /^https?:\/\/[^/?#\s]+\/?$/.test(text) && URL.canParse(text)
+          ? undefined
+          : "expected the server's origin, e.g. https://gate.example.com (no path)"
+      )
     )
   ),
   max_body: opt(ByteSizeValue),

@@ -45,4 +45,15 @@ describe("config: the URLs of servers Gatehouse calls", () => {
     ])
     assert.deepStrictEqual(check(acme("https://acme-v02.api.letsencrypt.org/directory")), [])
   })
+
+  it("http.public_url must parse as a URL, not only match the origin pattern", () => {
+    for (const url of ["https://gate.example.com:99999", "https://[zz]", "https://:::"]) {
+      assert.deepStrictEqual(
+        check(`http: { public_url: "${url}" }\n`),
+        ["gatehouse.yml:1:21: http.public_url: expected the server's origin, e.g. https://gate.example.com (no path)"],
+        url
+      )
+    }
+    assert.deepStrictEqual(check("http: { public_url: https://gate.example.com:8443/ }\n"), [])
+  })
 })
