@@ -67,7 +67,8 @@ const checkAcmeRules = (file: ConfigFile, issues: IssueCollector): void => {
 
 /**
  * The rules across keys that the schema cannot express: no non-loopback listener without authentication, no
- * plaintext gRPC off loopback unless `grpc.insecure: true`, and Proxmox credentials that are complete and unambiguous (a token with its secret, or a user with a password).
+ * plaintext gRPC off loopback unless `grpc.insecure: true`, and Proxmox credentials that are complete and
+ * unambiguous (a token with its secret, or a user with a password).
  */
 export const checkConfigRules = (file: ConfigFile, issues: IssueCollector): void => {
   checkAcmeRules(file, issues)

@@ -4,7 +4,7 @@
  * build their options in code, without a config file).
  */
 
-/** Whether a host name or IP literal is this machine's loopback: `localhost`, 127.0.0.0/8 or `::1` (with or without brackets). */
+/** Whether a host name or IP literal is this machine's loopback: `localhost`, 127.0.0.0/8, `::1` or `[::1]`. */
 export const isLoopbackHost = (host: string): boolean =>
   host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
 

@@ -19,7 +19,7 @@ export interface FileRoutesOptions {
   readonly strict?: boolean | undefined
 }
 
-/** `routes_dir` names something that is not a directory, or a directory that cannot be made: the server does not start. */
+/** `routes_dir` names something that is not a directory, or one that cannot be made: the server does not start. */
 export class RoutesDirUnusable extends Data.TaggedError("RoutesDirUnusable")<{
   readonly path: string
   readonly reason: string
