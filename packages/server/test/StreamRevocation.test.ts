@@ -120,7 +120,7 @@ describe("streams end when their credential does", () => {
             .map((line) => line.split(";")[0]!)
             .join("; ")
           const me = yield* request(`${server.baseUrl}/whoami`, { key: null, headers: { cookie } })
-          return { cookie, id: me.json.session.id as string }
+          return { cookie, id: me.json.session.id as string, csrf: reply.json.csrf_token as string }
         })
         const open = (cookie: string) =>
           openWs(`${server.wsUrl}/events`, { key: null, headers: { cookie, origin: server.origin } })
@@ -141,7 +141,7 @@ describe("streams end when their credential does", () => {
         const logout = yield* request(`${server.baseUrl}/auth/logout`, {
           method: "POST",
           key: null,
-          headers: { cookie: second.cookie }
+          headers: { cookie: second.cookie, "x-csrf-token": second.csrf }
         })
         assert.strictEqual(logout.status, 200, logout.text)
         assert.deepStrictEqual(yield* closedWithin(signedOutStream), {
