@@ -8,7 +8,8 @@ import {
   ListenAddressValue,
   PathValue,
   PrefixValue,
-  SecretValue
+  SecretValue,
+  UrlValue
 } from "./ConfigValues.js"
 
 const opt = Schema.optionalKey
@@ -111,7 +112,10 @@ const ProxmoxSsh = Schema.Struct({
 
 const ProxmoxCluster = Schema.Struct({
   name: NonEmpty,
-  url: NonEmpty.check(Schema.isPattern(/^https?:\/\//, { message: "expected an https:// URL" })),
+  url: UrlValue({
+    schemes: ["https", "http"],
+    expected: "the https:// URL of the Proxmox VE API, e.g. https://pve:8006"
+  }),
   token_id: opt(
     NonEmpty.check(Schema.isPattern(/^[^@!\s]+@[^@!\s]+![^@!\s]+$/, { message: "expected user@realm!name" }))
   ),
@@ -138,9 +142,7 @@ const ProxmoxCluster = Schema.Struct({
 
 const DockerHost = Schema.Struct({
   name: NonEmpty,
-  url: NonEmpty.check(
-    Schema.isPattern(/^(unix|tcp|https?):\/\//, { message: "expected unix:///path or tcp://host:port" })
-  ),
+  url: UrlValue({ schemes: ["unix", "tcp", "http", "https"], expected: "unix:///path or tcp://host:port" }),
   tls: opt(Schema.Struct({ ca: opt(PathValue), cert: opt(PathValue), key: opt(PathValue) }))
 })
 

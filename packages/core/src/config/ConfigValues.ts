@@ -139,6 +139,20 @@ export const HttpsUrlValue = (options: { readonly expected: string; readonly loo
     Schema.makeFilter((text: string) => urlProblem(text, options.expected, options.loopbackHttp === true))
   )
 
+/**
+ * A URL with one of `schemes` (as written before `://`) that also parses: `https://pve:99999` or `tcp://[zz]:1`
+ * match a pattern, but the client built from them would throw at start.
+ */
+export const UrlValue = (options: { readonly schemes: ReadonlyArray<string>; readonly expected: string }) =>
+  Schema.String.check(
+    Schema.makeFilter((text: string) => {
+      const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text)?.[1]?.toLowerCase()
+      return scheme !== undefined && options.schemes.includes(scheme) && URL.canParse(text)
+        ? undefined
+        : `expected ${options.expected}, got ${JSON.stringify(text)}`
+    })
+  )
+
 /** A non-empty path; relative paths are relative to the config file's directory. */
 export const PathValue = Schema.String.check(Schema.isMinLength(1))
 

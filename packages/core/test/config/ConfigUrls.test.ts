@@ -56,4 +56,24 @@ describe("config: the URLs of servers Gatehouse calls", () => {
     }
     assert.deepStrictEqual(check("http: { public_url: https://gate.example.com:8443/ }\n"), [])
   })
+
+  it("a Proxmox VE cluster's and a Docker host's url must parse, not only start with a scheme", () => {
+    const cluster = (url: string) =>
+      `hypervisor:\n  clusters:\n    - { name: pve, url: "${url}", token_id: "gatehouse@pve!monitor", secret_file: s }\n`
+    assert.deepStrictEqual(check(cluster("https://pve:99999")), [
+      'gatehouse.yml:3:25: hypervisor.clusters.0.url: expected the https:// URL of the Proxmox VE API, e.g. https://pve:8006, got "https://pve:99999"'
+    ])
+    assert.deepStrictEqual(check(cluster("https://10.0.0.1:8006")), [])
+    const docker = (url: string) => `docker:\n  hosts:\n    - { name: nas, url: "${url}" }\n`
+    for (const url of ["tcp://[zz]:2376", "tcp://nas:99999", "ssh://nas"]) {
+      assert.deepStrictEqual(
+        check(docker(url)),
+        [`gatehouse.yml:3:25: docker.hosts.0.url: expected unix:///path or tcp://host:port, got "${url}"`],
+        url
+      )
+    }
+    for (const url of ["unix:///var/run/docker.sock", "tcp://10.0.0.5:2376", "http://127.0.0.1:2375"]) {
+      assert.deepStrictEqual(check(docker(url)), [], url)
+    }
+  })
 })
