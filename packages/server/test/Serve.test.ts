@@ -88,6 +88,9 @@ describe("gatehouse serve", () => {
         assert.strictEqual(result.code, 1)
         assert.include(result.stderr, "the route files are invalid")
         assert.include(result.stderr, "bad.yml:2:9: app.port:")
+        // Refused before anything was made: no store, no admin key (a CI check leaves nothing behind).
+        assert.isFalse(fs.existsSync(path.join(dir, "data")), "no data directory")
+        assert.notInclude(result.stdout, "admin API key")
       })
     )
   )

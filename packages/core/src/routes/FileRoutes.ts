@@ -7,9 +7,11 @@ import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import { ValidationFailed } from "../domain/CommonErrors.js"
+import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import { readRouteDirectory } from "./RouteFiles.js"
 import type { ProvidedRoute, ProviderState } from "./RouteProviders.js"
 import { RouteProviders } from "./RouteProviders.js"
+import { validateRouteSources } from "./RouteSources.js"
 import { RouteValidator } from "./RouteValidator.js"
 
 /** Where the route files are and how strictly to start. */
@@ -112,6 +114,16 @@ export const make = Effect.fnUntraced(function* (options: FileRoutesOptions) {
     reload: load
   })
 })
+
+/**
+ * The problems of the route files of `routesDir` (unreadable files, and every validation problem across them),
+ * checked as `make` checks them, but offline: for a strict start to refuse before anything is created.
+ */
+export const problemsOf = (routesDir: string): Effect.Effect<ReadonlyArray<ValidationIssue>> =>
+  Effect.map(readRouteDirectory(routesDir), (directory) => [
+    ...directory.issues,
+    ...validateRouteSources(directory.sources).issues
+  ])
 
 /** Adds the route files of `routesDir` to the route table for the lifetime of the layer. */
 export const layer = (

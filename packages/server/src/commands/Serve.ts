@@ -1,4 +1,5 @@
-import { formatListenAddress } from "@gatehouse-edge/core"
+import { FileRoutes, formatListenAddress } from "@gatehouse-edge/core"
+import { ValidationFailed } from "@gatehouse-edge/core/domain"
 import * as Cause from "effect/Cause"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
@@ -38,6 +39,15 @@ export const serveCommand = Command.make(
   },
   Effect.fn("gatehouse.serve")(function* (flags) {
     const { config, sources } = yield* readServerConfig(flags)
+    // --strict is for CI and deploy checks: invalid route files refuse the start before anything is made (the store,
+    // the admin key), so a refused start leaves nothing behind. The route files are checked again as they load.
+    if (flags.strict) {
+      const problems = yield* FileRoutes.problemsOf(config.routesDir)
+      if (problems.length > 0) {
+        const refused = describeStartupFailure(Cause.fail(new ValidationFailed({ issues: problems })), "")
+        return yield* failWith([`gatehouse: ${refused}`])
+      }
+    }
     yield* ensureExampleRoutes(config)
 
     const server = layerGatehouseServer({ config, sources, strict: flags.strict, version: versionInfo(process.env) })
