@@ -60,6 +60,11 @@ describe("GET /metrics/uptime", () => {
           assert.strictEqual(reply.json.error.code, "invalid_argument", query)
           assert.deepStrictEqual(reply.json.error.details[0].path.slice(0, 2), ["query", field], query)
         }
+        // What the value may be, not the name of a schema ("Expected UptimePeriod", "Expected string").
+        const period = yield* request(`${h.baseUrl}/metrics/uptime?period=2h`, { key: h.apiKey })
+        assert.strictEqual(period.json.error.details[0].message, 'expected one of "5m", "15m", "1h", "1d" or "1mo"')
+        const twice = yield* request(`${h.baseUrl}/metrics/uptime?limit=2&limit=3`, { key: h.apiKey })
+        assert.strictEqual(twice.json.error.details[0].message, "expected one value, got the parameter more than once")
         const ws = yield* Effect.flip(openWs(`${h.wsUrl}/metrics/uptime?period=2h`, { key: h.apiKey }))
         assert.strictEqual(ws.status, 400)
         assert.strictEqual(JSON.parse(ws.body).error.code, "invalid_argument")

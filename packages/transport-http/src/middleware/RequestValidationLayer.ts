@@ -6,19 +6,26 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiError from "effect/http-api/HttpApiError"
 import * as Layer from "effect/Layer"
-import * as SchemaIssue from "effect/SchemaIssue"
 import { RequestValidation } from "../api/RequestValidation.js"
+import { formatRequestIssues } from "./IssueMessages.js"
 import { invalidUtf8Offset } from "./Utf8.js"
-
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
 const slotNames = { Params: "path", Query: "query", Headers: "headers", Payload: "body" } as const
 
+// A query value is a string, or an array when the parameter is given more than once: only the array fails a
+// one-value parameter's "Expected string".
+const messageIn = (slot: string, message: string) =>
+  message === "Expected no excess property"
+    ? "unknown parameter"
+    : slot === "query" && message === "Expected string"
+      ? "expected one value, got the parameter more than once"
+      : message
+
 const toIssues = (error: HttpApiError.HttpApiSchemaError): Array<ValidationIssue> => {
   const slot = slotNames[error.kind as keyof typeof slotNames] ?? error.kind.toLowerCase()
-  return formatIssues(error.cause.issue).issues.map((issue) => ({
-    path: [slot, ...(issue.path ?? []).map((p) => (typeof p === "object" ? String(p.key) : (p as string | number)))],
-    message: issue.message === "Expected no excess property" ? "unknown parameter" : issue.message
+  return formatRequestIssues(error.cause.issue).map((issue) => ({
+    path: [slot, ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))],
+    message: messageIn(slot, issue.message)
   }))
 }
 
