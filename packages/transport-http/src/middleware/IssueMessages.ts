@@ -29,20 +29,20 @@ const literalMisses = (issue: SchemaIssue.Issue, path: Path, found: Map<string, 
   switch (issue._tag) {
     case "Filter":
     case "Encoding":
-      return literalMisses(issue.issue, path, found)
+      literalMisses(issue.issue, path, found)
+      break
     case "Pointer":
-      return literalMisses(issue.issue, [...path, ...issue.path], found)
+      literalMisses(issue.issue, [...path, ...issue.path], found)
+      break
     case "Composite":
       for (const inner of issue.issues) literalMisses(inner, path, found)
-      return
+      break
     case "AnyOf": {
       for (const inner of issue.issues) literalMisses(inner, path, found)
       const literals = issue.issues.length === 0 ? literalsOf(issue.ast) : undefined
       if (literals !== undefined) found.set(JSON.stringify(path.map(String)), oneOf(literals, issue.input))
-      return
+      break
     }
-    default:
-      return
   }
 }
 
