@@ -468,4 +468,25 @@ describe("session cookies", () => {
       })
     )
   )
+
+  it.live("a browser that cannot be sent on to the OpenID provider sees the sign-in page with the reason", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        // A provider on a closed loopback port: discovery fails at the first sign-in.
+        const server = yield* startTestServer({
+          configYaml: 'auth:\n  oidc: { issuer: "http://127.0.0.1:1/", client_id: gatehouse, client_secret: x }\n'
+        })
+        const script = yield* request(`${server.baseUrl}/auth/login`, { key: null })
+        assert.strictEqual(script.status, 502, script.text)
+        assert.strictEqual(script.json.error.code, "bad_gateway")
+        const page = yield* request(`${server.baseUrl}/auth/login?return_to=/x`, {
+          key: null,
+          headers: { accept: "text/html,application/xhtml+xml" }
+        })
+        assert.strictEqual(page.status, 502, page.text)
+        assert.match(page.headers.get("content-type") ?? "", /^text\/html/)
+        assert.include(page.text, `<p class="error" role="alert">${script.json.error.message}`)
+      })
+    )
+  )
 })

@@ -103,6 +103,16 @@ export const ApiError =
     return Object.assign(Base, { apiError: statics })
   }
 
+/**
+ * The message `error`'s wire body carries (`error.message` of the JSON body, of a gRPC status): for an error made by
+ * {@link ApiError} its description, which for one with a `message` field says more than that field alone (e.g.
+ * `OpenID provider <issuer>: <message>`); for anything else its own message.
+ */
+export const wireMessageOf = (error: Error): string => {
+  const statics = (error.constructor as { readonly apiError?: ApiErrorStatics }).apiError
+  return statics === undefined ? error.message : statics.describe(error as unknown as Record<string, unknown>)
+}
+
 /** Any class made by {@link ApiError}. */
 export type ApiErrorClass = Schema.Top & {
   readonly apiError: ApiErrorStatics

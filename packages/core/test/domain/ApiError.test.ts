@@ -9,12 +9,14 @@ import {
   InternalError,
   InvalidArgument,
   InvalidYaml,
+  OidcProviderFailed,
   ProxmoxUnreachable,
   RouteNotFound,
   SshNotConfigured,
   toWireError,
   Unauthenticated,
-  ValidationFailed
+  ValidationFailed,
+  wireMessageOf
 } from "../../src/domain/index.js"
 
 describe("ApiError wire form", () => {
@@ -86,6 +88,14 @@ describe("ApiError wire form", () => {
         error: { code: "unauthenticated", message: "x", details: [{ reason: "SessionExpired" }] }
       })
     )
+  })
+
+  it("wireMessageOf gives the body's message: an error's description, not its bare message field", () => {
+    const failed = new OidcProviderFailed({ issuer: "https://idp.example.com", message: "discovery failed" })
+    assert.strictEqual(failed.message, "discovery failed")
+    assert.strictEqual(wireMessageOf(failed), "OpenID provider https://idp.example.com: discovery failed")
+    assert.strictEqual(wireMessageOf(new RouteNotFound({ alias: "app" })), new RouteNotFound({ alias: "app" }).message)
+    assert.strictEqual(wireMessageOf(new Error("plain")), "plain")
   })
 
   it("never puts internals in a 500 body", () => {

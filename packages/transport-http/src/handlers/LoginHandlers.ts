@@ -9,7 +9,8 @@ import {
   type Role,
   type Scope,
   safeReturnPath,
-  scopesOfRole
+  scopesOfRole,
+  wireMessageOf
 } from "@gatehouse-edge/core/domain"
 import { type IssuedSession, Login, type LoginClient, Sessions } from "@gatehouse-edge/core/services"
 import * as Duration from "effect/Duration"
@@ -111,9 +112,9 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
     }
 
     return handlers
-      .handle("start", ({ query }) =>
-        Effect.gen(function* () {
-          const returnTo = safeReturnPath(query.return_to)
+      .handle("start", ({ query, request }) => {
+        const returnTo = safeReturnPath(query.return_to)
+        const started = Effect.gen(function* () {
           if (login.methods.oidc && (query.method !== "password" || !login.methods.password)) {
             if (query.method === undefined && login.methods.password) {
               // Both are configured: the page offers both.
@@ -140,7 +141,19 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
           }
           return yield* new LoginNotConfigured({ message: "no sign-in is configured (auth.users or auth.oidc)" })
         })
-      )
+        if (!prefersHtml(request)) return started
+        // A browser that cannot be sent on to the provider (it is down, say) sees the sign-in page with the reason
+        // and the status a script gets, as after a refused callback, rather than a JSON document.
+        return Effect.catch(started, (error) =>
+          Effect.succeed(
+            loginPage({
+              ...login.methods,
+              returnTo,
+              error: { message: wireMessageOf(error), status: httpStatusOf(errorCodeOf(error)) }
+            })
+          )
+        )
+      })
       .handle("login", ({ payload, request }) =>
         Effect.gen(function* () {
           const form = isForm(request)
@@ -194,7 +207,7 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
               loginPage({
                 ...login.methods,
                 returnTo: "/",
-                error: { message: error.message, status: httpStatusOf(errorCodeOf(error)) }
+                error: { message: wireMessageOf(error), status: httpStatusOf(errorCodeOf(error)) }
               })
             )
           )
