@@ -138,6 +138,26 @@ describe("error bodies and request ids", () => {
     )
   )
 
+  it.live("answers a served path with another method with 405 and the methods it takes (Allow)", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness()
+        for (const method of ["DELETE", "OPTIONS", "POST"]) {
+          const reply = yield* request(`${h.baseUrl}/health`, { key: h.apiKey, method })
+          assert.strictEqual(reply.status, 405, method)
+          assert.strictEqual(reply.headers.get("allow"), "GET, HEAD", method)
+          assert.deepStrictEqual(reply.json.error, {
+            code: "method_not_allowed",
+            message: `${method} is not allowed on /api/v1/health: use GET, HEAD`
+          })
+        }
+        const alias = yield* request(`${h.baseUrl}/route/web`, { key: h.apiKey, method: "PUT" })
+        assert.strictEqual(alias.status, 405)
+        assert.strictEqual(alias.headers.get("allow"), "GET, HEAD")
+      })
+    )
+  )
+
   it.live("truncates a long unknown path in the 404 message", () =>
     Effect.scoped(
       Effect.gen(function* () {

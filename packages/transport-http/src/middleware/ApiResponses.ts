@@ -10,7 +10,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { decideClientAddress, type TrustedProxy } from "../websocket/ClientAddress.js"
 import { logAccess } from "./AccessLog.js"
-import { emptyPathParameter } from "./EmptyPathParameter.js"
+import { allowedMethods, emptyPathParameter } from "./EndpointPaths.js"
 import { rememberRequestId } from "./RequestIds.js"
 
 /** Request limits of the HTTP API. */
@@ -190,6 +190,12 @@ export const layerApiResponses = (limits: HttpLimits) => {
             const requested = request.url.split("?")[0]!
             const empty = emptyPathParameter(request.method, requested)
             if (empty !== undefined) return finish(errorResponse(400, `invalid path: the ${empty} must not be empty`))
+            // A path the API serves, with another method: 405 with the methods it takes (RFC 9110 §15.5.6).
+            const allowed = allowedMethods(requested)
+            if (allowed.length > 0) {
+              const message = `${request.method} is not allowed on ${shortened(requested)}: use ${allowed.join(", ")}`
+              return finish(HttpServerResponse.setHeader(errorResponse(405, message), "allow", allowed.join(", ")))
+            }
             return finish(errorResponse(404, `no such endpoint: ${request.method} ${shortened(requested)}`))
           }
           return Effect.flatMap(HttpServerError.causeResponse(cause), ([derived]) =>

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { emptyPathParameter } from "../src/middleware/EmptyPathParameter.js"
+import { allowedMethods, emptyPathParameter } from "../src/middleware/EndpointPaths.js"
 
 describe("an empty path parameter is bad input (400), not an unknown endpoint", () => {
   it("names the parameter left empty, for the endpoint's own method only", () => {
@@ -20,5 +20,15 @@ describe("an empty path parameter is bad input (400), not an unknown endpoint", 
     ] as const) {
       assert.isUndefined(emptyPathParameter(method, path), `${method} ${path}`)
     }
+  })
+})
+
+describe("the methods a path is served with (405 and Allow)", () => {
+  it("lists every endpoint's method for the path, HEAD with GET; none for an unknown path", () => {
+    assert.deepStrictEqual(allowedMethods("/api/v1/health"), ["GET", "HEAD"])
+    assert.deepStrictEqual([...allowedMethods("/api/v1/file/content")].sort(), ["GET", "HEAD", "PUT"])
+    assert.deepStrictEqual(allowedMethods("/api/v1/route/web"), ["GET", "HEAD"])
+    assert.deepStrictEqual(allowedMethods("/api/v1/nope"), [])
+    assert.deepStrictEqual(allowedMethods("/api/v1/route/"), [], "an empty parameter is the 400's")
   })
 })
