@@ -1,19 +1,20 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { waitFor } from "../../../test/support/WaitFor.js"
 import type { AccessLogEntry } from "../src/index.js"
 import { openWs } from "./support/Http.js"
 import { startHarness } from "./support/TransportHarness.js"
 
-/** Polls until `entries` holds a line for `path`, failing after a deadline. */
+/** The access-log line for `path`, once it is written (a stream's line comes when it closes). */
 const lineFor = (entries: ReadonlyArray<AccessLogEntry>, path: string) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 200; i++) {
-      const line = entries.find((entry) => entry.path === path)
-      if (line !== undefined) return line
-      yield* Effect.sleep("20 millis")
-    }
-    return yield* Effect.die(new Error(`no access-log line for ${path}: ${JSON.stringify(entries)}`))
-  })
+  Effect.map(
+    waitFor(
+      Effect.sync(() => entries.find((entry) => entry.path === path)),
+      (line) => line !== undefined,
+      `an access-log line for ${path}`
+    ),
+    (line) => line!
+  )
 
 describe("the access log of WebSocket streams", () => {
   it.live("records the 101 the client got, not the 204 of the handler's empty response", () =>
