@@ -156,7 +156,9 @@ describe("hypervisor API against the simulator", () => {
           assert.strictEqual(refused.status, 400, `limit=${limit}`)
         }
         assert.deepStrictEqual(yield* status("/hypervisor/journalctl/pve1"), [426, "upgrade_required"])
-        assert.deepStrictEqual(yield* status("/hypervisor/lxc/pve1/999/start"), [404, "not_found"])
+        // A POST endpoint: the unknown container is the handler's 404 (a GET would be the router's 405).
+        const unknownGuest = yield* request(world.url("/hypervisor/lxc/pve1/999/start"), { key, method: "POST" })
+        assert.deepStrictEqual([unknownGuest.status, unknownGuest.json?.error?.code], [404, "not_found"])
         const badAction = yield* request(world.url("/hypervisor/lxc/pve1/101/explode"), { key, method: "POST" })
         assert.strictEqual(badAction.status, 400)
       })
