@@ -1,6 +1,5 @@
 import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
@@ -19,6 +18,7 @@ import { type CheckScope, parseGateConfig } from "../examples/ssh-check-gate/Gat
 import { deniedExitStatus, startSshGate } from "../examples/ssh-check-gate/SshGate.js"
 import { spawnServer, tsxLoader } from "./support/Cli.js"
 import { requireTool } from "./support/e2e.js"
+import { freePort } from "./support/FreePort.js"
 import { runSsh } from "./support/SshClient.js"
 import { parseableKeyPair } from "./support/SshKeys.js"
 import { tempDir } from "./support/TempDir.js"
@@ -311,14 +311,6 @@ describe.skipIf(skip)("examples/ssh-check-gate with the OpenSSH client", () => {
       }).pipe(Effect.scoped),
     60_000
   )
-})
-
-/** A loopback port that was free a moment ago (so a restarted server can listen on the same address). */
-const freePort = Effect.callback<number>((resume) => {
-  const probe = net.createServer().listen(0, "127.0.0.1", () => {
-    const { port } = probe.address() as net.AddressInfo
-    probe.close(() => resume(Effect.succeed(port)))
-  })
 })
 
 describe.skipIf(skip)("examples/ssh-check-gate across a server restart", () => {
