@@ -23,6 +23,14 @@ interface PackageJson {
   readonly devDependencies?: Record<string, string>
 }
 
+/** An entry of package-lock.json's `packages`. */
+interface LockEntry {
+  readonly dependencies?: Record<string, string>
+  readonly peerDependencies?: Record<string, string>
+  readonly peerDependenciesMeta?: Record<string, { readonly optional?: boolean }>
+  readonly hasInstallScript?: boolean
+}
+
 const root = readJson(path.join(repoRoot, "package.json"))
 const packages: ReadonlyArray<{ readonly dir: string; readonly json: PackageJson }> = (
   root.workspaces as ReadonlyArray<string>
@@ -60,6 +68,33 @@ describe("the published packages", () => {
           assert.isTrue(byName.has(name), `${json.name} depends on ${name}, which is not in the workspace`)
           assert.strictEqual(version, byName.get(name)!.version, `${json.name} → ${name}`)
         }
+  })
+
+  // What `npm install @gatehouse-edge/client` brings, read from the lockfile: the package's dependencies and the
+  // peers npm installs with them, followed through the workspace and the registry packages.
+  it("the client installs only its contract, ws and effect: no server package, nothing built natively", () => {
+    const lock = readJson(path.join(repoRoot, "package-lock.json")).packages as Record<string, LockEntry>
+    const workspaceDir = new Map(packages.map((p) => [p.json.name, p.dir]))
+    const entryOf = (name: string): LockEntry => {
+      const entry = lock[workspaceDir.get(name) ?? `node_modules/${name}`]
+      assert.isDefined(entry, `${name} is not in package-lock.json`)
+      return entry!
+    }
+    const installed = new Set<string>()
+    const visit = (name: string) => {
+      if (installed.has(name)) return
+      installed.add(name)
+      const entry = entryOf(name)
+      const optionalPeers = Object.keys(entry.peerDependenciesMeta ?? {}).filter(
+        (peer) => entry.peerDependenciesMeta![peer]!.optional === true
+      )
+      for (const dep of Object.keys(entry.dependencies ?? {})) visit(dep)
+      for (const peer of Object.keys(entry.peerDependencies ?? {})) if (!optionalPeers.includes(peer)) visit(peer)
+    }
+    visit("@gatehouse-edge/client")
+    installed.delete("@gatehouse-edge/client")
+    assert.deepStrictEqual([...installed].sort(), ["@gatehouse-edge/contract", "effect", "ws"])
+    for (const name of installed) assert.notStrictEqual(entryOf(name).hasInstallScript, true, `${name} builds`)
   })
 
   it("build before they are packed and carry the license; every export points into the packed files", () => {

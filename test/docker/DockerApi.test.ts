@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { toEngineTime } from "@gatehouse-edge/contract/domain"
 import { Effect } from "effect"
 import { createGatehouseClient } from "../../packages/client/src/index.js"
-import { toEngineTime } from "../../packages/core/src/domain/EngineTime.js"
 import { openWs, request } from "../../packages/transport-http/test/support/Http.js"
 import { requireTool } from "../support/e2e.js"
 import { waitFor } from "../support/WaitFor.js"

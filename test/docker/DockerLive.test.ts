@@ -1,13 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Fiber, Layer, Stream } from "effect"
-import { Docker } from "../../packages/core/src/docker/Docker.js"
-import * as DockerLive from "../../packages/core/src/docker/DockerLive.js"
-import { InvalidArgument } from "../../packages/core/src/domain/CommonErrors.js"
 import {
   ContainerNotFound,
   DockerHostUnreachable,
-  DockerNotConfigured
-} from "../../packages/core/src/domain/DockerErrors.js"
+  DockerNotConfigured,
+  InvalidArgument
+} from "@gatehouse-edge/contract/domain"
+import { Context, Effect, Fiber, Layer, Stream } from "effect"
+import { Docker } from "../../packages/core/src/docker/Docker.js"
+import * as DockerLive from "../../packages/core/src/docker/DockerLive.js"
 import { startDockerd } from "../support/Dockerd.js"
 import { requireTool } from "../support/e2e.js"
 import { waitFor } from "../support/WaitFor.js"

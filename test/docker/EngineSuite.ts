@@ -1,8 +1,8 @@
 import { assert } from "@effect/vitest"
+import type { ContainerStats } from "@gatehouse-edge/contract/domain"
 import { Context, Effect, Fiber, Layer, Queue, Stream } from "effect"
 import { Docker } from "../../packages/core/src/docker/Docker.js"
 import * as DockerLive from "../../packages/core/src/docker/DockerLive.js"
-import type { ContainerStats } from "../../packages/core/src/domain/Docker.js"
 import type { ContainerEngine } from "../support/EngineHarness.js"
 
 // The stats and logs checks every engine must pass the same way (dockerd and Podman's Docker API): what the

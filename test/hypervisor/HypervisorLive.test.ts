@@ -1,18 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Queue, Stream } from "effect"
-import { TestClock } from "effect/testing"
-import { InvalidArgument } from "../../packages/core/src/domain/CommonErrors.js"
-import { ConfigEvents } from "../../packages/core/src/domain/ConfigEvents.js"
 import {
+  ConfigEvents,
   GuestNotFound,
   GuestNotRunning,
   HypervisorNodeNotFound,
   HypervisorNotConfigured,
+  InvalidArgument,
   ProxmoxAccessDenied,
   ProxmoxTaskFailed,
   ProxmoxTimedOut,
   SshNotConfigured
-} from "../../packages/core/src/domain/HypervisorErrors.js"
+} from "@gatehouse-edge/contract/domain"
+import { Effect, Fiber, Queue, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import { recordingShell } from "../support/RecordingShell.js"
 import { buildHypervisor, clusterOf, simulator, withToken } from "./HypervisorFixture.js"
 

@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Redacted, Schema } from "effect"
-import { TestClock } from "effect/testing"
 import {
   ProxmoxAccessDenied,
   ProxmoxFailed,
   ProxmoxTimedOut,
   ProxmoxUnreachable
-} from "../../packages/core/src/domain/HypervisorErrors.js"
+} from "@gatehouse-edge/contract/domain"
+import { Effect, Redacted, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import { makePveClient, type PveClientOptions } from "../../packages/core/src/hypervisor/PveClient.js"
 import { PveClusterResources, PveNodeStatus } from "../../packages/core/src/hypervisor/PveSchemas.js"
 import type { PveSim } from "../pve-sim/PveSimulator.js"

@@ -1,5 +1,5 @@
+import { SshFailed } from "@gatehouse-edge/contract/domain"
 import { Effect, Layer, Stream } from "effect"
-import { SshFailed } from "../../packages/core/src/domain/HypervisorErrors.js"
 import { NodeShell, type SshTarget } from "../../packages/core/src/hypervisor/NodeShell.js"
 
 /** A command the fake shell was asked to run. */

@@ -1,4 +1,4 @@
-import type { GatehouseApi } from "@gatehouse-edge/transport-http/api"
+import type { GatehouseApi } from "@gatehouse-edge/contract/api"
 import type * as Effect from "effect/Effect"
 import type * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpApi from "effect/http-api/HttpApi"

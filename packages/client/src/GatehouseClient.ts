@@ -1,4 +1,4 @@
-import { Authorization, CsrfCookieName, CsrfHeaderName, GatehouseApi } from "@gatehouse-edge/transport-http/api"
+import { Authorization, CsrfCookieName, CsrfHeaderName, GatehouseApi } from "@gatehouse-edge/contract/api"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"

@@ -1,3 +1,4 @@
+import { GatehouseApi, type StreamEndpoint, StreamEndpoints } from "@gatehouse-edge/contract/api"
 import type {
   AuthRequest,
   CertRenewFrame,
@@ -10,8 +11,7 @@ import type {
   RouteEntry,
   RouteUptimePage,
   RouteValidationMessage
-} from "@gatehouse-edge/core/domain"
-import { GatehouseApi, type StreamEndpoint, StreamEndpoints } from "@gatehouse-edge/transport-http/api"
+} from "@gatehouse-edge/contract/domain"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"

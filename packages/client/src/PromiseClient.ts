@@ -17,7 +17,7 @@ import type {
   RouteEntry,
   RouteUptimePage,
   RouteValidationMessage
-} from "@gatehouse-edge/core/domain"
+} from "@gatehouse-edge/contract/domain"
 import type * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Stream from "effect/Stream"

@@ -4,7 +4,7 @@
  * ({@link createGatehouseClient}) with the streams as `AsyncIterable`s. Loads no server code.
  */
 // The domain schemas, types and typed errors (`RouteNotFound`, `ValidationFailed`, ...), so one import suffices.
-export * from "@gatehouse-edge/core/domain"
+export * from "@gatehouse-edge/contract/domain"
 export type * from "./ApiCalls.js"
 export * from "./GatehouseClient.js"
 export type * from "./GatehouseStreams.js"

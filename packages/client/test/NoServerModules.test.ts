@@ -11,7 +11,7 @@ describe("importing @gatehouse-edge/client", () => {
         const loaded = yield* loadedModules("@gatehouse-edge/client")
         // The recorder works: the client itself, its contract and `ws` (CommonJS) are in the list.
         assert.isTrue(loaded.some((file) => file.endsWith("packages/client/src/index.ts")))
-        assert.isTrue(loaded.some((file) => file.endsWith("packages/transport-http/src/api.ts")))
+        assert.isTrue(loaded.some((file) => file.endsWith("packages/contract/src/api.ts")))
         assert.isTrue(loaded.some((file) => /node_modules\/ws\/lib\/websocket\.js$/.test(file)))
         assert.deepStrictEqual(serverOnlyModules(loaded), [])
       }),

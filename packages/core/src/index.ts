@@ -4,6 +4,9 @@
  * exported from its own module namespace here (`RoutesLive.layer`, `HealthLive.layer`, `FilesLive.layer`, ...).
  */
 
+// Straight from the contract, not through ./domain/index.js: a module shared by two entries lands in a chunk, and
+// the bundler drops an `export *` of an external package from a chunk (the domain entry came out empty).
+export * from "@gatehouse-edge/contract/domain"
 export * from "./auth/ApiKeyFormat.js"
 export * from "./auth/ApiKeyRepository.js"
 export * as ApiKeysLive from "./auth/ApiKeysLive.js"
@@ -27,7 +30,6 @@ export * as ConfigWatcher from "./config/ConfigWatcher.js"
 export * from "./config/index.js"
 export * as DockerLive from "./docker/DockerLive.js"
 export * as DockerRouteProvider from "./docker/DockerRouteProvider.js"
-export * from "./domain/index.js"
 export * as EventBus from "./events/EventBus.js"
 export * from "./events/EventRepository.js"
 export * as FilesLive from "./files/FilesLive.js"

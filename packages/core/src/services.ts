@@ -3,9 +3,10 @@
  * loads no Node API and no driver (SQLite, YAML, file watching, SSH, Docker), so transports and clients can
  * depend on the ports alone. The real layers are in the package's main entry (`HealthLive.layer`, ...).
  */
+
+export { CurrentPrincipal } from "@gatehouse-edge/contract/domain"
 export * from "./auth/ApiKeys.js"
 export * from "./auth/Authentication.js"
-export * from "./auth/CurrentPrincipal.js"
 export * from "./auth/Login.js"
 export * from "./auth/Sessions.js"
 export * from "./authrequests/AuthRequests.js"

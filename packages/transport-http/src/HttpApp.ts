@@ -1,3 +1,4 @@
+import { GatehouseApi } from "@gatehouse-edge/contract/api"
 import {
   ApiKeys,
   AuthRequests,
@@ -17,7 +18,6 @@ import * as ByteSize from "effect/ByteSize"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Layer from "effect/Layer"
-import { GatehouseApi } from "./api/GatehouseApi.js"
 import { AccessHandlers } from "./handlers/AccessHandlers.js"
 import { AuthRequestsHandlers } from "./handlers/AuthRequestsHandlers.js"
 import { CertsHandlers } from "./handlers/CertsHandlers.js"

@@ -1,9 +1,14 @@
+import {
+  type AnyStreamEndpoint,
+  GatehouseApi,
+  requiredScopeOf,
+  type ScopeRequirement,
+  StreamEndpoints,
+  StreamErrorsOfEveryStream
+} from "@gatehouse-edge/contract/api"
 import { type ApiErrorClass, closeCodeOf } from "@gatehouse-edge/core/domain"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { GatehouseApi } from "./api/GatehouseApi.js"
-import { requiredScopeOf, type ScopeRequirement } from "./api/Scopes.js"
-import { type AnyStreamEndpoint, StreamEndpoints, StreamErrorsOfEveryStream } from "./api/StreamEndpoints.js"
 
 type JsonObject = Record<string, unknown>
 

@@ -3,7 +3,7 @@
  * `@gatehouse-edge/transport-http/api`, the authentication adapter, shared error bodies, the WebSocket streams and
  * the OpenAPI document. It depends on the core's ports only (`@gatehouse-edge/core/services`), never on drivers.
  */
-export * from "./api.js"
+export * from "@gatehouse-edge/contract/api"
 export { layerApiRoutes, layerHttpApp } from "./HttpApp.js"
 export { EventsHandlers } from "./handlers/EventsHandlers.js"
 export { FilesHandlers } from "./handlers/FilesHandlers.js"

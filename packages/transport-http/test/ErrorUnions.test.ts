@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
+import { GatehouseApi } from "@gatehouse-edge/contract/api"
 import * as Domain from "@gatehouse-edge/core/domain"
-import { GatehouseApi } from "../src/api/GatehouseApi.js"
 
 // The client decodes an error body by trying the endpoint's declared errors in order. Bodies of errors with fields
 // name their error in `details` ({"reason": "<Tag>", ...}); an error without fields, or one whose details are a

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import { declareStream, StreamEndpoints } from "@gatehouse-edge/contract/api"
 import { Schema } from "effect"
-import { declareStream, StreamEndpoints } from "../src/api/StreamEndpoints.js"
 
 describe("frames written as their JSON", () => {
   it("is refused for a frame schema with an encoding (a date, say): its wire form is not the value", () => {

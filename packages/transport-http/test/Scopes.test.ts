@@ -1,7 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { GatehouseApi } from "../src/api/GatehouseApi.js"
-import { requiredScopeOf } from "../src/api/Scopes.js"
-import { Authorization } from "../src/api/Security.js"
+import { Authorization, GatehouseApi, requiredScopeOf } from "@gatehouse-edge/contract/api"
 import { openApiDocument } from "../src/OpenApiDocument.js"
 
 const endpoints = Object.values(GatehouseApi.groups).flatMap((group) =>

@@ -60,12 +60,8 @@ export const forbiddenPackages = [
   "undici"
 ] as const
 
-// Workspace sources a client may load: its own, the domain schemas and the HTTP contract.
-const allowedSources = [
-  /^packages\/client\/src\//,
-  /^packages\/core\/src\/domain\//,
-  /^packages\/transport-http\/src\/api(\.ts|\/)/
-]
+// Workspace sources a client may load: its own and the contract (the domain schemas and the HTTP API).
+const allowedSources = [/^packages\/client\/src\//, /^packages\/contract\/src\//]
 
 /** The modules in `loaded` that a client must not load, with why. */
 export const serverOnlyModules = (loaded: ReadonlyArray<string>): ReadonlyArray<string> =>

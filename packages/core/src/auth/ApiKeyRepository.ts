@@ -1,3 +1,4 @@
+import type { Scope } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -5,7 +6,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlError from "effect/sql/SqlError"
-import type { Scope } from "../domain/Scope.js"
 
 /** An API key as stored: never the key itself, only its public prefix (to find it) and the SHA-256 of the key. */
 export interface StoredApiKey {

@@ -1,7 +1,12 @@
+import type {
+  ApiKeyExists,
+  ApiKeyInfo,
+  ApiKeyNotFound,
+  CreatedApiKey,
+  NewApiKey
+} from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
-import type { ApiKeyInfo, CreatedApiKey, NewApiKey } from "../domain/Access.js"
-import type { ApiKeyExists, ApiKeyNotFound } from "../domain/AccessErrors.js"
 
 /** API keys for scripts and the gRPC API: created with scopes and an optional expiry, listed, revoked. */
 export class ApiKeys extends Context.Service<

@@ -1,9 +1,9 @@
+import type { Principal } from "@gatehouse-edge/contract/domain"
+import { Unauthenticated } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { Unauthenticated } from "../domain/CommonErrors.js"
-import type { Principal } from "../domain/Principal.js"
 
 /**
  * A credential as a transport received it, before anyone has checked it: an API key (`Authorization: Bearer`,

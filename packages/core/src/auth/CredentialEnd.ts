@@ -1,8 +1,8 @@
+import { Unauthenticated } from "@gatehouse-edge/contract/domain"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as PubSub from "effect/PubSub"
-import { Unauthenticated } from "../domain/CommonErrors.js"
 
 /** A credential that stopped being valid: its id (an API key's prefix, a session's public id) and why, for the client. */
 export interface Revocation {

@@ -1,14 +1,14 @@
-import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
-import type * as Redacted from "effect/Redacted"
 import type {
   InvalidCredentials,
   LoginNotConfigured,
   OidcLoginFailed,
   OidcProviderFailed,
-  OidcUserNotAllowed
-} from "../domain/AccessErrors.js"
-import type { RateLimited } from "../domain/CommonErrors.js"
+  OidcUserNotAllowed,
+  RateLimited
+} from "@gatehouse-edge/contract/domain"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Redacted from "effect/Redacted"
 import type { IssuedSession } from "./Sessions.js"
 
 /** Where a sign-in comes from: shown in session listings and events, and the key of the per-address limit. */

@@ -1,4 +1,16 @@
 import { createHash } from "node:crypto"
+import type { Role } from "@gatehouse-edge/contract/domain"
+import {
+  InvalidCredentials,
+  LoginEvent,
+  LoginFailedEvent,
+  LoginNotConfigured,
+  LogoutEvent,
+  OidcLoginFailed,
+  OidcUserNotAllowed,
+  RateLimited,
+  safeReturnPath
+} from "@gatehouse-edge/contract/domain"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -6,11 +18,6 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type { LocalUserConfig, OidcConfig } from "../config/ConfigSections.js"
 import { readSecret } from "../config/ReadSecret.js"
-import { InvalidCredentials, LoginNotConfigured, OidcLoginFailed, OidcUserNotAllowed } from "../domain/AccessErrors.js"
-import { LoginEvent, LoginFailedEvent, LogoutEvent } from "../domain/AccessEvents.js"
-import { RateLimited } from "../domain/CommonErrors.js"
-import { safeReturnPath } from "../domain/ReturnPath.js"
-import type { Role } from "../domain/Scope.js"
 import { Events } from "../events/Events.js"
 import { Login, type LoginClient } from "./Login.js"
 import { defaultThrottlePolicy, makeLoginThrottle, type ThrottlePolicy } from "./LoginThrottle.js"

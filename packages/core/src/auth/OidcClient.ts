@@ -1,10 +1,9 @@
+import { isLoopbackHost, OidcLoginFailed, OidcProviderFailed } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import type * as OpenIdClient from "openid-client"
-import { OidcLoginFailed, OidcProviderFailed } from "../domain/AccessErrors.js"
-import { isLoopbackHost } from "../domain/Listeners.js"
 import { lazyModule } from "../util/LazyModule.js"
 
 // Loaded when an OIDC client is made, i.e. only with `auth.oidc` configured.

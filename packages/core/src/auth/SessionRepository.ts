@@ -1,10 +1,9 @@
+import type { AuthMethod, Role } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { AuthMethod } from "../domain/Principal.js"
-import type { Role } from "../domain/Scope.js"
 
 /** A session as stored; times are epoch milliseconds. */
 export interface SessionRecord {

@@ -1,13 +1,10 @@
+import type { Principal, PrincipalSession, Role, SessionInfo } from "@gatehouse-edge/contract/domain"
+import { SessionNotFound, Unauthenticated } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
-import type { SessionInfo } from "../domain/Access.js"
-import { SessionNotFound } from "../domain/AccessErrors.js"
-import { Unauthenticated } from "../domain/CommonErrors.js"
-import type { Principal, PrincipalSession } from "../domain/Principal.js"
-import type { Role } from "../domain/Scope.js"
 
 /** Who a new session is for, and where it was started from (shown to admins listing sessions). */
 export interface NewSession {

@@ -1,6 +1,6 @@
+import type { Principal } from "@gatehouse-edge/contract/domain"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import type { Principal } from "../domain/Principal.js"
 
 /** Options of {@link makeVerifiedKeyCache}. */
 export interface VerifiedKeyCacheOptions {

@@ -1,10 +1,13 @@
+import type { AuthRequest, EventInput, NewAuthRequest } from "@gatehouse-edge/contract/domain"
+import {
+  AuthRequestAlreadyDecided,
+  AuthRequestEvents,
+  AuthRequestExpired,
+  AuthRequestNotFound
+} from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import type { AuthRequest, NewAuthRequest } from "../domain/AuthRequest.js"
-import { AuthRequestAlreadyDecided, AuthRequestExpired, AuthRequestNotFound } from "../domain/AuthRequestErrors.js"
-import { AuthRequestEvents } from "../domain/AuthRequestEvents.js"
-import type { EventInput } from "../domain/Event.js"
 import { renderRequest } from "./AuthRequestRendering.js"
 import type { AuthRequestRepository, RequestRecord } from "./AuthRequestRepository.js"
 import type { Batch, Change, Outcome } from "./AuthRequestWriter.js"

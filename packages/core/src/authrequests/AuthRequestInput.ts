@@ -1,6 +1,11 @@
+import {
+  authIdPrefix,
+  authIdRandomLength,
+  InvalidArgument,
+  type NewAuthRequest,
+  type NewUser
+} from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
-import { authIdPrefix, authIdRandomLength, type NewAuthRequest, type NewUser } from "../domain/AuthRequest.js"
-import { InvalidArgument } from "../domain/CommonErrors.js"
 
 const AUTH_ID = /^ghreq_[A-Za-z0-9_-]{24}$/
 const USER_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/

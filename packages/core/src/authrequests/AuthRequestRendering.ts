@@ -1,4 +1,4 @@
-import type { AuthRequest, Node, User } from "../domain/AuthRequest.js"
+import type { AuthRequest, Node, User } from "@gatehouse-edge/contract/domain"
 import type { NodeRecord, RequestRecord, UserRecord } from "./AuthRequestRepository.js"
 
 const iso = (ms: number) => new Date(ms).toISOString()

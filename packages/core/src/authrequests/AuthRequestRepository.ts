@@ -1,9 +1,14 @@
+import type {
+  AuthRequestFilter,
+  AuthRequestKind,
+  AuthRequestState,
+  RegisterMethod
+} from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { AuthRequestFilter, AuthRequestKind, AuthRequestState, RegisterMethod } from "../domain/AuthRequest.js"
 
 /** An auth request as stored; times are epoch milliseconds. */
 export interface RequestRecord {

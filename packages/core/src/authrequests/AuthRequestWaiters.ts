@@ -1,7 +1,7 @@
+import type { AuthRequest } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
-import type { AuthRequest } from "../domain/AuthRequest.js"
 
 /**
  * Who is waiting on which request, in memory: one small queue per watcher, indexed by auth id, so a change

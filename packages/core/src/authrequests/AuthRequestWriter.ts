@@ -1,11 +1,10 @@
+import type { AuthRequest, EventInput } from "@gatehouse-edge/contract/domain"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
-import type { AuthRequest } from "../domain/AuthRequest.js"
-import type { EventInput } from "../domain/Event.js"
 import type { Events } from "../events/Events.js"
 import type { AuthRequestWaiters } from "./AuthRequestWaiters.js"
 

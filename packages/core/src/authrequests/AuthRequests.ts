@@ -1,17 +1,22 @@
+import type {
+  AddressPoolExhausted,
+  AuthRequest,
+  AuthRequestAlreadyDecided,
+  AuthRequestExpired,
+  AuthRequestFilter,
+  AuthRequestNotFound,
+  AuthRequestWrongKind,
+  InvalidArgument,
+  NewAuthRequest,
+  NewUser,
+  Node,
+  User,
+  UserAlreadyExists,
+  UserNotFound
+} from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
-import type { AuthRequest, AuthRequestFilter, NewAuthRequest, NewUser, Node, User } from "../domain/AuthRequest.js"
-import type {
-  AddressPoolExhausted,
-  AuthRequestAlreadyDecided,
-  AuthRequestExpired,
-  AuthRequestNotFound,
-  AuthRequestWrongKind,
-  UserAlreadyExists,
-  UserNotFound
-} from "../domain/AuthRequestErrors.js"
-import type { InvalidArgument } from "../domain/CommonErrors.js"
 
 /** What deciding a request can fail with. */
 export type VerdictError =

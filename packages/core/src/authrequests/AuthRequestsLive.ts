@@ -1,3 +1,20 @@
+import type { InvalidArgument } from "@gatehouse-edge/contract/domain"
+import {
+  AddressPoolExhausted,
+  type AuthRequest,
+  AuthRequestAlreadyDecided,
+  AuthRequestEvents,
+  AuthRequestExpired,
+  type AuthRequestFilter,
+  AuthRequestNotFound,
+  AuthRequestWrongKind,
+  authIdPrefix,
+  isFinalState,
+  type NewAuthRequest,
+  type NewUser,
+  UserAlreadyExists,
+  UserNotFound
+} from "@gatehouse-edge/contract/domain"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -9,25 +26,6 @@ import * as Stream from "effect/Stream"
 import type * as SqlClient from "effect/sql/SqlClient"
 import type { AuthRequestsConfig } from "../config/ConfigSections.js"
 import { ConfigDefaults } from "../config/GatehouseConfig.js"
-import {
-  type AuthRequest,
-  type AuthRequestFilter,
-  authIdPrefix,
-  isFinalState,
-  type NewAuthRequest,
-  type NewUser
-} from "../domain/AuthRequest.js"
-import {
-  AddressPoolExhausted,
-  AuthRequestAlreadyDecided,
-  AuthRequestExpired,
-  AuthRequestNotFound,
-  AuthRequestWrongKind,
-  UserAlreadyExists,
-  UserNotFound
-} from "../domain/AuthRequestErrors.js"
-import { AuthRequestEvents } from "../domain/AuthRequestEvents.js"
-import type { InvalidArgument } from "../domain/CommonErrors.js"
 import { Events } from "../events/Events.js"
 import { randomBytesPooled } from "../util/RandomPool.js"
 import { create as createChange, decide, eventOf, refusal, renderPlain } from "./AuthRequestChanges.js"

@@ -1,5 +1,5 @@
 import type { X509Certificate } from "node:crypto"
-import type { CertInfo, CertProvider, CertRenewal } from "../domain/Certificates.js"
+import type { CertInfo, CertProvider, CertRenewal } from "@gatehouse-edge/contract/domain"
 import { daysLeft, isExpiringSoon, lifetimeDays } from "./RenewalPolicy.js"
 
 /**

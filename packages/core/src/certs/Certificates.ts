@@ -1,16 +1,17 @@
-import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
-import type * as Redacted from "effect/Redacted"
-import type * as Stream from "effect/Stream"
 import type {
   AcmeChallengeFailed,
   AcmeFailed,
   AcmeNotConfigured,
   AcmeUnreachable,
+  CertInfo,
   CertificateNotFound,
+  CertRenewFrame,
   RenewalInProgress
-} from "../domain/CertificateErrors.js"
-import type { CertInfo, CertRenewFrame } from "../domain/Certificates.js"
+} from "@gatehouse-edge/contract/domain"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Redacted from "effect/Redacted"
+import type * as Stream from "effect/Stream"
 
 /** Why a renewal could not start: nothing to renew, or one is already running. */
 export type RenewRefused = CertificateNotFound | AcmeNotConfigured | RenewalInProgress

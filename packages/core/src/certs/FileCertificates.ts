@@ -1,4 +1,5 @@
 import * as path from "node:path"
+import { CertEvents } from "@gatehouse-edge/contract/domain"
 import { watch } from "chokidar"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
@@ -7,7 +8,6 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { CertificateConfig } from "../config/ConfigSections.js"
 import { readTextFile } from "../config/ReadTextFile.js"
-import { CertEvents } from "../domain/CertificateEvents.js"
 import type { Events } from "../events/Events.js"
 import { type CertificatePair, CertificateProblem, parseCertificatePair } from "./CertificatePair.js"
 

@@ -1,4 +1,4 @@
-import { grpcPlaintextRefusal, isLoopbackHost } from "../domain/Listeners.js"
+import { grpcPlaintextRefusal, isLoopbackHost } from "@gatehouse-edge/contract/domain"
 import type { IssueCollector } from "../yaml/IssueCollector.js"
 import type { ConfigFile } from "./ConfigFile.js"
 import { formatListenAddress, type ListenAddress, parseListenAddress } from "./ConfigValues.js"

@@ -1,7 +1,6 @@
+import type { ValidationIssue, ValidationUnavailable } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
-import type { ValidationUnavailable } from "../domain/ValidationErrors.js"
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import type { GatehouseConfig } from "./GatehouseConfig.js"
 import type { ConfigCheck } from "./LoadConfig.js"
 

@@ -1,9 +1,9 @@
 import { isIP } from "node:net"
+import { isLoopbackHost } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as SchemaTransformation from "effect/SchemaTransformation"
-import { isLoopbackHost } from "../domain/Listeners.js"
 
 /** A listen address `host:port` (`[::1]:8888` for IPv6), port 0–65535 (0 = any free port). */
 export interface ListenAddress {

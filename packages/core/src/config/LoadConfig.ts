@@ -1,5 +1,5 @@
 import * as path from "node:path"
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
+import type { ValidationIssue } from "@gatehouse-edge/contract/domain"
 import { decodeReporting } from "../yaml/DecodeReporting.js"
 import { IssueCollector, type IssuePath, type Locator } from "../yaml/IssueCollector.js"
 import { reportDuplicateKeys } from "../yaml/ValidateYaml.js"

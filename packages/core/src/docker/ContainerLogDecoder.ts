@@ -1,5 +1,5 @@
 import { StringDecoder } from "node:string_decoder"
-import type { ContainerLogLine } from "../domain/Docker.js"
+import type { ContainerLogLine } from "@gatehouse-edge/contract/domain"
 
 /** How the engine sent a container's output: raw for a TTY container, else multiplexed in 8-byte-header frames. */
 export interface LogFormat {

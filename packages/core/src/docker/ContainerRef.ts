@@ -1,4 +1,4 @@
-import { InvalidArgument } from "../domain/CommonErrors.js"
+import { InvalidArgument } from "@gatehouse-edge/contract/domain"
 
 // What Docker accepts as a container name (and what an id or id prefix is made of), up to 255 characters.
 const reference = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,254}$/

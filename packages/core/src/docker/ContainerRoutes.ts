@@ -1,5 +1,4 @@
-import type { ContainerTarget } from "../domain/ContainerTarget.js"
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
+import type { ContainerTarget, ValidationIssue } from "@gatehouse-edge/contract/domain"
 import { validateRouteLabels } from "../routes/RouteLabels.js"
 import type { ProvidedRoute } from "../routes/RouteProviders.js"
 

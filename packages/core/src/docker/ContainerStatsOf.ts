@@ -1,4 +1,4 @@
-import type { ContainerStats } from "../domain/Docker.js"
+import type { ContainerStats } from "@gatehouse-edge/contract/domain"
 
 /** The parts of an engine's stats document (`GET /containers/{id}/stats`) that the normalization reads. */
 export interface EngineStats {

@@ -1,22 +1,20 @@
-import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
-import type * as Stream from "effect/Stream"
-import type { InvalidArgument } from "../domain/CommonErrors.js"
 import type {
   ContainerAction,
   ContainerActionResult,
-  ContainerLogLine,
-  ContainerStats,
-  ContainerSummary
-} from "../domain/Docker.js"
-import type {
   ContainerIdAmbiguous,
+  ContainerLogLine,
   ContainerNotFound,
+  ContainerStats,
+  ContainerSummary,
   DockerFailed,
   DockerHostUnreachable,
-  DockerNotConfigured
-} from "../domain/DockerErrors.js"
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
+  DockerNotConfigured,
+  InvalidArgument,
+  ValidationIssue
+} from "@gatehouse-edge/contract/domain"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
 import type { ProviderState } from "../routes/RouteProviders.js"
 
 /** What an engine call can fail with: the engine down, or an error it answered. */

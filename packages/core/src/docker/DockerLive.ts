@@ -1,3 +1,18 @@
+import type {
+  ContainerAction,
+  ContainerLogLine,
+  ContainerSummary,
+  ContainerTarget,
+  ValidationIssue
+} from "@gatehouse-edge/contract/domain"
+import {
+  ContainerIdAmbiguous,
+  ContainerNotFound,
+  DockerFailed,
+  DockerNotConfigured,
+  InvalidArgument,
+  toEngineTime
+} from "@gatehouse-edge/contract/domain"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -8,12 +23,6 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { DockerConfig } from "../config/ConfigSections.js"
 import type { SecretUnreadable } from "../config/ReadSecret.js"
-import { InvalidArgument } from "../domain/CommonErrors.js"
-import type { ContainerTarget } from "../domain/ContainerTarget.js"
-import type { ContainerAction, ContainerLogLine, ContainerSummary } from "../domain/Docker.js"
-import { ContainerIdAmbiguous, ContainerNotFound, DockerFailed, DockerNotConfigured } from "../domain/DockerErrors.js"
-import { toEngineTime } from "../domain/EngineTime.js"
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import type { ProvidedRoute, ProviderState } from "../routes/RouteProviders.js"
 import { type RouteRecord, Routes } from "../routes/Routes.js"
 import { shareWithReplay } from "../util/ShareWithReplay.js"

@@ -1,8 +1,8 @@
+import { DockerHostUnreachable } from "@gatehouse-edge/contract/domain"
 import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
-import { DockerHostUnreachable } from "../domain/DockerErrors.js"
 import type { EngineError } from "./Docker.js"
 
 // Items queued for a slow consumer; beyond that the pump waits, and the engine's stream is paused (TCP then holds

@@ -1,11 +1,11 @@
+import type { EventQuery } from "@gatehouse-edge/contract/domain"
+import { Event } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlError from "effect/sql/SqlError"
-import { Event } from "../domain/Event.js"
-import type { EventQuery } from "../domain/EventQuery.js"
 
 /** An `events` row: the event with `data` as JSON text. */
 interface EventRow {

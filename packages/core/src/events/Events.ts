@@ -1,9 +1,7 @@
+import type { Event, EventInput, EventQuery, SubscriberTooSlow } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
-import type { Event, EventInput } from "../domain/Event.js"
-import type { EventQuery } from "../domain/EventQuery.js"
-import type { SubscriberTooSlow } from "../domain/StreamErrors.js"
 
 /** A state change's result and the events that describe it, in order (see `Events.transaction`). */
 export interface Recorded<A> {

@@ -1,15 +1,19 @@
-import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
-import type { InvalidYaml, ValidationFailed } from "../domain/CommonErrors.js"
 import type {
+  FileList,
   FileNotFound,
   FileNotRegular,
   FileOperationTimedOut,
   FileTooLarge,
-  UnsafePath
-} from "../domain/FileErrors.js"
-import type { FileList, FileType, FileValidationResult, FileWritten } from "../domain/Files.js"
-import type { ValidationUnavailable } from "../domain/ValidationErrors.js"
+  FileType,
+  FileValidationResult,
+  FileWritten,
+  InvalidYaml,
+  UnsafePath,
+  ValidationFailed,
+  ValidationUnavailable
+} from "@gatehouse-edge/contract/domain"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 
 /**
  * The editable files: the server config file and the route files. Nothing outside the config file's directory and

@@ -1,19 +1,22 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
-import { ConfigSource } from "../config/ConfigSource.js"
-import { InvalidYaml, ValidationFailed } from "../domain/CommonErrors.js"
+import type { ValidationUnavailable } from "@gatehouse-edge/contract/domain"
 import {
   FileNotFound,
   FileNotRegular,
   FileOperationTimedOut,
   FileTooLarge,
-  type UnsafePath
-} from "../domain/FileErrors.js"
-import { type FileType, FileValidationResult, type FileWritten } from "../domain/Files.js"
-import type { ValidationUnavailable } from "../domain/ValidationErrors.js"
+  type FileType,
+  FileValidationResult,
+  type FileWritten,
+  InvalidYaml,
+  type UnsafePath,
+  ValidationFailed
+} from "@gatehouse-edge/contract/domain"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { ConfigSource } from "../config/ConfigSource.js"
 import { isRouteFileName, readRouteSources } from "../routes/RouteFiles.js"
 import { Routes } from "../routes/Routes.js"
 import { RouteValidator } from "../routes/RouteValidator.js"

@@ -1,7 +1,7 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { UnsafePath } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
-import { UnsafePath } from "../domain/FileErrors.js"
 
 // A plain file name: no directory part, no hidden files, no traversal, no encodings.
 const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}\.ya?ml$/

@@ -1,6 +1,5 @@
+import type { ContainerTarget, Route } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
-import type { ContainerTarget } from "../domain/ContainerTarget.js"
-import type { Route } from "../domain/Route.js"
 import type { CheckResult } from "./CheckResult.js"
 import type { Monitor } from "./Monitor.js"
 

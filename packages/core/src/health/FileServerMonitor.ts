@@ -1,7 +1,6 @@
 import * as fs from "node:fs"
+import type { Healthcheck, Route } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
-import type { Healthcheck } from "../domain/Healthcheck.js"
-import type { Route } from "../domain/Route.js"
 import { type CheckResult, down, measure, misconfigured, type ProbeOutcome, up } from "./CheckResult.js"
 
 const probe = (root: string): Effect.Effect<ProbeOutcome> =>

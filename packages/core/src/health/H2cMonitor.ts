@@ -1,8 +1,7 @@
 import * as http2 from "node:http2"
 import { isIPv6 } from "node:net"
+import type { Healthcheck, Route } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
-import type { Healthcheck } from "../domain/Healthcheck.js"
-import type { Route } from "../domain/Route.js"
 import { type CheckResult, down, measure, type ProbeOutcome } from "./CheckResult.js"
 import { verdictOfStatus } from "./HttpMonitor.js"
 

@@ -1,9 +1,9 @@
+import { type HealthMap, sameStatuses } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
-import { type HealthMap, sameStatuses } from "../domain/Health.js"
 
 /** Health of every route, from real monitors (HTTP(S), h2c, TCP, UDP, file server) that run per route. */
 export class Health extends Context.Service<

@@ -1,8 +1,8 @@
+import { type HealthMap, sameStatuses } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
-import { type HealthMap, sameStatuses } from "../domain/Health.js"
 
 /** Inputs of {@link makeHealthFeed}. */
 export interface HealthFeedOptions {

@@ -1,5 +1,5 @@
+import type { HealthInfo, HealthStatusString } from "@gatehouse-edge/contract/domain"
 import * as DateTime from "effect/DateTime"
-import type { HealthInfo, HealthStatusString } from "../domain/Health.js"
 import type { CheckResult } from "./CheckResult.js"
 
 /** What the Health service remembers about one route between checks. */

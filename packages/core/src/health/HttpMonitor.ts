@@ -1,8 +1,7 @@
 import * as http from "node:http"
 import * as https from "node:https"
+import type { Healthcheck, Route } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
-import type { Healthcheck } from "../domain/Healthcheck.js"
-import type { Route } from "../domain/Route.js"
 import { type CheckResult, down, measure, type ProbeOutcome, up } from "./CheckResult.js"
 
 /** 2xx–4xx mean the server is up and routing (a 404 or 401 on the probe path is still a live server); 5xx do not. */

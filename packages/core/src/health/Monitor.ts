@@ -1,7 +1,6 @@
+import type { Healthcheck, Route } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { Healthcheck } from "../domain/Healthcheck.js"
-import type { Route } from "../domain/Route.js"
 import type { CheckResult } from "./CheckResult.js"
 import { checkFileServer } from "./FileServerMonitor.js"
 import { checkH2c } from "./H2cMonitor.js"

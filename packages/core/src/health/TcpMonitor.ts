@@ -1,7 +1,6 @@
 import * as net from "node:net"
+import type { Healthcheck, Route } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
-import type { Healthcheck } from "../domain/Healthcheck.js"
-import type { Route } from "../domain/Route.js"
 import { type CheckResult, down, measure, type ProbeOutcome, up } from "./CheckResult.js"
 
 const probe = (route: Route): Effect.Effect<ProbeOutcome> =>

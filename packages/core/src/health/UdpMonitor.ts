@@ -1,8 +1,7 @@
 import * as dgram from "node:dgram"
 import { isIPv6 } from "node:net"
+import type { Healthcheck, Route } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
-import type { Healthcheck } from "../domain/Healthcheck.js"
-import type { Route } from "../domain/Route.js"
 import { type CheckResult, down, measure, type ProbeOutcome, up } from "./CheckResult.js"
 
 /** An empty datagram: the least likely payload to trigger anything in the target protocol. */

@@ -1,6 +1,6 @@
+import type { Route } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
-import type { Route } from "../domain/Route.js"
 
 /** Where a route's target runs, when it is a Proxmox VE guest or node. */
 export interface GuestLocation {

@@ -1,4 +1,4 @@
-import type { Guest } from "../domain/Hypervisor.js"
+import type { Guest } from "@gatehouse-edge/contract/domain"
 
 const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"] as const
 

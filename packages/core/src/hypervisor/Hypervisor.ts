@@ -1,20 +1,15 @@
-import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
-import type * as Stream from "effect/Stream"
-import type { InvalidArgument } from "../domain/CommonErrors.js"
 import type {
   ClusterCacheState,
   Guest,
-  HypervisorNode,
-  LxcAction,
-  LxcActionResult,
-  NodeStats
-} from "../domain/Hypervisor.js"
-import type {
   GuestNotFound,
   GuestNotRunning,
+  HypervisorNode,
   HypervisorNodeNotFound,
   HypervisorNotConfigured,
+  InvalidArgument,
+  LxcAction,
+  LxcActionResult,
+  NodeStats,
   ProxmoxAccessDenied,
   ProxmoxFailed,
   ProxmoxTaskFailed,
@@ -24,7 +19,10 @@ import type {
   SshHostKeyMismatch,
   SshNotConfigured,
   SshUnreachable
-} from "../domain/HypervisorErrors.js"
+} from "@gatehouse-edge/contract/domain"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
 import type { GuestLocation } from "./GuestLocator.js"
 
 /** A Proxmox API call failed (each names its cluster). */

@@ -1,3 +1,12 @@
+import type { Guest, LxcAction, Route } from "@gatehouse-edge/contract/domain"
+import {
+  GuestNotFound,
+  GuestNotRunning,
+  HypervisorEvents,
+  HypervisorNodeNotFound,
+  HypervisorNotConfigured,
+  InvalidArgument
+} from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
@@ -5,16 +14,6 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { HypervisorConfig } from "../config/ConfigSections.js"
-import { InvalidArgument } from "../domain/CommonErrors.js"
-import type { Guest, LxcAction } from "../domain/Hypervisor.js"
-import {
-  GuestNotFound,
-  GuestNotRunning,
-  HypervisorNodeNotFound,
-  HypervisorNotConfigured
-} from "../domain/HypervisorErrors.js"
-import { HypervisorEvents } from "../domain/HypervisorEvents.js"
-import type { Route } from "../domain/Route.js"
 import { Events } from "../events/Events.js"
 import { type ClusterRuntime, startCluster } from "./ClusterRuntime.js"
 import { GuestLocator } from "./GuestLocator.js"

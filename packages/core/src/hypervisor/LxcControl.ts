@@ -1,8 +1,8 @@
+import type { LxcAction, LxcActionResult } from "@gatehouse-edge/contract/domain"
+import { ProxmoxFailed, ProxmoxTaskFailed, ProxmoxTimedOut } from "@gatehouse-edge/contract/domain"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
-import type { LxcAction, LxcActionResult } from "../domain/Hypervisor.js"
-import { ProxmoxFailed, ProxmoxTaskFailed, ProxmoxTimedOut } from "../domain/HypervisorErrors.js"
 import type { PveClient, PveError } from "./PveClient.js"
 import { PveLxcStatus, PveTaskStatus, PveUpid } from "./PveSchemas.js"
 

@@ -1,6 +1,5 @@
-import { InvalidArgument } from "../domain/CommonErrors.js"
-import { unsafeArgumentReason } from "../domain/SafeArgument.js"
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
+import type { ValidationIssue } from "@gatehouse-edge/contract/domain"
+import { InvalidArgument, unsafeArgumentReason } from "@gatehouse-edge/contract/domain"
 
 /** Initial lines when a request names none. */
 export const defaultLineLimit = 100

@@ -1,8 +1,8 @@
+import type { SshFailed, SshHostKeyMismatch, SshUnreachable } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Redacted from "effect/Redacted"
 import type * as Stream from "effect/Stream"
-import type { SshFailed, SshHostKeyMismatch, SshUnreachable } from "../domain/HypervisorErrors.js"
 
 /** Where and as whom to run commands on one Proxmox VE node. */
 export interface SshTarget {

@@ -1,4 +1,4 @@
-import type { NodeStats } from "../domain/Hypervisor.js"
+import type { NodeStats } from "@gatehouse-edge/contract/domain"
 import type { PveNodeStatus } from "./PveSchemas.js"
 
 const ratioPct = (used: number, total: number): number => (total > 0 ? round2((used / total) * 100) : 0)

@@ -1,7 +1,7 @@
+import { HypervisorEvents } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { HypervisorEvents } from "../domain/HypervisorEvents.js"
 import type { Events } from "../events/Events.js"
 import type { ClusterRuntime } from "./ClusterRuntime.js"
 import { missingPrivileges } from "./PermissionCheck.js"

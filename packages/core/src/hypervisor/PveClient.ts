@@ -1,3 +1,9 @@
+import {
+  ProxmoxAccessDenied,
+  ProxmoxFailed,
+  ProxmoxTimedOut,
+  ProxmoxUnreachable
+} from "@gatehouse-edge/contract/domain"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -6,7 +12,6 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as SynchronizedRef from "effect/SynchronizedRef"
-import { ProxmoxAccessDenied, ProxmoxFailed, ProxmoxTimedOut, ProxmoxUnreachable } from "../domain/HypervisorErrors.js"
 import { type PveHttpRequest, type PveHttpResponse, sendPveRequest } from "./PveHttp.js"
 import { makePveAgent, type PveTlsOptions } from "./PveTls.js"
 

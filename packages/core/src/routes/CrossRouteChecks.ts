@@ -1,4 +1,4 @@
-import type { Listener, Route } from "../domain/Route.js"
+import type { Listener, Route } from "@gatehouse-edge/contract/domain"
 import { didYouMean } from "../yaml/DidYouMean.js"
 import type { IssueCollector } from "../yaml/IssueCollector.js"
 import { canonicalIp, ipFamily, isWildcardAddress } from "./IpAddress.js"

@@ -1,6 +1,5 @@
-import { HealthcheckDefaults } from "../domain/Healthcheck.js"
-import type { Idlewatcher } from "../domain/Idlewatcher.js"
-import type { Listener, Route, RoutePort, Scheme } from "../domain/Route.js"
+import type { Idlewatcher, Listener, Route, RoutePort, Scheme } from "@gatehouse-edge/contract/domain"
+import { HealthcheckDefaults } from "@gatehouse-edge/contract/domain"
 import { decodeFields } from "../yaml/DecodeReporting.js"
 import type { IssueCollector } from "../yaml/IssueCollector.js"
 import { ipFamily } from "./IpAddress.js"

@@ -1,8 +1,8 @@
+import { RoutePort } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as SchemaTransformation from "effect/SchemaTransformation"
-import { RoutePort } from "../domain/Route.js"
 
 const digits = /^\d+$/
 

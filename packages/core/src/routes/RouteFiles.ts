@@ -1,8 +1,7 @@
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
+import type { Route, ValidationIssue } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
-import type { Route } from "../domain/Route.js"
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import { defaultYamlLimits } from "../yaml/YamlDocument.js"
 import { type RouteSource, type ValidateRouteSourcesOptions, validateRouteSources } from "./RouteSources.js"
 

@@ -1,8 +1,15 @@
+import {
+  AccessLog,
+  Homepage,
+  IdlewatcherDockerConfig,
+  isSafeArgumentCheck,
+  Middlewares,
+  Rule,
+  SafeArgument,
+  Scheme,
+  StopMethod
+} from "@gatehouse-edge/contract/domain"
 import * as Schema from "effect/Schema"
-import { IdlewatcherDockerConfig, StopMethod } from "../domain/Idlewatcher.js"
-import { Scheme } from "../domain/Route.js"
-import { AccessLog, Homepage, Middlewares, Rule } from "../domain/RouteExtras.js"
-import { isSafeArgumentCheck, SafeArgument } from "../domain/SafeArgument.js"
 import { GoDuration } from "../yaml/GoDuration.js"
 import { AliasReference } from "./AliasName.js"
 import { hostProblem } from "./HostName.js"

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
+import type { ValidationIssue } from "@gatehouse-edge/contract/domain"
 import { didYouMean } from "../yaml/DidYouMean.js"
 import { IssueCollector, type Locator } from "../yaml/IssueCollector.js"
 import { aliasProblem, normalizeAlias } from "./AliasName.js"

@@ -1,8 +1,7 @@
+import type { RouteEntry, RouteNotFound } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
-import type { RouteEntry } from "../domain/RouteEntry.js"
-import type { RouteNotFound } from "../domain/RouteErrors.js"
 
 /** The routes as the API lists them: each route with its provider, its excluded flag and its current health. */
 export class RouteList extends Context.Service<

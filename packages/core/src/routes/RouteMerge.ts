@@ -1,4 +1,4 @@
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
+import type { ValidationIssue } from "@gatehouse-edge/contract/domain"
 import { IssueCollector, type Locator } from "../yaml/IssueCollector.js"
 import { checkAcrossRoutes, type RouteCandidate } from "./CrossRouteChecks.js"
 import type { ProviderState } from "./RouteProviders.js"

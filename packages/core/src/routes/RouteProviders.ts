@@ -1,10 +1,8 @@
+import type { ContainerTarget, Route, ValidationIssue } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
-import type { ContainerTarget } from "../domain/ContainerTarget.js"
-import type { Route } from "../domain/Route.js"
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
 
 /** One route as a provider offers it: already validated on its own, with the source it came from. */
 export interface ProvidedRoute {

@@ -1,5 +1,4 @@
-import type { Route } from "../domain/Route.js"
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
+import type { Route, ValidationIssue } from "@gatehouse-edge/contract/domain"
 import type { RouteCandidate } from "./CrossRouteChecks.js"
 
 /** The verdict on one route: the normalized route when it is valid, else its issues. */

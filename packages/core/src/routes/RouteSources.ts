@@ -1,4 +1,4 @@
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
+import type { ValidationIssue } from "@gatehouse-edge/contract/domain"
 import type { YamlLimits } from "../yaml/YamlDocument.js"
 import { type CrossRouteOptions, checkAcrossRoutes } from "./CrossRouteChecks.js"
 import { type RoutesYamlReport, reportIssues } from "./RouteReport.js"

@@ -1,10 +1,12 @@
+import type {
+  Route,
+  RouteValidationMessage,
+  ValidationIssue,
+  ValidationUnavailable
+} from "@gatehouse-edge/contract/domain"
+import { InvalidYaml, ValidationFailed } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import { InvalidYaml, ValidationFailed } from "../domain/CommonErrors.js"
-import type { Route } from "../domain/Route.js"
-import type { RouteValidationMessage } from "../domain/RouteValidation.js"
-import type { ValidationUnavailable } from "../domain/ValidationErrors.js"
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import type { RenderedRoutes, RoutesBody } from "../validation/ValidationWorkers.js"
 import type { RoutesYamlReport } from "./RouteReport.js"
 import type { RouteSource, RouteSourcesReport } from "./RouteSources.js"

@@ -1,12 +1,10 @@
+import type { ContainerTarget, Route, ValidationIssue } from "@gatehouse-edge/contract/domain"
+import { RouteNotFound } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
-import type { ContainerTarget } from "../domain/ContainerTarget.js"
-import type { Route } from "../domain/Route.js"
-import { RouteNotFound } from "../domain/RouteErrors.js"
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
 
 /** A route in the active table, with where it came from (`file:<name>`, `docker:<host>`, ...). */
 export interface RouteRecord {

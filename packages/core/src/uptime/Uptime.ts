@@ -1,8 +1,7 @@
+import type { InvalidArgument, RouteUptimePage, UptimeQuery } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
-import type { InvalidArgument } from "../domain/CommonErrors.js"
-import type { RouteUptimePage, UptimeQuery } from "../domain/Uptime.js"
 
 /**
  * Uptime metrics (SPEC §4): every route's health is sampled every second and kept per period (5m, 15m, 1h, 1d,

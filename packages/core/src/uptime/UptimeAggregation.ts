@@ -1,6 +1,5 @@
+import type { HealthStatusString, RouteUptimeAggregate, StatusSample } from "@gatehouse-edge/contract/domain"
 import * as DateTime from "effect/DateTime"
-import type { HealthStatusString } from "../domain/Health.js"
-import type { RouteUptimeAggregate, StatusSample } from "../domain/Uptime.js"
 import { addCounts, type BucketCounts, emptyCounts, worstStatus } from "./UptimeBuckets.js"
 
 /** A bucket's counts at its start time (epoch ms), with its point when it was already rendered. */

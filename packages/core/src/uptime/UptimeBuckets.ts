@@ -1,5 +1,4 @@
-import type { HealthStatusString } from "../domain/Health.js"
-import type { UptimePeriod } from "../domain/Uptime.js"
+import type { HealthStatusString, UptimePeriod } from "@gatehouse-edge/contract/domain"
 
 /** Every period, shortest first. */
 export const uptimePeriods: ReadonlyArray<UptimePeriod> = ["5m", "15m", "1h", "1d", "1mo"]

@@ -1,5 +1,5 @@
-import { type HealthMap, ServerHealthKey } from "../domain/Health.js"
-import type { UptimePeriod } from "../domain/Uptime.js"
+import type { UptimePeriod } from "@gatehouse-edge/contract/domain"
+import { type HealthMap, ServerHealthKey } from "@gatehouse-edge/contract/domain"
 import { addCounts, addSample, type Bucket, bucketStartOf, emptyCounts, uptimePeriods } from "./UptimeBuckets.js"
 
 type MutableBucket = { -readonly [K in keyof Bucket]: Bucket[K] }

@@ -1,8 +1,8 @@
+import type { UptimePeriod } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as SqlClient from "effect/sql/SqlClient"
-import type { UptimePeriod } from "../domain/Uptime.js"
 import type { Bucket } from "./UptimeBuckets.js"
 
 // Rows per INSERT: 11 parameters each stays far below both SQLite's (32,766) and PostgreSQL's (65,535) limit, and

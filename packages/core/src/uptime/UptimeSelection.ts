@@ -1,6 +1,6 @@
+import type { UptimePeriod, UptimeQuery } from "@gatehouse-edge/contract/domain"
+import { InvalidArgument } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
-import { InvalidArgument } from "../domain/CommonErrors.js"
-import type { UptimePeriod, UptimeQuery } from "../domain/Uptime.js"
 import { uptimePeriods } from "./UptimeBuckets.js"
 
 /** An {@link UptimeQuery} with its defaults applied and its values checked. */

@@ -1,5 +1,5 @@
+import type { UptimePeriod } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
-import type { UptimePeriod } from "../domain/Uptime.js"
 import { pointOf, type TimedCounts } from "./UptimeAggregation.js"
 import { addCounts, type Bucket, bucketStartOf, emptyCounts, windowStartOf } from "./UptimeBuckets.js"
 import type { UptimeRecorder } from "./UptimeRecorder.js"

@@ -1,7 +1,6 @@
+import { FileValidationResult, RouteValidationResult } from "@gatehouse-edge/contract/domain"
 import * as Schema from "effect/Schema"
 import { checkConfigEdit } from "../config/LoadConfig.js"
-import { FileValidationResult } from "../domain/Files.js"
-import { RouteValidationResult } from "../domain/RouteValidation.js"
 import { reportIssues, validRoutes } from "../routes/RouteReport.js"
 import { validateRouteSources } from "../routes/RouteSources.js"
 import { validateRoutesYaml } from "../routes/RoutesYaml.js"

@@ -1,8 +1,7 @@
+import type { ValidationIssue, ValidationUnavailable } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { ConfigCheck, ConfigSources } from "../config/LoadConfig.js"
-import type { ValidationUnavailable } from "../domain/ValidationErrors.js"
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import type { RoutesYamlReport } from "../routes/RouteReport.js"
 import type { RouteSource, RouteSourcesReport } from "../routes/RouteSources.js"
 

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
+import type { ValidationIssue } from "@gatehouse-edge/contract/domain"
 
 /** A path into a value: map keys and sequence indexes, as in {@link ValidationIssue}. */
 export type IssuePath = ValidationIssue["path"]

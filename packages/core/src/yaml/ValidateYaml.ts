@@ -1,5 +1,5 @@
+import type { ValidationIssue } from "@gatehouse-edge/contract/domain"
 import type * as Schema from "effect/Schema"
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import { decodeReporting } from "./DecodeReporting.js"
 import { IssueCollector } from "./IssueCollector.js"
 import { type ParseYamlOptions, parseYaml, type YamlDocument, yamlLocator } from "./YamlDocument.js"

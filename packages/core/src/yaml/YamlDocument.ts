@@ -1,5 +1,5 @@
+import type { ValidationIssue } from "@gatehouse-edge/contract/domain"
 import { LineCounter, type YAMLError } from "yaml"
-import type { ValidationIssue } from "../domain/ValidationIssue.js"
 import { parseDocumentGuarded } from "./GuardedParse.js"
 import type { IssuePath, Locator } from "./IssueCollector.js"
 import { scanNesting } from "./NestingScan.js"

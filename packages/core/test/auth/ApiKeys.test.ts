@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Unauthenticated } from "@gatehouse-edge/contract/domain"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { apiKeyPrefix, generateApiKey, keyMatches, sha256Hex } from "../../src/auth/ApiKeyFormat.js"
@@ -6,7 +7,6 @@ import { ApiKeyConflict, ApiKeyRepository, type StoredApiKey } from "../../src/a
 import { Authentication } from "../../src/auth/Authentication.js"
 import * as AuthenticationLive from "../../src/auth/AuthenticationLive.js"
 import { Sessions } from "../../src/auth/Sessions.js"
-import { Unauthenticated } from "../../src/domain/CommonErrors.js"
 import * as StoreLive from "../../src/store/StoreLive.js"
 
 const stored = (name: string, key = generateApiKey(), extra: Partial<StoredApiKey> = {}): StoredApiKey => ({

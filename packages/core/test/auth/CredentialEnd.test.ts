@@ -1,11 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { Principal } from "@gatehouse-edge/contract/domain"
+import { Unauthenticated } from "@gatehouse-edge/contract/domain"
 import { Effect, Fiber, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { ApiKeys } from "../../src/auth/ApiKeys.js"
 import { Authentication } from "../../src/auth/Authentication.js"
 import { Sessions } from "../../src/auth/Sessions.js"
-import { Unauthenticated } from "../../src/domain/CommonErrors.js"
-import type { Principal } from "../../src/domain/Principal.js"
 import { ApiKeyRepository, ApiKeysLive, AuthenticationLive } from "../../src/index.js"
 import { sessionsOn } from "./SignInTestLayer.js"
 

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { Principal } from "@gatehouse-edge/contract/domain"
 import { Effect, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { makeVerifiedKeyCache } from "../../src/auth/VerifiedKeyCache.js"
-import type { Principal } from "../../src/domain/Principal.js"
 
 const admin: Principal = { method: "api_key", subject: "api-key:admin", roles: ["admin"], scopes: ["admin"] }
 const verified = { principal: admin }

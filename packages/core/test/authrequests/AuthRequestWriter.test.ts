@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { AuthRequest } from "@gatehouse-edge/contract/domain"
 import { Cause, Data, Effect, Exit, Fiber, Option, Queue } from "effect"
 import { type AuthRequestWaiters, makeAuthRequestWaiters } from "../../src/authrequests/AuthRequestWaiters.js"
 import { type Change, makeAuthRequestWriter } from "../../src/authrequests/AuthRequestWriter.js"
-import type { AuthRequest } from "../../src/domain/AuthRequest.js"
 import { actions, busWithStore, input } from "../events/TestBus.js"
 
 class Refused extends Data.TaggedError("Refused")<{ readonly name: string }> {}

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { formatIssue } from "@gatehouse-edge/contract/domain"
 import { Redacted } from "effect"
 import { type GatehouseConfig, loadConfig } from "../../src/config/index.js"
-import { formatIssue } from "../../src/domain/index.js"
 
 // The `acme` section of gatehouse.yml: resolved (paths against the config file, defaults, secrets redacted) and
 // checked across keys.

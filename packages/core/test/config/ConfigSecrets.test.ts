@@ -1,8 +1,8 @@
 import { inspect } from "node:util"
 import { assert, describe, it } from "@effect/vitest"
+import { formatIssue } from "@gatehouse-edge/contract/domain"
 import { Redacted } from "effect"
 import { loadConfig, validateConfigFile } from "../../src/config/index.js"
-import { formatIssue } from "../../src/domain/index.js"
 
 // Recognisable secrets: a test fails if any of them shows up where it must not.
 const SECRETS = {

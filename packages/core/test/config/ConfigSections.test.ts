@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { formatIssue } from "@gatehouse-edge/contract/domain"
 import { Redacted } from "effect"
 import { type GatehouseConfig, loadConfig } from "../../src/config/index.js"
-import { formatIssue } from "../../src/domain/index.js"
 
 const load = (text: string, env: Record<string, string> = {}, cwd = "/srv/app") =>
   loadConfig({ file: { path: "conf/gatehouse.yml", text }, env, cwd })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import { formatIssue } from "@gatehouse-edge/contract/domain"
 import { validateConfigFile } from "../../src/config/index.js"
-import { formatIssue } from "../../src/domain/index.js"
 
 const check = (text: string) => {
   const result = validateConfigFile({ file: { path: "gatehouse.yml", text }, env: {}, cwd: "/srv/app" })

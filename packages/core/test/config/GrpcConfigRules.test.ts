@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import { formatIssue } from "@gatehouse-edge/contract/domain"
 import { loadConfig, validateConfigFile } from "../../src/config/index.js"
-import { formatIssue } from "../../src/domain/index.js"
 
 const HASH = "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA"
 const USERS = `auth: { users: [{ name: a, password_hash: "${HASH}" }] }\n`

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import { formatIssue } from "@gatehouse-edge/contract/domain"
 import { envVariables, loadConfig, parseByteSize, parseListenAddress } from "../../src/config/index.js"
-import { formatIssue } from "../../src/domain/index.js"
 
 const load = (text: string | undefined, env: Record<string, string> = {}, flags = {}) =>
   loadConfig({ file: text === undefined ? undefined : { path: "gatehouse.yml", text }, env, flags, cwd: "/srv/app" })

@@ -1,11 +1,11 @@
 import * as net from "node:net"
 import type { Readable } from "node:stream"
 import { assert, describe, it } from "@effect/vitest"
+import { DockerFailed, DockerHostUnreachable } from "@gatehouse-edge/contract/domain"
 import { Effect, Exit, Stream } from "effect"
 import { makeDockerEngine } from "../../src/docker/DockerEngine.js"
 import { EngineErrorStatus, openEngineStream } from "../../src/docker/EngineHttpStream.js"
 import { fromEngineStream } from "../../src/docker/EngineStreams.js"
-import { DockerFailed, DockerHostUnreachable } from "../../src/domain/DockerErrors.js"
 
 // The engine's side played by a plain TCP server: what a stream request looks like on the wire, and every way the
 // answer can come (split anywhere, raw or framed, an error status, garbage, nothing, a connection cut midway).

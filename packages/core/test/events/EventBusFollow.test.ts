@@ -1,9 +1,8 @@
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
+import type { Event, EventQuery } from "@gatehouse-edge/contract/domain"
+import { SubscriberTooSlow } from "@gatehouse-edge/contract/domain"
 import { Deferred, Effect, Exit, Fiber, Scope, Stream } from "effect"
-import type { Event } from "../../src/domain/Event.js"
-import type { EventQuery } from "../../src/domain/EventQuery.js"
-import { SubscriberTooSlow } from "../../src/domain/StreamErrors.js"
 import { tempDir } from "../store/TempDir.js"
 import { actions, assertContiguousFollows, busIn, collect, eventually, input, labelOf, openBus } from "./TestBus.js"
 

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { EventQuery } from "@gatehouse-edge/contract/domain"
 import { Cause, Data, Effect, Exit, Fiber, Stream } from "effect"
-import type { EventQuery } from "../../src/domain/EventQuery.js"
 import { actions, assertContiguousFollows, busWithStore, collect, eventually, input, labelOf } from "./TestBus.js"
 
 class Refused extends Data.TaggedError("Refused")<{}> {}

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { EventId } from "@gatehouse-edge/contract/domain"
 import { Effect, Schema } from "effect"
 import { v7 } from "uuid"
-import { EventId } from "../../src/domain/EventKind.js"
 import * as EventIds from "../../src/events/EventIds.js"
 
 /** The millisecond timestamp in a UUIDv7's first 48 bits. */

@@ -1,8 +1,8 @@
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
+import type { Event } from "@gatehouse-edge/contract/domain"
 import { Cause, Effect, Exit } from "effect"
 import { v7 } from "uuid"
-import type { Event } from "../../src/domain/Event.js"
 import { tempDir } from "../store/TempDir.js"
 import { input, repositoryAt } from "./TestBus.js"
 

@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { ContainerTarget, Event } from "@gatehouse-edge/contract/domain"
 import { Effect, Layer, Ref, SubscriptionRef } from "effect"
-import type { ContainerTarget } from "../../src/domain/ContainerTarget.js"
-import type { Event } from "../../src/domain/Event.js"
 import { containerVerdict } from "../../src/health/ContainerMonitor.js"
 import * as HealthLive from "../../src/health/HealthLive.js"
 import type { RouteRecord } from "../../src/routes/Routes.js"

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { HealthInfo, HealthMap } from "@gatehouse-edge/contract/domain"
 import { Effect, Queue, Ref, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import type { HealthInfo, HealthMap } from "../../src/domain/Health.js"
 import { makeHealthFeed } from "../../src/health/HealthFeed.js"
 import { eventually } from "../events/TestBus.js"
 

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { HealthStatusString } from "../../src/domain/Health.js"
+import type { HealthStatusString } from "@gatehouse-edge/contract/domain"
 import type { CheckResult } from "../../src/health/CheckResult.js"
 import { applyResult, eventOf, initialHealth, type RouteHealth, toInfo } from "../../src/health/HealthState.js"
 

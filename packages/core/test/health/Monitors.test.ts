@@ -1,8 +1,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
+import type { Route } from "@gatehouse-edge/contract/domain"
 import { Effect, Option, Queue } from "effect"
-import type { Route } from "../../src/domain/Route.js"
 import type { CheckResult } from "../../src/health/CheckResult.js"
 import { checkRoute, monitorFor } from "../../src/health/Monitor.js"
 import {

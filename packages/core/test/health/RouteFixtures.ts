@@ -1,5 +1,5 @@
-import { type Healthcheck, HealthcheckDefaults } from "../../src/domain/Healthcheck.js"
-import type { Route, Scheme } from "../../src/domain/Route.js"
+import type { Route, Scheme } from "@gatehouse-edge/contract/domain"
+import { type Healthcheck, HealthcheckDefaults } from "@gatehouse-edge/contract/domain"
 import type { RouteRecord } from "../../src/routes/Routes.js"
 
 /** A normalized route to a loopback target. */

@@ -1,5 +1,5 @@
+import type { Guest } from "@gatehouse-edge/contract/domain"
 import { describe, expect, it } from "vitest"
-import type { Guest } from "../../src/domain/Hypervisor.js"
 import { formatBinarySize, guestStatsLine } from "../../src/hypervisor/GuestStatsLine.js"
 
 const GiB = 1024 ** 3

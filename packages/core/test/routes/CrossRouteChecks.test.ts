@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { Listener } from "../../src/domain/Route.js"
-import { formatIssue } from "../../src/domain/ValidationIssue.js"
+import type { Listener } from "@gatehouse-edge/contract/domain"
+import { formatIssue } from "@gatehouse-edge/contract/domain"
 import { listenersOverlap } from "../../src/routes/CrossRouteChecks.js"
 import { validateRouteSources } from "../../src/routes/RouteSources.js"
 import { described, issuesOf, validRoutesOf } from "./helpers.js"

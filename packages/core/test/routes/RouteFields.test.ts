@@ -1,6 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { HealthcheckDefaults } from "../../src/domain/Healthcheck.js"
-import { formatIssue } from "../../src/domain/ValidationIssue.js"
+import { formatIssue, HealthcheckDefaults } from "@gatehouse-edge/contract/domain"
 import { described, issuesOf, messagesAt, validRoute, validRoutesOf } from "./helpers.js"
 
 describe("validateRoutesYaml: healthcheck", () => {

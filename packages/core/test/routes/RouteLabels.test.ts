@@ -1,7 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import { HealthcheckDefaults, Route } from "@gatehouse-edge/contract/domain"
 import { Schema } from "effect"
-import { HealthcheckDefaults } from "../../src/domain/Healthcheck.js"
-import { Route } from "../../src/domain/Route.js"
 import { readLabelValue } from "../../src/routes/LabelValue.js"
 import { type RouteLabelsReport, validateRouteLabels } from "../../src/routes/RouteLabels.js"
 

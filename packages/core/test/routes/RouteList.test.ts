@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { HealthInfo } from "@gatehouse-edge/contract/domain"
 import { Context, Effect, Layer, Stream } from "effect"
-import type { HealthInfo } from "../../src/domain/Health.js"
 import { Health, HealthMemory } from "../../src/health/Health.js"
 import { RouteList } from "../../src/routes/RouteList.js"
 import * as RouteListLive from "../../src/routes/RouteListLive.js"

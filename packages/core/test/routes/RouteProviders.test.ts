@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { Route } from "@gatehouse-edge/contract/domain"
 import { Context, Effect, Layer, Logger, Queue, Scope, Stream } from "effect"
-import type { Route } from "../../src/domain/Route.js"
 import * as EventBus from "../../src/events/EventBus.js"
 import { EventRepository } from "../../src/events/EventRepository.js"
 import { Events } from "../../src/events/Events.js"

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import { InvalidYaml, ValidationFailed } from "@gatehouse-edge/contract/domain"
 import { Effect } from "effect"
-import { InvalidYaml, ValidationFailed } from "../../src/domain/CommonErrors.js"
 import { validateRoutesYaml } from "../../src/routes/RoutesYaml.js"
 import { RouteValidator } from "../../src/routes/RouteValidator.js"
 import * as RouteValidatorLive from "../../src/routes/RouteValidatorLive.js"

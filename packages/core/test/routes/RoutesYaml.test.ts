@@ -1,6 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { HealthcheckDefaults } from "../../src/domain/Healthcheck.js"
-import { formatIssue } from "../../src/domain/ValidationIssue.js"
+import { formatIssue, HealthcheckDefaults } from "@gatehouse-edge/contract/domain"
 import { validateRoutesYaml } from "../../src/routes/RoutesYaml.js"
 import { described, issuesOf, messagesAt, validRoute, validRoutesOf } from "./helpers.js"
 

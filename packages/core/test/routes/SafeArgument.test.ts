@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import { isSafeArgument, SafeArgument, unsafeArgumentReason } from "@gatehouse-edge/contract/domain"
 import { Result, Schema } from "effect"
-import { isSafeArgument, SafeArgument, unsafeArgumentReason } from "../../src/domain/SafeArgument.js"
 import { messagesAt } from "./helpers.js"
 
 describe("SafeArgument", () => {

@@ -1,7 +1,7 @@
 import { assert } from "@effect/vitest"
+import type { ValidationIssue } from "@gatehouse-edge/contract/domain"
+import { Route } from "@gatehouse-edge/contract/domain"
 import { Schema } from "effect"
-import { Route } from "../../src/domain/Route.js"
-import type { ValidationIssue } from "../../src/domain/ValidationIssue.js"
 import { reportIssues } from "../../src/routes/RouteReport.js"
 import { type ValidateRoutesYamlOptions, validateRoutesYaml } from "../../src/routes/RoutesYaml.js"
 

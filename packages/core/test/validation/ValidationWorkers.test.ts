@@ -1,11 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
+import {
+  FileValidationResult,
+  RouteValidationResult,
+  ValidationQueueFull,
+  ValidationTimedOut,
+  ValidationWorkerFailed
+} from "@gatehouse-edge/contract/domain"
 import { Context, Effect, Exit, Fiber, Layer, Option, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { deepDocuments } from "../../../../test/support/DeepYaml.js"
 import { generateRouteFile } from "../../../../test/support/GeneratedRoutes.js"
-import { FileValidationResult } from "../../src/domain/Files.js"
-import { RouteValidationResult } from "../../src/domain/RouteValidation.js"
-import { ValidationQueueFull, ValidationTimedOut, ValidationWorkerFailed } from "../../src/domain/ValidationErrors.js"
 import { RouteValidator } from "../../src/routes/RouteValidator.js"
 import * as RouteValidatorLive from "../../src/routes/RouteValidatorLive.js"
 import { type ValidationJob, ValidationWorkers } from "../../src/validation/ValidationWorkers.js"

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { ValidationIssue } from "@gatehouse-edge/contract/domain"
 import { deepDocuments } from "../../../../test/support/DeepYaml.js"
 import { loadConfig } from "../../src/config/LoadConfig.js"
-import type { ValidationIssue } from "../../src/domain/ValidationIssue.js"
 import { readLabelValue } from "../../src/routes/LabelValue.js"
 import { validateRoutesYaml } from "../../src/routes/RoutesYaml.js"
 import { parseYaml } from "../../src/yaml/YamlDocument.js"

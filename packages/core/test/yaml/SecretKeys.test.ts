@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import { formatIssue } from "@gatehouse-edge/contract/domain"
 import { Schema } from "effect"
-import { formatIssue } from "../../src/domain/ValidationIssue.js"
 import { isSecretKey } from "../../src/yaml/SecretKeys.js"
 import { validateYaml } from "../../src/yaml/ValidateYaml.js"
 

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
+import { formatIssue } from "@gatehouse-edge/contract/domain"
 import { Schema } from "effect"
-import { formatIssue } from "../../src/domain/ValidationIssue.js"
 import { decodeFields } from "../../src/yaml/DecodeReporting.js"
 import { GoDuration } from "../../src/yaml/GoDuration.js"
 import { IssueCollector, noLocation } from "../../src/yaml/IssueCollector.js"

@@ -1,7 +1,7 @@
+import { GatehouseApi } from "@gatehouse-edge/contract/api"
 import { ApiKeys, CurrentPrincipal, Sessions } from "@gatehouse-edge/core/services"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { GatehouseApi } from "../api/GatehouseApi.js"
 
 /** Handlers of the `access` group: the caller, API keys and sessions; changes are recorded as the caller. */
 export const AccessHandlers = HttpApiBuilder.group(GatehouseApi, "access", (handlers) =>

@@ -1,8 +1,7 @@
+import { GatehouseApi, StreamEndpoints } from "@gatehouse-edge/contract/api"
 import { AuthRequests, CurrentPrincipal } from "@gatehouse-edge/core/services"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { GatehouseApi } from "../api/GatehouseApi.js"
-import { StreamEndpoints } from "../api/StreamEndpoints.js"
 import { isWebSocketUpgrade, serveStream } from "../websocket/StreamEndpoint.js"
 
 /** Handlers of the `authRequests` group: thin calls into the core port; verdicts are recorded as the caller. */

@@ -1,8 +1,8 @@
+import { GatehouseApi } from "@gatehouse-edge/contract/api"
 import { type FileType, fileAccessScope, MissingScope, missingScope } from "@gatehouse-edge/core/domain"
 import { CurrentPrincipal, Files } from "@gatehouse-edge/core/services"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { GatehouseApi } from "../api/GatehouseApi.js"
 import { jsonResponse } from "./JsonResponse.js"
 
 /**

@@ -1,9 +1,8 @@
+import { GatehouseApi, StreamEndpoints } from "@gatehouse-edge/contract/api"
 import { Health } from "@gatehouse-edge/core/services"
 import * as Effect from "effect/Effect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { GatehouseApi } from "../api/GatehouseApi.js"
-import { StreamEndpoints } from "../api/StreamEndpoints.js"
 import { isWebSocketUpgrade, serveStream } from "../websocket/StreamEndpoint.js"
 import { makeHealthRenderer } from "./HealthRendering.js"
 

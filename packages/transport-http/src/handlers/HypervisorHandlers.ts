@@ -1,3 +1,9 @@
+import {
+  GatehouseApi,
+  type StreamEndpoint,
+  type StreamEndpointName,
+  StreamEndpoints
+} from "@gatehouse-edge/contract/api"
 import { UpgradeRequired } from "@gatehouse-edge/core/domain"
 import { CurrentPrincipal, Hypervisor } from "@gatehouse-edge/core/services"
 import * as Effect from "effect/Effect"
@@ -5,8 +11,6 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import type * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
-import { GatehouseApi } from "../api/GatehouseApi.js"
-import { type StreamEndpoint, type StreamEndpointName, StreamEndpoints } from "../api/StreamEndpoints.js"
 import { isWebSocketUpgrade, serveStream } from "../websocket/StreamEndpoint.js"
 
 type LineStream = StreamEndpoint<"hypervisor", StreamEndpointName<"hypervisor">, typeof Schema.String>

@@ -1,3 +1,4 @@
+import { CsrfHeaderName, CsrfRefusedMessage, GatehouseApi, SessionCookieName } from "@gatehouse-edge/contract/api"
 import {
   errorCodeOf,
   httpStatusOf,
@@ -20,8 +21,6 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Redacted from "effect/Redacted"
-import { GatehouseApi } from "../api/GatehouseApi.js"
-import { CsrfHeaderName, CsrfRefusedMessage, SessionCookieName } from "../api/Security.js"
 import { clearSessionCookies, setSessionCookies } from "../middleware/SessionCookies.js"
 import { loginPage } from "../pages/LoginPage.js"
 

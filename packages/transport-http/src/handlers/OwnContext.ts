@@ -1,9 +1,8 @@
+import { Authorization, RequestValidation } from "@gatehouse-edge/contract/api"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
-import { RequestValidation } from "../api/RequestValidation.js"
-import { Authorization } from "../api/Security.js"
 
 /** The API's middleware: every group's endpoints are built with them. */
 type Middleware = Authorization | RequestValidation

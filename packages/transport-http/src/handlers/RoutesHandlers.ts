@@ -1,10 +1,9 @@
+import { GatehouseApi, StreamEndpoints } from "@gatehouse-edge/contract/api"
 import { UpgradeRequired } from "@gatehouse-edge/core/domain"
 import { RouteList, RouteValidator } from "@gatehouse-edge/core/services"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Stream from "effect/Stream"
-import { GatehouseApi } from "../api/GatehouseApi.js"
-import { StreamEndpoints } from "../api/StreamEndpoints.js"
 import { isWebSocketUpgrade, serveDuplexStream, serveStream } from "../websocket/StreamEndpoint.js"
 import { jsonResponse } from "./JsonResponse.js"
 

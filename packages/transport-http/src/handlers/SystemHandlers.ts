@@ -1,8 +1,8 @@
+import { GatehouseApi } from "@gatehouse-edge/contract/api"
 import type { VersionInfo } from "@gatehouse-edge/core/domain"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { GatehouseApi } from "../api/GatehouseApi.js"
 
 /** What `GET /version` and `GET /openapi.*` serve: set by whoever runs the server. */
 export class ServerDescription extends Context.Service<

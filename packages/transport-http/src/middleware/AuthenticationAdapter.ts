@@ -1,3 +1,10 @@
+import {
+  Authorization,
+  CsrfHeaderName,
+  CsrfRefusedMessage,
+  requiredScopeOf,
+  type ScopeRequirement
+} from "@gatehouse-edge/contract/api"
 import { grants, MissingScope, PermissionDenied, type Principal, Unauthenticated } from "@gatehouse-edge/core/domain"
 import { Authentication, CurrentPrincipal, Sessions } from "@gatehouse-edge/core/services"
 import * as Context from "effect/Context"
@@ -6,8 +13,6 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { requiredScopeOf, type ScopeRequirement } from "../api/Scopes.js"
-import { Authorization, CsrfHeaderName, CsrfRefusedMessage } from "../api/Security.js"
 import { StreamCredential } from "../websocket/StreamCredential.js"
 import { WebSocketPolicy } from "../websocket/WebSocketPolicy.js"
 import { renewSessionCookies } from "./SessionCookies.js"

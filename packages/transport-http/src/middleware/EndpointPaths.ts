@@ -1,5 +1,5 @@
+import { GatehouseApi } from "@gatehouse-edge/contract/api"
 import * as HttpApi from "effect/http-api/HttpApi"
-import { GatehouseApi } from "../api/GatehouseApi.js"
 
 interface Template {
   readonly method: string

@@ -1,3 +1,4 @@
+import { RequestValidation } from "@gatehouse-edge/contract/api"
 import { InvalidArgument, UnsupportedMediaType, type ValidationIssue } from "@gatehouse-edge/core/domain"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -6,7 +7,6 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiError from "effect/http-api/HttpApiError"
 import * as Layer from "effect/Layer"
-import { RequestValidation } from "../api/RequestValidation.js"
 import { formatRequestIssues } from "./IssueMessages.js"
 import { invalidUtf8Offset } from "./Utf8.js"
 

@@ -1,9 +1,9 @@
+import { CsrfCookieName, SessionCookieName } from "@gatehouse-edge/contract/api"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Redacted from "effect/Redacted"
-import { CsrfCookieName, SessionCookieName } from "../api/Security.js"
 
 /** The cookies of a signed-in browser: the session (its secret) and its CSRF token. */
 export interface SessionCookieValues {

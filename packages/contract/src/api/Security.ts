@@ -1,8 +1,8 @@
-import { MissingScope, PermissionDenied, toWireError, Unauthenticated } from "@gatehouse-edge/core/domain"
-import type { CurrentPrincipal } from "@gatehouse-edge/core/services"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
 import * as OpenApi from "effect/http-api/OpenApi"
+import type { CurrentPrincipal } from "../domain/CurrentPrincipal.js"
+import { MissingScope, PermissionDenied, toWireError, Unauthenticated } from "../domain/index.js"
 
 /** The session cookie a browser gets when it signs in (HttpOnly, SameSite=Lax; Secure behind TLS). */
 export const SessionCookieName = "gatehouse_session"
@@ -44,7 +44,7 @@ export const sessionCookieScheme = HttpApiSecurity.apiKey({ key: SessionCookieNa
  * cross-origin WebSocket.
  */
 export class Authorization extends HttpApiMiddleware.Service<Authorization, { provides: CurrentPrincipal }>()(
-  "@gatehouse-edge/transport-http/Authorization",
+  "@gatehouse-edge/contract/Authorization",
   {
     requiredForClient: true,
     security: { bearer: bearerScheme, session: sessionCookieScheme },

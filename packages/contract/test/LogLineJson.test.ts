@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import type { ContainerLogLine } from "@gatehouse-edge/core/domain"
+import { StreamEndpoints } from "@gatehouse-edge/contract/api"
 import { logLineJson } from "../src/api/LogLineJson.js"
-import { StreamEndpoints } from "../src/api/StreamEndpoints.js"
+import type { ContainerLogLine } from "../src/domain/index.js"
 
 // A deterministic pseudo-random sequence (a test that fails must fail again).
 const random = (seed: number) => () => {

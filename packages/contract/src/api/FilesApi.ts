@@ -1,3 +1,6 @@
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import {
   FileList,
   FileNotFound,
@@ -15,10 +18,7 @@ import {
   ValidationQueueFull,
   ValidationTimedOut,
   ValidationWorkerFailed
-} from "@gatehouse-edge/core/domain"
-import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
-import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
-import * as OpenApi from "effect/http-api/OpenApi"
+} from "../domain/index.js"
 import { FileQuery, YamlBody, YamlText } from "./Parameters.js"
 import { requires } from "./Scopes.js"
 import { Authorization } from "./Security.js"

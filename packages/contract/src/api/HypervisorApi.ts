@@ -1,3 +1,8 @@
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
 import {
   Guest,
   GuestNotFound,
@@ -20,12 +25,7 @@ import {
   SshUnreachable,
   toWireError,
   UpgradeRequired
-} from "@gatehouse-edge/core/domain"
-import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
-import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
-import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
-import * as OpenApi from "effect/http-api/OpenApi"
-import * as Schema from "effect/Schema"
+} from "../domain/index.js"
 import { Limit, NodeParam, VmidParam } from "./Parameters.js"
 import { requires } from "./Scopes.js"
 import { Authorization } from "./Security.js"

@@ -1,8 +1,8 @@
-import { VersionInfo } from "@gatehouse-edge/core/domain"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
+import { VersionInfo } from "../domain/index.js"
 import { YamlText } from "./Parameters.js"
 
 /** Public endpoints: version and the API description. */

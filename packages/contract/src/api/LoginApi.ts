@@ -1,3 +1,9 @@
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
 import {
   InvalidArgument,
   InvalidCredentials,
@@ -11,13 +17,7 @@ import {
   PermissionDenied,
   RateLimited,
   toWireError
-} from "@gatehouse-edge/core/domain"
-import * as HttpApi from "effect/http-api/HttpApi"
-import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
-import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
-import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
-import * as OpenApi from "effect/http-api/OpenApi"
-import * as Schema from "effect/Schema"
+} from "../domain/index.js"
 
 const Text = Schema.String.check(Schema.isMaxLength(2048))
 const opt = Schema.optionalKey

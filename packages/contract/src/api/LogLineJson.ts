@@ -1,4 +1,4 @@
-import type { ContainerLogLine } from "@gatehouse-edge/core/domain"
+import type { ContainerLogLine } from "../domain/index.js"
 
 // What JSON must escape in a string, and lone surrogates (which `JSON.stringify` writes as \u escapes): a string
 // with none of them is its own JSON between quotes.

@@ -1,7 +1,7 @@
-import { EventId, FileType } from "@gatehouse-edge/core/domain"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as Schema from "effect/Schema"
 import * as SchemaTransformation from "effect/SchemaTransformation"
+import { EventId, FileType } from "../domain/index.js"
 
 /**
  * A whole number written in decimal digits, as a query parameter: `1e3`, `+5`, `5.0` or ` 5` are refused rather

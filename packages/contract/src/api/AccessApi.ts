@@ -1,3 +1,7 @@
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
 import {
   ApiKeyExists,
   ApiKeyInfo,
@@ -9,11 +13,7 @@ import {
   SessionInfo,
   SessionNotFound,
   toWireError
-} from "@gatehouse-edge/core/domain"
-import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
-import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
-import * as OpenApi from "effect/http-api/OpenApi"
-import * as Schema from "effect/Schema"
+} from "../domain/index.js"
 import { requires } from "./Scopes.js"
 import { Authorization } from "./Security.js"
 

@@ -1,5 +1,5 @@
-import type { Scope } from "@gatehouse-edge/core/domain"
 import * as Context from "effect/Context"
+import type { Scope } from "../domain/index.js"
 
 /** What an endpoint asks of its caller: a scope, or only to be signed in (`authenticated`, e.g. `/whoami`). */
 export type ScopeRequirement = Scope | "authenticated"
@@ -9,7 +9,7 @@ export type ScopeRequirement = Scope | "authenticated"
  * it, the OpenAPI document shows it (`x-required-scope` and the security requirements' scopes).
  */
 export class RequiredScope extends Context.Service<RequiredScope, ScopeRequirement>()(
-  "@gatehouse-edge/transport-http/RequiredScope"
+  "@gatehouse-edge/contract/RequiredScope"
 ) {}
 
 /** The annotation that declares an endpoint's scope: `.annotateMerge(requires("routes:read"))`. */

@@ -1,7 +1,7 @@
-import { HealthMap } from "@gatehouse-edge/core/domain"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
+import { HealthMap } from "../domain/index.js"
 import { requires } from "./Scopes.js"
 import { Authorization } from "./Security.js"
 

@@ -1,11 +1,5 @@
-import {
-  InvalidArgument,
-  PayloadTooLarge,
-  RateLimited,
-  toWireError,
-  UnsupportedMediaType
-} from "@gatehouse-edge/core/domain"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import { InvalidArgument, PayloadTooLarge, RateLimited, toWireError, UnsupportedMediaType } from "../domain/index.js"
 
 /**
  * Turns request decoding failures (bad path, query, headers or body) into the shared error body
@@ -13,7 +7,7 @@ import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
  * UTF-8 (400) or declare another charset (415). Every endpoint may answer 429 when a client is over its caps.
  */
 export class RequestValidation extends HttpApiMiddleware.Service<RequestValidation>()(
-  "@gatehouse-edge/transport-http/RequestValidation",
+  "@gatehouse-edge/contract/RequestValidation",
   {
     error: [
       toWireError(InvalidArgument),

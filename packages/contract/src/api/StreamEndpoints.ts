@@ -1,3 +1,8 @@
+import type * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import {
   type ApiErrorClass,
   AuthRequest,
@@ -30,12 +35,7 @@ import {
   ValidationQueueFull,
   ValidationTimedOut,
   ValidationWorkerFailed
-} from "@gatehouse-edge/core/domain"
-import type * as HttpApi from "effect/http-api/HttpApi"
-import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
-import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
-import * as Schema from "effect/Schema"
-import * as SchemaAST from "effect/SchemaAST"
+} from "../domain/index.js"
 import type { GatehouseApi } from "./GatehouseApi.js"
 import { logLineJson } from "./LogLineJson.js"
 

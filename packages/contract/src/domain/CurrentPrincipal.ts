@@ -1,7 +1,7 @@
 import * as Context from "effect/Context"
-import type { Principal } from "../domain/Principal.js"
+import type { Principal } from "./Principal.js"
 
 /** The authenticated caller of the request (or RPC) being served, provided by the transport's authentication adapter. */
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()(
-  "@gatehouse-edge/core/CurrentPrincipal"
+  "@gatehouse-edge/contract/CurrentPrincipal"
 ) {}
