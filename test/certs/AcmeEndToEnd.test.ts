@@ -8,6 +8,7 @@ import { createGatehouseClient } from "../../packages/client/src/index.js"
 import { opensslFields } from "../../packages/core/test/certs/CertFixtures.js"
 import { openWs, request } from "../../packages/transport-http/test/support/Http.js"
 import { requireTool } from "../support/e2e.js"
+import { freePort } from "../support/FreePort.js"
 import { acmeWorld } from "./AcmeWorld.js"
 
 // Certificates from a real ACME CA: Let's Encrypt's pebble, resolving names through a real BIND, validating
@@ -226,8 +227,8 @@ describe.skipIf(pebble.skip || named.skip)("ACME against pebble", { timeout: 90_
     Effect.scoped(
       Effect.gen(function* () {
         const world = yield* acmeWorld()
-        // Gatehouse answers HTTP-01 on another port than the one pebble validates on.
-        const elsewhere = world.http01Port + 1 === 65536 ? world.http01Port - 1 : world.http01Port + 1
+        // Gatehouse answers HTTP-01 on another (free) port than the one pebble validates on.
+        const elsewhere = yield* freePort
         const server = yield* world.server([{ name: "broken", domains: ["c.gatehouse.test"], challenge: "http-01" }], {
           http01Port: elsewhere
         })

@@ -245,13 +245,24 @@ describe("GET /route/list and /route/{alias}", () => {
     )
   )
 
-  it.live("refuses a malformed alias with 400", () =>
+  it.live("refuses a malformed alias with 400, saying what an alias is (not a regular expression)", () =>
     scoped(
       Effect.gen(function* () {
         const h = yield* startHarness()
         const reply = yield* request(`${h.baseUrl}/route/Bad%20Alias!`, { key: h.apiKey })
         assert.strictEqual(reply.status, 400)
         assert.deepStrictEqual(reply.json.error.details[0].path, ["path", "alias"])
+        assert.strictEqual(
+          reply.json.error.details[0].message,
+          "expected a route alias: lowercase letters, digits, '.' and '-', starting and ending with a letter or " +
+            "digit, at most 253 characters, optionally after '*.'"
+        )
+        const events = yield* request(`${h.baseUrl}/events?category=Config`, { key: h.apiKey })
+        assert.strictEqual(events.status, 400)
+        assert.strictEqual(
+          events.json.error.details[0].message,
+          "expected an event category: 1 to 64 lowercase letters, digits or '_' (such as config or health)"
+        )
       })
     )
   )

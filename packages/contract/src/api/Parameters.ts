@@ -68,13 +68,21 @@ export const EventIdParam = Schema.String.check(
 
 /** A route alias as it appears in a path. */
 export const AliasParam = Schema.String.check(
-  Schema.isPattern(/^(\*\.)?[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/)
+  Schema.isPattern(/^(\*\.)?[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/, {
+    message:
+      "expected a route alias: lowercase letters, digits, '.' and '-', starting and ending with a letter or digit, " +
+      "at most 253 characters, optionally after '*.'"
+  })
 ).annotate({
   description: "Route alias"
 })
 
 /** An event category such as `config` or `health`. */
-export const CategoryParam = Schema.String.check(Schema.isPattern(/^[a-z0-9_]{1,64}$/))
+export const CategoryParam = Schema.String.check(
+  Schema.isPattern(/^[a-z0-9_]{1,64}$/, {
+    message: "expected an event category: 1 to 64 lowercase letters, digits or '_' (such as config or health)"
+  })
+)
 
 /** Query of `GET /events`. */
 export const EventsQuery = {
