@@ -384,4 +384,49 @@ describe("OIDC sign-in against a real OpenID provider", () => {
       assert.deepStrictEqual(f.provider.serverErrors, [])
     }).pipe(Effect.scoped)
   )
+
+  it.live(
+    "a plain link to sign out asks to confirm; the confirmation's form signs out and goes on to the provider",
+    () =>
+      Effect.gen(function* () {
+        const f = yield* setUp()
+        const browser = f.browser()
+        yield* browser.request((yield* signInAtProvider(f, browser, ada)).href)
+        const session = browser.cookie("gatehouse_session", f.server.origin)!
+        const csrf = browser.cookie("gatehouse_csrf", f.server.origin)!
+        assert.strictEqual((yield* whoami(f, session)).status, 200)
+
+        // A link (no header) from a browser: the confirmation page, not a 403, and nothing ended yet.
+        const page = yield* browser.request(`${f.server.baseUrl}/auth/logout`, {
+          headers: { accept: "text/html,application/xhtml+xml" }
+        })
+        assert.strictEqual(page.status, 200, page.text)
+        assert.match(page.headers.get("content-type") ?? "", /^text\/html/)
+        assert.strictEqual(page.headers.get("cache-control"), "no-store")
+        assert.strictEqual(page.headers.get("x-frame-options"), "DENY")
+        // The form's answer redirects to the provider: the page lets its form lead there, and nowhere else.
+        const csp = page.headers.get("content-security-policy") ?? ""
+        assert.include(csp, `form-action 'self' ${new URL(f.provider.endSessionEndpoint).origin};`)
+        assert.include(csp, "frame-ancestors 'none'")
+        const form = formOf(page)
+        assert.strictEqual(form.action, `${f.server.baseUrl}/auth/logout`)
+        assert.strictEqual(form.fields.get("csrf_token"), csrf)
+        assert.deepStrictEqual(page.setCookies, [])
+        assert.strictEqual((yield* whoami(f, session)).status, 200, "still signed in")
+
+        const out = yield* browser.request(form.action, { form: form.fields })
+        assert.strictEqual(out.status, 302, out.text)
+        const endSession = new URL(out.location!)
+        assert.strictEqual(`${endSession.origin}${endSession.pathname}`, f.provider.endSessionEndpoint)
+        assert.strictEqual(endSession.searchParams.get("post_logout_redirect_uri"), `${f.server.origin}/login`)
+        assert.isUndefined(browser.cookie("gatehouse_session", f.server.origin), "the cookies are cleared")
+        assert.isUndefined(browser.cookie("gatehouse_csrf", f.server.origin))
+        const after = yield* whoami(f, session)
+        assert.deepStrictEqual(refusal(after), { status: 401, code: "unauthenticated" }, after.text)
+        // The provider takes it from there, as after the GET with the header.
+        const confirm = yield* browser.follow(endSession.href)
+        assert.strictEqual(confirm.status, 200, confirm.text)
+        assert.deepStrictEqual(f.provider.serverErrors, [])
+      }).pipe(Effect.scoped)
+  )
 })

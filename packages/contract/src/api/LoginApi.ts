@@ -10,6 +10,7 @@ import {
   LoginNotConfigured,
   LoginRequest,
   LoginResult,
+  LogoutForm,
   LogoutResult,
   OidcLoginFailed,
   OidcProviderFailed,
@@ -100,19 +101,53 @@ export class LoginApi extends HttpApiGroup.make("login").add(
       description:
         "Ends the session, clears the cookies, 302 to the OpenID provider's end-session page for an OIDC " +
         "session where it has one, else to `/login`. With a session cookie it needs the `X-CSRF-Token` header, " +
-        "like every request that changes something (403 without it: a link on another site must not sign you " +
-        "out); pages use `POST /auth/logout`."
+        "like every request that changes something: a link on another site must not sign you out. Without it, " +
+        "a browser (`Accept: text/html`) gets 200 and a page asking to confirm, whose form posts the token to " +
+        "`POST /auth/logout`; a script gets 403. Without a session there is nothing to end: the cookies are " +
+        "cleared, 302.",
+      transform: (operation) => ({
+        ...operation,
+        responses: {
+          ...operation.responses,
+          "200": {
+            description: "The sign-out confirmation page (a browser with a session cookie, without the header)",
+            content: { "text/html": { schema: { type: "string" } } }
+          }
+        }
+      })
     })
   ),
   HttpApiEndpoint.post("logoutJson", "/auth/logout", {
+    // Scripts send the token as `X-CSRF-Token` and no body (or any JSON, which is ignored: `Void` reads an empty
+    // body, `Unknown` anything else); the confirmation page's form sends it as a field.
+    payload: [LogoutForm.pipe(HttpApiSchema.asFormUrlEncoded()), Schema.Void, Schema.Unknown],
     success: LogoutResult,
     error: toWireError(PermissionDenied)
   }).annotateMerge(
     OpenApi.annotations({
-      summary: "Sign out (scripts)",
+      summary: "Sign out (scripts and forms)",
       description:
         "Ends the session and clears the cookies; `redirect`: the provider's end-session page, if any. With a " +
-        "session cookie it needs the `X-CSRF-Token` header like every other POST (403 without it)."
+        "session cookie it needs the session's CSRF token like every other POST (403 without it): as the " +
+        "`X-CSRF-Token` header, or as the `csrf_token` field of a form (`application/x-www-form-urlencoded`, " +
+        "what the confirmation page of `GET /auth/logout` posts). A form is answered like a browser: 302 to " +
+        "where `GET /auth/logout` goes, or the confirmation page again with status 403.",
+      transform: (operation) => ({
+        ...operation,
+        // The body is optional: scripts send none.
+        requestBody: { ...operation.requestBody, required: false },
+        responses: {
+          ...operation.responses,
+          "302": { description: "A form was posted: see the `Location` header" },
+          "403": {
+            ...operation.responses["403"],
+            content: {
+              ...operation.responses["403"]?.content,
+              "text/html": { schema: { type: "string" } }
+            }
+          }
+        }
+      })
     })
   )
 ) {}

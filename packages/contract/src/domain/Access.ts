@@ -78,6 +78,15 @@ export const LoginResult = Schema.Struct({
 }).annotate({ identifier: "LoginResult" })
 export type LoginResult = typeof LoginResult.Type
 
+/**
+ * What the sign-out confirmation page posts to `POST /auth/logout` (a form): the session's CSRF token, in place of
+ * the `X-CSRF-Token` header a script sends.
+ */
+export const LogoutForm = Schema.Struct({
+  csrf_token: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(256)))
+}).annotate({ identifier: "LogoutForm" })
+export type LogoutForm = typeof LogoutForm.Type
+
 /** What `POST /auth/logout` answers: where a browser goes next to end the provider's session too, if anywhere. */
 export const LogoutResult = Schema.Struct({
   message: Schema.String,

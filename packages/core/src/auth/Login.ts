@@ -59,5 +59,11 @@ export class Login extends Context.Service<
     >
     /** Ends the session in `cookie` (if any); for an OIDC session, where to end the provider's session too. */
     readonly logout: (cookie: Redacted.Redacted<string> | undefined) => Effect.Effect<{ readonly redirect?: string }>
+    /**
+     * The origin of the OpenID provider's end-session page, where `logout` sends the browser of an OIDC session
+     * next: none without OIDC, or when the provider has no such page or cannot be reached. A page whose form signs
+     * out must let the form lead there (its CSP `form-action`: browsers check the redirect after a form post too).
+     */
+    readonly endSessionOrigin: Effect.Effect<string | undefined>
   }
 >()("@gatehouse-edge/core/Login") {}

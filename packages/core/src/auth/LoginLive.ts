@@ -88,6 +88,8 @@ export const layer = (options: LoginOptions): Layer.Layer<Login, never, Sessions
       const decoy = options.users[0]
       const oidc = options.oidc
       const redirectUri = `${options.publicUrl}/api/v1/auth/callback`
+      // Where the provider sends the browser after its end-session page: the sign-in page.
+      const postLogoutRedirectUri = `${options.publicUrl}/login`
       const oidcClient =
         oidc === undefined
           ? undefined
@@ -211,9 +213,15 @@ export const layer = (options: LoginOptions): Layer.Layer<Login, never, Sessions
             LogoutEvent.make({ subject: session.subject, session_id: session.id, by: session.subject })
           )
           if (session.method !== "oidc" || oidcClient === undefined) return {}
-          const redirect = yield* oidcClient.endSessionUrl(`${options.publicUrl}/login`)
+          const redirect = yield* oidcClient.endSessionUrl(postLogoutRedirectUri)
           return Option.isSome(redirect) ? { redirect: redirect.value } : {}
-        })
+        }),
+        endSessionOrigin:
+          oidcClient === undefined
+            ? Effect.succeed(undefined)
+            : oidcClient
+                .endSessionUrl(postLogoutRedirectUri)
+                .pipe(Effect.map((url) => (Option.isSome(url) ? new URL(url.value).origin : undefined)))
       })
     })
   )

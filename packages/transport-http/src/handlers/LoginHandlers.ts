@@ -5,6 +5,7 @@ import {
   InvalidCredentials,
   LoginNotConfigured,
   type LoginResult,
+  LogoutForm,
   PermissionDenied,
   RateLimited,
   type Role,
@@ -21,8 +22,10 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { clearSessionCookies, setSessionCookies } from "../middleware/SessionCookies.js"
 import { loginPage } from "../pages/LoginPage.js"
+import { logoutPage } from "../pages/LogoutPage.js"
 
 import { clientAddressOf } from "../websocket/ClientAddress.js"
 import { originProblem } from "../websocket/OriginCheck.js"
@@ -31,6 +34,11 @@ import { WebSocketPolicy } from "../websocket/WebSocketPolicy.js"
 /** The cookie binding an OIDC login to the browser that started it, sent back only to the callback. */
 const OidcStateCookie = "gatehouse_oidc_state"
 const CALLBACK_PATH = "/api/v1/auth/callback"
+
+const isLogoutForm = Schema.is(LogoutForm)
+
+/** What a sign-out form with a missing or wrong CSRF token is told, above the form to try again. */
+const LogoutFormRefused = "You are still signed in: that sign-out form was out of date or not from this server."
 
 const clientOf = (request: HttpServerRequest.HttpServerRequest): LoginClient => ({
   address: clientAddressOf(request),
@@ -72,18 +80,34 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
 
     // Signing out changes something, so a browser's cookie is not enough: like every unsafe request (see the
     // Authorization middleware, which these public endpoints are not behind), it needs its session's CSRF token,
-    // else a page on another site could sign the browser out (a form post, or a link to the GET). A cookie that
-    // holds no session of this server has nothing to end: its cookies are only cleared.
-    const endSession = (request: HttpServerRequest.HttpServerRequest) =>
-      Effect.suspend(() => {
-        const cookie = cookieOf(request)
-        if (cookie !== undefined && sessions.csrfTokenOf(cookie) !== undefined) {
-          const presented = request.headers[CsrfHeaderName]
-          if (presented === undefined || !sessions.csrfMatches(cookie, presented)) {
-            return Effect.fail(new PermissionDenied({ message: CsrfRefusedMessage }))
-          }
-        }
-        return login.logout(cookie)
+    // else a page on another site could sign the browser out (a form post, or a link to the GET). The token comes
+    // as `X-CSRF-Token` (scripts) or as the field of the confirmation page's form. A cookie that holds no session of
+    // this server (no CSRF token: not signed here) has nothing to end: its cookies are only cleared.
+    const csrfTokenOf = (request: HttpServerRequest.HttpServerRequest) => {
+      const cookie = cookieOf(request)
+      return cookie === undefined ? undefined : sessions.csrfTokenOf(cookie)
+    }
+    const tokenAccepted = (request: HttpServerRequest.HttpServerRequest, formToken?: string) => {
+      const cookie = cookieOf(request)
+      if (cookie === undefined || sessions.csrfTokenOf(cookie) === undefined) return true
+      return [request.headers[CsrfHeaderName], formToken].some(
+        (token) => token !== undefined && sessions.csrfMatches(cookie, token)
+      )
+    }
+    const endSession = (request: HttpServerRequest.HttpServerRequest, formToken?: string) =>
+      Effect.suspend(() =>
+        tokenAccepted(request, formToken)
+          ? login.logout(cookieOf(request))
+          : Effect.fail(new PermissionDenied({ message: CsrfRefusedMessage }))
+      )
+    // Where a browser goes once signed out: the provider's end-session page, else the sign-in page; no cookies.
+    const signedOut = (ended: { readonly redirect?: string }) =>
+      Effect.gen(function* () {
+        const policy = yield* WebSocketPolicy
+        return clearSessionCookies(
+          HttpServerResponse.redirect(ended.redirect ?? "/login?signed_out=1", { status: 302 }),
+          policy.secureCookies
+        )
       })
     const cookieOptions = (maxAgeMs: number) =>
       Effect.gen(function* () {
@@ -212,18 +236,29 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
           )
         })
       )
-      .handle("logout", ({ request }) =>
-        Effect.gen(function* () {
-          const ended = yield* endSession(request)
-          const policy = yield* WebSocketPolicy
-          return clearSessionCookies(
-            HttpServerResponse.redirect(ended.redirect ?? "/login?signed_out=1", { status: 302 }),
-            policy.secureCookies
-          )
-        })
-      )
-      .handle("logoutJson", ({ request }) =>
-        Effect.gen(function* () {
+      .handle("logout", ({ request }) => {
+        // A browser that followed a plain link (or submitted the overview's form without JavaScript) has no header
+        // to send: it is asked to confirm, on a page whose form carries the token. Scripts keep getting the 403.
+        const csrfToken = csrfTokenOf(request)
+        if (csrfToken !== undefined && prefersHtml(request) && !tokenAccepted(request)) {
+          return Effect.map(login.endSessionOrigin, (endSessionOrigin) => logoutPage({ csrfToken, endSessionOrigin }))
+        }
+        return Effect.flatMap(endSession(request), signedOut)
+      })
+      .handle("logoutJson", ({ payload, request }) => {
+        if (isForm(request)) {
+          // The confirmation page's form: answered like the GET, or with the page again (403, with the token of
+          // the session the browser holds now: a page left open from an earlier session sent an old one).
+          const formToken = isLogoutForm(payload) ? payload.csrf_token : undefined
+          const csrfToken = csrfTokenOf(request)
+          if (csrfToken !== undefined && !tokenAccepted(request, formToken)) {
+            return Effect.map(login.endSessionOrigin, (endSessionOrigin) =>
+              logoutPage({ csrfToken, endSessionOrigin, error: LogoutFormRefused })
+            )
+          }
+          return Effect.flatMap(endSession(request, formToken), signedOut)
+        }
+        return Effect.gen(function* () {
           const ended = yield* endSession(request)
           const policy = yield* WebSocketPolicy
           return clearSessionCookies(
@@ -234,6 +269,6 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
             policy.secureCookies
           )
         })
-      )
+      })
   })
 )

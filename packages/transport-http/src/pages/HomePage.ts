@@ -1,7 +1,9 @@
 import { htmlResponse } from "./Html.js"
 
-// Asks the API who is signed in and lists the routes, with the session cookie; signs out with a form post to
-// the logout endpoint carrying the CSRF token. Without a session it goes to the login page.
+// Asks the API who is signed in and lists the routes, with the session cookie; signs out with a post to the
+// logout endpoint carrying the CSRF token. Without a session it goes to the login page. Without JavaScript the
+// Sign out form is a plain GET of the logout endpoint, which answers a browser with a page asking to confirm
+// (its form carries the token).
 const script = `
 const csrf = () => (document.cookie.split("; ").find((c) => c.startsWith("gatehouse_csrf=")) || "").slice(15)
 const show = (id, text) => { document.getElementById(id).textContent = text }

@@ -38,11 +38,17 @@ export interface Page {
   readonly title: string
   readonly body: string
   readonly script?: string | undefined
+  /**
+   * Origins besides this server's that a form of the page may lead to: where the answer to its post redirects
+   * (browsers hold that redirect to `form-action` too).
+   */
+  readonly formTargets?: ReadonlyArray<string> | undefined
 }
 
 /**
  * A complete HTML page with a strict Content-Security-Policy: no external resources, only this page's own inline
- * style and script (by hash), requests and form posts to this origin only, never framed.
+ * style and script (by hash), requests and form posts to this origin only (forms also to `formTargets`), never
+ * framed.
  */
 export const htmlResponse = (page: Page, status = 200): HttpServerResponse.HttpServerResponse => {
   const html = `<!doctype html>
@@ -67,7 +73,7 @@ ${page.script === undefined ? "" : `<script>${page.script}</script>`}
     `style-src ${hashOf(style)}`,
     ...(page.script === undefined ? [] : [`script-src ${hashOf(page.script)}`]),
     "connect-src 'self'",
-    "form-action 'self'",
+    ["form-action 'self'", ...(page.formTargets ?? []).map((target) => new URL(target).origin)].join(" "),
     "frame-ancestors 'none'",
     "base-uri 'none'"
   ].join("; ")
