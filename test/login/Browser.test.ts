@@ -4,10 +4,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { hashPassword } from "@gatehouse-edge/core"
 import { Effect, type Scope } from "effect"
 import type { Page } from "playwright-core"
-import { launchChromium, type TestBrowser } from "../support/Chromium.js"
+import { launchChromium, launchChromiumWith, type TestBrowser } from "../support/Chromium.js"
 import { requireTool } from "../support/e2e.js"
 import { freePort } from "../support/FreePort.js"
-import { type OidcUser, oidcConfigYaml, startOidcProvider } from "../support/OidcProvider.js"
+import { type OidcProvider, type OidcUser, oidcConfigYaml, startOidcProvider } from "../support/OidcProvider.js"
 import { startTestServer, type TestServer } from "../support/TestServer.js"
 
 /*
@@ -22,6 +22,8 @@ const { skip } = requireTool("chromium")
 // the DOM library.
 declare const document: {
   readonly cookie: string
+  readonly body: { append(node: unknown): void }
+  createElement(tag: "a"): { href: string; textContent: string | null }
   getElementById(id: string): { readonly textContent: string | null } | null
 }
 
@@ -58,6 +60,20 @@ const startOtherSite = (pages: Readonly<Record<string, string>>): Effect.Effect<
     (server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   )
 
+const ada: OidcUser = { name: "ada", password: "ada-secret", groups: ["gatehouse-admins"] }
+
+/** Gatehouse with OIDC only (no local users), against a fresh provider that knows ada (admin), and one route. */
+const startOidcServer = Effect.gen(function* () {
+  const port = yield* freePort
+  const provider = yield* startOidcProvider({ rpOrigin: `http://127.0.0.1:${port}`, users: [ada] })
+  const server = yield* startTestServer({
+    port,
+    routeFiles: { "web.yml": routeFile },
+    configYaml: oidcConfigYaml(provider, "allowed_groups: [gatehouse-admins]", "roles: { admin: [gatehouse-admins] }")
+  })
+  return { server, provider }
+})
+
 const newPage = (browser: TestBrowser) => Effect.promise(() => browser.context.newPage())
 
 /** Waits until the overview page shows who is signed in (it asks `/api/v1/whoami` with the cookie). */
@@ -74,6 +90,25 @@ const signInWithForm = (page: Page, server: TestServer) =>
     await page.getByRole("button", { name: "Sign in" }).click()
     await page.waitForURL(`${server.origin}/`)
   })
+
+/** Opens `/`, is sent to the sign-in page and on to the provider, signs in there as ada and consents. */
+const signInAtProvider = (page: Page, server: TestServer, provider: OidcProvider) =>
+  Effect.andThen(
+    Effect.promise(async () => {
+      await page.goto(`${server.origin}/`)
+      await page.waitForURL(`${server.origin}/login?return_to=%2F`)
+      // No local users: no password form, only the way to the provider.
+      assert.strictEqual(await page.getByLabel("User name").count(), 0)
+      await page.getByRole("link", { name: "Sign in with your identity provider" }).click()
+      await page.waitForURL((url) => url.origin === provider.issuer && url.pathname.startsWith("/interaction/"))
+      await page.getByLabel("Username").fill(ada.name)
+      await page.getByLabel("Password").fill(ada.password)
+      await page.getByRole("button", { name: "Sign in" }).click()
+      await page.getByRole("button", { name: "Allow" }).click()
+      await page.waitForURL(`${server.origin}/`)
+    }),
+    signedInAs(page, "oidc:ada (admin)")
+  )
 
 /** `fetch` in the page (with its cookies): status and body. */
 const fetchInPage = (
@@ -94,6 +129,39 @@ const fetchInPage = (
 /** The page script's way to read the CSRF token: the `gatehouse_csrf` cookie (readable, unlike the session). */
 const csrfOf = (page: Page) =>
   Effect.promise(() => page.evaluate(() => /(?:^|; )gatehouse_csrf=([^;]*)/.exec(document.cookie)?.[1] ?? ""))
+
+/** The value of the browser's session cookie for the server. */
+const sessionCookieOf = (browser: TestBrowser, server: TestServer) =>
+  Effect.map(
+    Effect.promise(() => browser.context.cookies(server.origin)),
+    (cookies) => cookies.find((c) => c.name === "gatehouse_session")?.value
+  )
+
+/** Whether the server still takes this session cookie (`/api/v1/whoami` from outside the browser). */
+const whoamiStatus = (server: TestServer, session: string) =>
+  Effect.promise(() =>
+    fetch(`${server.baseUrl}/whoami`, { headers: { cookie: `gatehouse_session=${session}` } }).then((r) => r.status)
+  )
+
+/**
+ * Puts a plain link to `GET /api/v1/auth/logout` on the page (as any page, or a bookmark, may have it: no script
+ * of Gatehouse's involved) and clicks it: the response the navigation got.
+ */
+const clickPlainLogoutLink = (page: Page, server: TestServer) =>
+  Effect.promise(async () => {
+    await page.evaluate(() => {
+      const link = document.createElement("a")
+      link.href = "/api/v1/auth/logout"
+      link.textContent = "a plain sign-out link"
+      document.body.append(link)
+    })
+    const response = page.waitForResponse(
+      (r) => r.url() === `${server.baseUrl}/auth/logout` && r.request().method() === "GET"
+    )
+    await page.getByRole("link", { name: "a plain sign-out link" }).click()
+    await page.getByRole("heading", { name: "Sign out of Gatehouse?" }).waitFor()
+    return response
+  })
 
 // A route in YAML that `POST /route/validate` accepts, written so that an HTML form can send it: a text/plain form
 // sends `name=value`, and the YAML comment swallows the `=`.
@@ -283,37 +351,88 @@ ws.onclose = (e) => done("close " + e.code)
   )
 
   it.live(
+    "a plain link to /api/v1/auth/logout asks to confirm (200, not a JSON 403): Cancel keeps the session, Sign out ends it",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* startLocalServer
+        const browser = yield* launchChromium
+        const page = yield* newPage(browser)
+        yield* signInWithForm(page, server)
+        yield* signedInAs(page, "user:alice")
+        const session = yield* sessionCookieOf(browser, server)
+        assert.isDefined(session)
+
+        const asked = yield* clickPlainLogoutLink(page, server)
+        assert.strictEqual(asked.status(), 200)
+        assert.match((yield* Effect.promise(() => asked.headerValue("content-type"))) ?? "", /^text\/html/)
+        yield* Effect.promise(async () => {
+          await page.getByRole("link", { name: "Cancel" }).click()
+          await page.waitForURL(`${server.origin}/`)
+        })
+        yield* signedInAs(page, "user:alice")
+        assert.strictEqual(yield* whoamiStatus(server, session!), 200, "asking did not sign out")
+
+        yield* clickPlainLogoutLink(page, server)
+        yield* Effect.promise(async () => {
+          await page.getByRole("button", { name: "Sign out" }).click()
+          await page.waitForURL(`${server.origin}/login?signed_out=1`)
+          await page.getByRole("status").filter({ hasText: "You are signed out" }).waitFor()
+        })
+        assert.isUndefined(yield* sessionCookieOf(browser, server), "the browser dropped the cookie")
+        assert.strictEqual(yield* whoamiStatus(server, session!), 401, "the server ended the session")
+        assert.deepStrictEqual(browser.offLoopback, [])
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live(
+    "without JavaScript, the overview's Sign out button leads to the confirmation page, whose form signs out",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* startLocalServer
+        const browser = yield* launchChromiumWith({ javaScriptEnabled: false })
+        const page = yield* newPage(browser)
+        // Without scripts the overview cannot send the browser to /login: it goes there itself.
+        yield* Effect.promise(async () => {
+          await page.goto(`${server.origin}/login`)
+          await page.getByLabel("User name").fill(alice.name)
+          await page.getByLabel("Password").fill(alice.password)
+          await page.getByRole("button", { name: "Sign in" }).click()
+          await page.waitForURL(`${server.origin}/`)
+        })
+        const session = yield* sessionCookieOf(browser, server)
+        assert.isDefined(session)
+        assert.strictEqual(yield* whoamiStatus(server, session!), 200)
+
+        // The overview's form (a GET without the header: no script adds it) lands on the confirmation page.
+        const asked = yield* Effect.promise(async () => {
+          const response = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/v1/auth/logout")
+          await page.getByRole("button", { name: "Sign out" }).click()
+          await page.getByRole("heading", { name: "Sign out of Gatehouse?" }).waitFor()
+          return response
+        })
+        assert.strictEqual(asked.status(), 200)
+        assert.strictEqual(yield* whoamiStatus(server, session!), 200, "asking did not sign out")
+        yield* Effect.promise(async () => {
+          await page.getByRole("button", { name: "Sign out" }).click()
+          await page.waitForURL(`${server.origin}/login?signed_out=1`)
+          await page.getByRole("status").filter({ hasText: "You are signed out" }).waitFor()
+        })
+        assert.isUndefined(yield* sessionCookieOf(browser, server))
+        assert.strictEqual(yield* whoamiStatus(server, session!), 401)
+        assert.deepStrictEqual(browser.offLoopback, [])
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live(
     "OIDC only: the sign-in page sends the browser to the provider; its sign-in and consent bring it back signed in; Sign out signs out there too",
     () =>
       Effect.gen(function* () {
-        const port = yield* freePort
-        const ada: OidcUser = { name: "ada", password: "ada-secret", groups: ["gatehouse-admins"] }
-        const provider = yield* startOidcProvider({ rpOrigin: `http://127.0.0.1:${port}`, users: [ada] })
-        const server = yield* startTestServer({
-          port,
-          routeFiles: { "web.yml": routeFile },
-          configYaml: oidcConfigYaml(
-            provider,
-            "allowed_groups: [gatehouse-admins]",
-            "roles: { admin: [gatehouse-admins] }"
-          )
-        })
+        const { server, provider } = yield* startOidcServer
         const browser = yield* launchChromium
         const page = yield* newPage(browser)
-        yield* Effect.promise(async () => {
-          await page.goto(`${server.origin}/`)
-          await page.waitForURL(`${server.origin}/login?return_to=%2F`)
-          // No local users: no password form, only the way to the provider.
-          assert.strictEqual(await page.getByLabel("User name").count(), 0)
-          await page.getByRole("link", { name: "Sign in with your identity provider" }).click()
-          await page.waitForURL((url) => url.origin === provider.issuer && url.pathname.startsWith("/interaction/"))
-          await page.getByLabel("Username").fill(ada.name)
-          await page.getByLabel("Password").fill(ada.password)
-          await page.getByRole("button", { name: "Sign in" }).click()
-          await page.getByRole("button", { name: "Allow" }).click()
-          await page.waitForURL(`${server.origin}/`)
-        })
-        yield* signedInAs(page, "oidc:ada (admin)")
+        yield* signInAtProvider(page, server, provider)
         yield* Effect.promise(() => page.locator("#routes", { hasText: "1 routes" }).waitFor())
         const me = JSON.parse((yield* fetchInPage(page, "/api/v1/whoami")).text)
         assert.deepInclude(me, { method: "oidc", subject: "oidc:ada" })
@@ -326,6 +445,35 @@ ws.onclose = (e) => done("close " + e.code)
           await page.waitForURL((url) => url.origin === server.origin && url.pathname === "/login")
         })
         assert.strictEqual((yield* fetchInPage(page, "/api/v1/whoami")).status, 401)
+        assert.deepStrictEqual(provider.serverErrors, [])
+        assert.deepStrictEqual(browser.offLoopback, [])
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live(
+    "OIDC: a plain sign-out link's confirmation page signs out, then goes on to the provider's end-session page",
+    () =>
+      Effect.gen(function* () {
+        const { server, provider } = yield* startOidcServer
+        const browser = yield* launchChromium
+        const page = yield* newPage(browser)
+        yield* signInAtProvider(page, server, provider)
+        const session = yield* sessionCookieOf(browser, server)
+        assert.isDefined(session)
+
+        yield* clickPlainLogoutLink(page, server)
+        // The form's answer is a redirect to another origin: the page's CSP must let the form go there.
+        yield* Effect.promise(async () => {
+          await page.getByRole("button", { name: "Sign out" }).click()
+          await page.waitForURL((url) => url.origin === provider.issuer)
+        })
+        assert.strictEqual(yield* whoamiStatus(server, session!), 401, "signed out of Gatehouse on the way")
+        yield* Effect.promise(async () => {
+          await page.getByRole("button", { name: "Yes, sign me out" }).click()
+          await page.waitForURL((url) => url.origin === server.origin && url.pathname === "/login")
+        })
+        assert.isUndefined(yield* sessionCookieOf(browser, server))
         assert.deepStrictEqual(provider.serverErrors, [])
         assert.deepStrictEqual(browser.offLoopback, [])
       }).pipe(Effect.scoped),
