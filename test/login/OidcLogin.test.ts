@@ -415,7 +415,7 @@ describe("OIDC sign-in against a real OpenID provider", () => {
         assert.strictEqual((yield* whoami(f, session)).status, 200, "still signed in")
 
         const out = yield* browser.request(form.action, { form: form.fields })
-        assert.strictEqual(out.status, 302, out.text)
+        assert.strictEqual(out.status, 303, out.text)
         const endSession = new URL(out.location!)
         assert.strictEqual(`${endSession.origin}${endSession.pathname}`, f.provider.endSessionEndpoint)
         assert.strictEqual(endSession.searchParams.get("post_logout_redirect_uri"), `${f.server.origin}/login`)

@@ -103,8 +103,8 @@ export class LoginApi extends HttpApiGroup.make("login").add(
         "session where it has one, else to `/login`. With a session cookie it needs the `X-CSRF-Token` header, " +
         "like every request that changes something: a link on another site must not sign you out. Without it, " +
         "a browser (`Accept: text/html`) gets 200 and a page asking to confirm, whose form posts the token to " +
-        "`POST /auth/logout`; a script gets 403. Without a session there is nothing to end: the cookies are " +
-        "cleared, 302.",
+        "`POST /auth/logout`; a script gets 403. Without a session there is nothing to end: 302, and the " +
+        "cookies the request carried (if any) are cleared.",
       transform: (operation) => ({
         ...operation,
         responses: {
@@ -130,7 +130,7 @@ export class LoginApi extends HttpApiGroup.make("login").add(
         "Ends the session and clears the cookies; `redirect`: the provider's end-session page, if any. With a " +
         "session cookie it needs the session's CSRF token like every other POST (403 without it): as the " +
         "`X-CSRF-Token` header, or as the `csrf_token` field of a form (`application/x-www-form-urlencoded`, " +
-        "what the confirmation page of `GET /auth/logout` posts). A form is answered like a browser: 302 to " +
+        "what the confirmation page of `GET /auth/logout` posts). A form is answered like a browser: 303 to " +
         "where `GET /auth/logout` goes, or the confirmation page again with status 403.",
       transform: (operation) => ({
         ...operation,
@@ -138,7 +138,7 @@ export class LoginApi extends HttpApiGroup.make("login").add(
         requestBody: { ...operation.requestBody, required: false },
         responses: {
           ...operation.responses,
-          "302": { description: "A form was posted: see the `Location` header" },
+          "303": { description: "A form was posted: see the `Location` header" },
           "403": {
             ...operation.responses["403"],
             content: {

@@ -1,4 +1,10 @@
-import { CsrfHeaderName, CsrfRefusedMessage, GatehouseApi, SessionCookieName } from "@gatehouse-edge/contract/api"
+import {
+  CsrfCookieName,
+  CsrfHeaderName,
+  CsrfRefusedMessage,
+  GatehouseApi,
+  SessionCookieName
+} from "@gatehouse-edge/contract/api"
 import {
   errorCodeOf,
   httpStatusOf,
@@ -57,6 +63,20 @@ const cookieOf = (request: HttpServerRequest.HttpServerRequest) => {
   return value === undefined || value === "" ? undefined : Redacted.make(value)
 }
 
+/**
+ * Clears the session's cookies, if the request carried any. A request without them has nothing to clear, and
+ * clearing anyway would let another site sign a browser out of this one: its form post arrives without the
+ * cookies (they are `SameSite=Lax`), but the browser would still apply the answer's `Set-Cookie`.
+ */
+const clearSentCookies = (
+  request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse,
+  secure: boolean
+) =>
+  request.cookies[SessionCookieName] === undefined && request.cookies[CsrfCookieName] === undefined
+    ? response
+    : clearSessionCookies(response, secure)
+
 const resultOf = (issued: IssuedSession): LoginResult => ({
   message: `signed in as ${issued.session.subject}`,
   subject: issued.session.subject,
@@ -100,15 +120,18 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
           ? login.logout(cookieOf(request))
           : Effect.fail(new PermissionDenied({ message: CsrfRefusedMessage }))
       )
-    // Where a browser goes once signed out: the provider's end-session page, else the sign-in page; no cookies.
-    const signedOut = (ended: { readonly redirect?: string }) =>
-      Effect.gen(function* () {
-        const policy = yield* WebSocketPolicy
-        return clearSessionCookies(
-          HttpServerResponse.redirect(ended.redirect ?? "/login?signed_out=1", { status: 302 }),
-          policy.secureCookies
-        )
-      })
+    // Where a browser goes once signed out: the provider's end-session page, else the sign-in page (302 for the
+    // GET; 303 for a form post, which the browser then follows with a GET), without the cookies it sent.
+    const signedOut =
+      (request: HttpServerRequest.HttpServerRequest, status: 302 | 303) => (ended: { readonly redirect?: string }) =>
+        Effect.gen(function* () {
+          const policy = yield* WebSocketPolicy
+          return clearSentCookies(
+            request,
+            HttpServerResponse.redirect(ended.redirect ?? "/login?signed_out=1", { status }),
+            policy.secureCookies
+          )
+        })
     const cookieOptions = (maxAgeMs: number) =>
       Effect.gen(function* () {
         return { maxAgeMs, secure: (yield* WebSocketPolicy).secureCookies }
@@ -243,7 +266,7 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
         if (csrfToken !== undefined && prefersHtml(request) && !tokenAccepted(request)) {
           return Effect.map(login.endSessionOrigin, (endSessionOrigin) => logoutPage({ csrfToken, endSessionOrigin }))
         }
-        return Effect.flatMap(endSession(request), signedOut)
+        return Effect.flatMap(endSession(request), signedOut(request, 302))
       })
       .handle("logoutJson", ({ payload, request }) => {
         if (isForm(request)) {
@@ -256,12 +279,13 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
               logoutPage({ csrfToken, endSessionOrigin, error: LogoutFormRefused })
             )
           }
-          return Effect.flatMap(endSession(request, formToken), signedOut)
+          return Effect.flatMap(endSession(request, formToken), signedOut(request, 303))
         }
         return Effect.gen(function* () {
           const ended = yield* endSession(request)
           const policy = yield* WebSocketPolicy
-          return clearSessionCookies(
+          return clearSentCookies(
+            request,
             HttpServerResponse.jsonUnsafe({
               message: "signed out",
               ...(ended.redirect === undefined ? {} : { redirect: ended.redirect })
