@@ -50,6 +50,7 @@ const assertPageHeaders = (reply: AgentReply) => {
   assert.match(reply.headers.get("content-type") ?? "", /^text\/html/)
   assert.strictEqual(reply.headers.get("cache-control"), "no-store")
   assert.strictEqual(reply.headers.get("x-frame-options"), "DENY")
+  assert.strictEqual(reply.headers.get("x-content-type-options"), "nosniff")
   const csp = reply.headers.get("content-security-policy") ?? ""
   assert.include(csp, "frame-ancestors 'none'")
   assert.include(csp, "default-src 'none'")
@@ -193,5 +194,40 @@ describe("signing out from a browser without JavaScript", () => {
       assert.strictEqual(script.status, 200, script.text)
       assert.deepStrictEqual(script.setCookies, [])
     }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "a browser whose session already ended (signed out elsewhere) is not asked: signed out, cookies cleared",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* startServer
+        const logout = `${server.baseUrl}/auth/logout`
+        // Two browsers whose sessions end elsewhere: signed out by a script with the same cookie and its token.
+        const ended = [yield* signedIn(server), yield* signedIn(server)]
+        for (const b of ended) {
+          const out = yield* new CookieAgent().request(logout, {
+            method: "POST",
+            headers: { cookie: `gatehouse_session=${b.session}`, "x-csrf-token": b.csrf }
+          })
+          assert.strictEqual(out.status, 200, out.text)
+          assert.strictEqual((yield* whoami(server, b.session)).status, 401)
+        }
+        const [first, second] = ended as [(typeof ended)[0], (typeof ended)[0]]
+
+        // The link: no confirmation page for a session that is gone, the browser's cookies are cleared.
+        const link = yield* first.browser.request(logout, { headers: navigation })
+        assert.strictEqual(link.status, 302, link.text)
+        assert.strictEqual(link.location, `${server.origin}/login?signed_out=1`)
+        assert.isTrue(clearsSession(link), link.setCookies.join("\n"))
+
+        // A confirmation page left open while the session ended: its form signs out, it does not claim
+        // "You are still signed in".
+        const form = yield* second.browser.request(logout, {
+          form: new URLSearchParams({ csrf_token: "from-an-old-page" }),
+          headers: navigation
+        })
+        assert.strictEqual(form.status, 303, form.text)
+        assert.isTrue(clearsSession(form))
+      }).pipe(Effect.scoped)
   )
 })

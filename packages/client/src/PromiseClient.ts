@@ -27,7 +27,7 @@ import type { EventsQuery, JournalQuery, LogsQuery, TailQuery, UptimeMetricsQuer
 
 /** Options of one call. */
 export interface CallOptions {
-  /** Aborts the request; the promise then rejects. */
+  /** Aborts the request; the promise then rejects with the signal's reason (an `AbortError` unless given one). */
   readonly signal?: AbortSignal | undefined
 }
 
@@ -165,8 +165,15 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
   const runtime = ManagedRuntime.make(GatehouseClient.layer(options))
   const open = new Set<AsyncIterator<unknown>>()
 
-  const call = <A, E>(f: (client: GatehouseClientShape) => Effect.Effect<A, E>, callOptions?: CallOptions) =>
-    runtime.runPromise(GatehouseClient.use(f), callOptions)
+  // An aborted call rejects with the signal's reason, as `fetch` does (the runtime would reject with its own
+  // interruption error, which a caller cannot tell from a failure).
+  const call = <A, E>(f: (client: GatehouseClientShape) => Effect.Effect<A, E>, callOptions?: CallOptions) => {
+    const signal = callOptions?.signal
+    const result = runtime.runPromise(GatehouseClient.use(f), signal === undefined ? undefined : { signal })
+    return signal === undefined
+      ? result
+      : result.catch((error: unknown) => Promise.reject(signal.aborted ? signal.reason : error))
+  }
 
   // The stream starts on the first `next()`; `return()` (what `break` calls) interrupts it, closing the socket.
   const iterate = <A, E>(f: (client: GatehouseClientShape) => Stream.Stream<A, E>): AsyncIterable<A> => ({

@@ -93,14 +93,24 @@ describe("promise client: calls", () => {
     }).pipe(Effect.scoped)
   )
 
-  it.live("an aborted call rejects", () =>
+  it.live("an aborted call rejects with the signal's reason, as fetch does", () =>
     Effect.gen(function* () {
       const server = yield* startTestServer()
       yield* withClient(server, async (client) => {
         const controller = new AbortController()
         controller.abort()
         const error = await rejection(client.routes.list({ signal: controller.signal }))
-        assert.isDefined(error)
+        assert.strictEqual(error, controller.signal.reason)
+        assert.strictEqual((error as DOMException).name, "AbortError")
+        // Aborted while the request is on its way, with a reason of the caller's.
+        const later = new AbortController()
+        const reason = new Error("the user went away")
+        const pending = rejection(client.events.list({ limit: 5 }, { signal: later.signal }))
+        later.abort(reason)
+        assert.strictEqual(await pending, reason)
+        // A call that is not aborted still rejects with its own typed error.
+        const notFound = await rejection(client.routes.get("nope", { signal: new AbortController().signal }))
+        assert.instanceOf(notFound, RouteNotFound)
       })
     }).pipe(Effect.scoped)
   )

@@ -190,6 +190,21 @@ describe("POST /route/validate", () => {
     )
   )
 
+  it.live("every answer, success or error, tells browsers not to sniff its type (nosniff)", () =>
+    scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness()
+        for (const reply of [
+          yield* request(`${h.baseUrl}/route/list`, { key: h.apiKey }),
+          yield* request(`${h.baseUrl}/route/list`),
+          yield* request(`${h.baseUrl}/no/such/endpoint`, { key: h.apiKey })
+        ]) {
+          assert.strictEqual(reply.headers.get("x-content-type-options"), "nosniff", String(reply.status))
+        }
+      })
+    )
+  )
+
   it.live("requires an API key (401) and refuses a wrong one", () =>
     scoped(
       Effect.gen(function* () {

@@ -101,22 +101,36 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
     // Signing out changes something, so a browser's cookie is not enough: like every unsafe request (see the
     // Authorization middleware, which these public endpoints are not behind), it needs its session's CSRF token,
     // else a page on another site could sign the browser out (a form post, or a link to the GET). The token comes
-    // as `X-CSRF-Token` (scripts) or as the field of the confirmation page's form. A cookie that holds no session of
-    // this server (no CSRF token: not signed here) has nothing to end: its cookies are only cleared.
-    const csrfTokenOf = (request: HttpServerRequest.HttpServerRequest) => {
+    // as `X-CSRF-Token` (scripts) or as the field of the confirmation page's form. A cookie that holds no live
+    // session of this server (not signed here, or its session expired, revoked or signed out) has nothing to end:
+    // no token is asked for, its cookies are only cleared.
+    const liveCsrfToken = (request: HttpServerRequest.HttpServerRequest) => {
       const cookie = cookieOf(request)
-      return cookie === undefined ? undefined : sessions.csrfTokenOf(cookie)
+      const token = cookie === undefined ? undefined : sessions.csrfTokenOf(cookie)
+      if (cookie === undefined || token === undefined) return Effect.succeed(undefined)
+      return sessions.authenticate(cookie).pipe(
+        Effect.as(token),
+        Effect.catch(() => Effect.succeed(undefined))
+      )
     }
-    const tokenAccepted = (request: HttpServerRequest.HttpServerRequest, formToken?: string) => {
+    const tokenAccepted = (
+      request: HttpServerRequest.HttpServerRequest,
+      csrfToken: string | undefined,
+      formToken?: string
+    ) => {
       const cookie = cookieOf(request)
-      if (cookie === undefined || sessions.csrfTokenOf(cookie) === undefined) return true
+      if (cookie === undefined || csrfToken === undefined) return true
       return [request.headers[CsrfHeaderName], formToken].some(
         (token) => token !== undefined && sessions.csrfMatches(cookie, token)
       )
     }
-    const endSession = (request: HttpServerRequest.HttpServerRequest, formToken?: string) =>
+    const endSession = (
+      request: HttpServerRequest.HttpServerRequest,
+      csrfToken: string | undefined,
+      formToken?: string
+    ) =>
       Effect.suspend(() =>
-        tokenAccepted(request, formToken)
+        tokenAccepted(request, csrfToken, formToken)
           ? login.logout(cookieOf(request))
           : Effect.fail(new PermissionDenied({ message: CsrfRefusedMessage }))
       )
@@ -259,30 +273,31 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
           )
         })
       )
-      .handle("logout", ({ request }) => {
-        // A browser that followed a plain link (or submitted the overview's form without JavaScript) has no header
-        // to send: it is asked to confirm, on a page whose form carries the token. Scripts keep getting the 403.
-        const csrfToken = csrfTokenOf(request)
-        if (csrfToken !== undefined && prefersHtml(request) && !tokenAccepted(request)) {
-          return Effect.map(login.endSessionOrigin, (endSessionOrigin) => logoutPage({ csrfToken, endSessionOrigin }))
-        }
-        return Effect.flatMap(endSession(request), signedOut(request, 302))
-      })
-      .handle("logoutJson", ({ payload, request }) => {
-        if (isForm(request)) {
-          // The confirmation page's form: answered like the GET, or with the page again (403, with the token of
-          // the session the browser holds now: a page left open from an earlier session sent an old one).
-          const formToken = isLogoutForm(payload) ? payload.csrf_token : undefined
-          const csrfToken = csrfTokenOf(request)
-          if (csrfToken !== undefined && !tokenAccepted(request, formToken)) {
-            return Effect.map(login.endSessionOrigin, (endSessionOrigin) =>
-              logoutPage({ csrfToken, endSessionOrigin, error: LogoutFormRefused })
-            )
+      .handle("logout", ({ request }) =>
+        Effect.gen(function* () {
+          // A browser that followed a plain link (or submitted the overview's form without JavaScript) has no
+          // header to send: it is asked to confirm, on a page whose form carries the token. Scripts get the 403.
+          const csrfToken = yield* liveCsrfToken(request)
+          if (csrfToken !== undefined && prefersHtml(request) && !tokenAccepted(request, csrfToken)) {
+            return logoutPage({ csrfToken, endSessionOrigin: yield* login.endSessionOrigin })
           }
-          return Effect.flatMap(endSession(request, formToken), signedOut(request, 303))
-        }
-        return Effect.gen(function* () {
-          const ended = yield* endSession(request)
+          return yield* Effect.flatMap(endSession(request, csrfToken), signedOut(request, 302))
+        })
+      )
+      .handle("logoutJson", ({ payload, request }) =>
+        Effect.gen(function* () {
+          const csrfToken = yield* liveCsrfToken(request)
+          if (isForm(request)) {
+            // The confirmation page's form: answered like the GET, or with the page again (403, with the token of
+            // the session the browser holds now: a page left open from an earlier session sent an old one).
+            const formToken = isLogoutForm(payload) ? payload.csrf_token : undefined
+            if (csrfToken !== undefined && !tokenAccepted(request, csrfToken, formToken)) {
+              const endSessionOrigin = yield* login.endSessionOrigin
+              return logoutPage({ csrfToken, endSessionOrigin, error: LogoutFormRefused })
+            }
+            return yield* Effect.flatMap(endSession(request, csrfToken, formToken), signedOut(request, 303))
+          }
+          const ended = yield* endSession(request, csrfToken)
           const policy = yield* WebSocketPolicy
           return clearSentCookies(
             request,
@@ -293,6 +308,6 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
             policy.secureCookies
           )
         })
-      })
+      )
   })
 )
