@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { type ErrorBody, type ErrorCode, httpStatusOf } from "@gatehouse-edge/core/domain"
@@ -30,13 +30,23 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
   const json = JSON.stringify(body)
   socket.end(
     `HTTP/1.1 ${status} ${reasons[status]}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`
+      `Content-Length: ${Buffer.byteLength(json)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${json}`
   )
 }
 
-/** A Node HTTP server that answers unparseable requests with the shared error body. */
+// A browser takes every body as the type it is sent with (a JSON error that echoes a request's text is never read
+// as HTML or script). Set on Node's response before any handler runs (Node merges it into the handler's head):
+// one header on every answer for a fraction of what one more header through the Effect response costs.
+const noSniff = (_request: IncomingMessage, response: ServerResponse) =>
+  response.setHeader("x-content-type-options", "nosniff")
+
+/**
+ * A Node HTTP server that answers unparseable requests with the shared error body, and tells browsers not to
+ * guess the type of any answer (`x-content-type-options: nosniff`).
+ */
 export const createApiServer = (): Server => {
   const server = createServer()
+  server.on("request", noSniff)
   server.on("clientError", answerClientError)
   return server
 }

@@ -132,7 +132,7 @@ const incomingRequestId = (header: string | undefined) =>
 
 /**
  * The outermost layer of every request: a request id (`x-request-id`, echoed or generated, on every response and
- * every log line) and `x-content-type-options: nosniff` on every response, the body size limit (413 from `Content-Length` before anything is read, and for a body that
+ * every log line), the body size limit (413 from `Content-Length` before anything is read, and for a body that
  * grows past it while read: `layerHttpApp` sets the reading limit), the shared error body for every error
  * response, a generic 500 for defects (the cause goes to the log with the request id, never to the client), and
  * one structured access-log line per request.
@@ -172,13 +172,12 @@ export const layerApiResponses = (limits: HttpLimits) => {
             duration_ms: clock.currentTimeMillisUnsafe() - started,
             request_id: requestId
           })
-          // `nosniff`: a browser takes every body as the type it is sent with (a JSON error echoing a request's
-          // text is never read as HTML or script).
-          const answered = HttpServerResponse.setHeaders(
+          const answered = HttpServerResponse.setHeader(
             response.status === 429 && response.headers["retry-after"] === undefined
               ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_S))
               : response,
-            { "x-request-id": requestId, "x-content-type-options": "nosniff" }
+            "x-request-id",
+            requestId
           )
           return logged === undefined ? Effect.succeed(answered) : Effect.as(logged, answered)
         }
