@@ -3,14 +3,17 @@
  * start-up has settled and again after a load test, next to a bare `node` process running the `node:http`
  * baseline of bench/http-health.ts, all measured in the same run.
  *
- *   npx tsx bench/memory.ts [--routes=1000] [--duration=10] [--connections=10] [--server=auto|dist|source]
+ *   npx tsx bench/memory.ts [--routes=1000] [--duration=10] [--connections=10] [--settle=25-45]
+ *                           [--server=auto|dist|source]
  *
  * Rows: gatehouse with 0 routes; with 1,000 routes and health checks disabled; with 1,000 routes and the default
  * health checks (1,000 monitors, as in production); the baseline serving the 1,000-route health map's bytes.
- * "Settled" means three 1 s RSS samples within 2%, at least 25 s and at most 45 s after start (or after the load),
- * before the first reading and again after the load: V8's memory reducer gives back the heap that start-up (or the
- * load) grew only some seconds after allocation stops (measured: ~126 MiB at 6 s, ~93 MiB at 20 s with 0 routes),
- * so an earlier reading shows start-up garbage rather than what an idle server holds. The load is
+ * "Settled" means three 1 s RSS samples within 2%, at least 25 s and at most 45 s after start (or after the load;
+ * `--settle=<min>-<max>` in seconds), before the first reading and again after the load: V8's memory reducer gives
+ * back the heap that start-up (or the load) grew only some seconds after allocation stops (measured on Node 20:
+ * ~126 MiB at 6 s, ~93 MiB at 20 s with 0 routes), so an earlier reading shows start-up garbage rather than what an
+ * idle server holds. On Node 24 the young generation that start-up grew (64 MiB) stays until V8's watchdog
+ * collection ~100 s later, and RSS is flat until then: `--settle=120-150` reads it after that collection. The load is
  * `GET /api/v1/health`, autocannon in its own process. V8 keeps most of
  * the heap it grew under load, so "after load" depends on when it last collected: the peak (VmHWM) is steadier.
  */
@@ -35,7 +38,7 @@ import {
   writeResults
 } from "./support.js"
 
-const args = parseArgs({ routes: "1000", duration: "10", connections: "10", server: "auto" })
+const args = parseArgs({ routes: "1000", duration: "10", connections: "10", settle: "25-45", server: "auto" })
 const routes = Number(args.routes)
 const durationS = Number(args.duration)
 const connections = Number(args.connections)
@@ -58,8 +61,11 @@ interface Row {
 const rows: Array<Row> = []
 
 // See the header: V8's memory reducer runs some seconds after allocation stops.
-const settleMinMs = 25_000
-const settleMaxMs = 45_000
+const settleBounds = /^(\d+)-(\d+)$/.exec(args.settle!)
+if (settleBounds === null || Number(settleBounds[1]) > Number(settleBounds[2]))
+  throw new Error(`--settle takes <min>-<max> in seconds, e.g. 25-45; got ${args.settle}`)
+const settleMinMs = Number(settleBounds[1]) * 1000
+const settleMaxMs = Number(settleBounds[2]) * 1000
 
 /** Settle, read, load, settle again, read again. */
 const measure = async (pid: number, url: string, headers: Record<string, string>) => {
@@ -146,7 +152,12 @@ writeResults("memory", {
   benchmark: "server RSS",
   routes,
   server: mode,
-  settings: { durationS, connections, loadTool: "autocannon 8.0.0", settle: "3 × 1 s samples within 2%, 25–45 s" },
+  settings: {
+    durationS,
+    connections,
+    loadTool: "autocannon 8.0.0",
+    settle: `3 × 1 s samples within 2%, ${args.settle} s`
+  },
   environment: { ...environment(), loadAverageAtStart: startEnvironment.loadAverage },
   rows
 })

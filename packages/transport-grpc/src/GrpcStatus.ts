@@ -1,6 +1,7 @@
-import { errorCodeOf, grpcStatusOf } from "@gatehouse-edge/core/domain"
+import { type ErrorCode, errorCodeOf, grpcStatusOf, wireDetailsOf } from "@gatehouse-edge/core/domain"
 import * as grpc from "@grpc/grpc-js"
 import * as Cause from "effect/Cause"
+import { errorCodeKey, errorDetailsKey } from "./ErrorMetadata.js"
 
 /** What a failed call sends: its status from the one error table, and whether the cause needs logging. */
 export interface CallFailure {
@@ -9,20 +10,29 @@ export interface CallFailure {
   readonly unexpected: boolean
 }
 
+const metadataOf = (requestId: string, code: ErrorCode, details: ReadonlyArray<unknown> | undefined) => {
+  const metadata = new grpc.Metadata()
+  metadata.set("x-request-id", requestId)
+  metadata.set(errorCodeKey, code)
+  if (details !== undefined) metadata.set(errorDetailsKey, Buffer.from(JSON.stringify(details), "utf8"))
+  return metadata
+}
+
 /**
  * Maps a failed call's cause to its gRPC status through `errorCodeOf` + `grpcStatusOf` (core's one table), with the
  * error's own message. A defect, or anything without a code, is INTERNAL with a generic message: never UNKNOWN,
- * never internals. The request id travels back as trailing metadata `x-request-id`, so a report can be matched
- * to the log line.
+ * never internals. Trailing metadata carries the request id (`x-request-id`, to match a report to the log line),
+ * the machine code and the details of the error (see {@link errorCodeKey}, {@link errorDetailsKey}).
  */
 export const callFailure = (cause: Cause.Cause<unknown>, requestId: string): CallFailure => {
-  const metadata = new grpc.Metadata()
-  metadata.set("x-request-id", requestId)
   const failure = cause.reasons.find(Cause.isFailReason)
   const code = failure === undefined ? "internal" : errorCodeOf(failure.error)
   if (code === "internal") {
+    const metadata = metadataOf(requestId, code, undefined)
     return { error: { code: grpc.status.INTERNAL, details: "internal error", metadata }, unexpected: true }
   }
-  const message = failure!.error instanceof Error ? failure!.error.message : code
+  const error = failure!.error
+  const message = error instanceof Error ? error.message : code
+  const metadata = metadataOf(requestId, code, wireDetailsOf(error))
   return { error: { code: grpcStatusOf(code), details: message, metadata }, unexpected: false }
 }

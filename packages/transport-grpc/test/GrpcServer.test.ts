@@ -7,6 +7,7 @@ import * as protoLoader from "@grpc/proto-loader"
 import { Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { protoPath as healthProtoPath } from "grpc-health-check"
+import { AuthServiceCallError, authServiceEffectClient } from "../src/client.js"
 import type { AuthRequest__Output } from "../src/gen/gatehouse/v1/AuthRequest.js"
 import { GrpcServer, GrpcServerAddress, GrpcServerError, requiredScopes } from "../src/index.js"
 import { call, clientOf, grpcServerLayer, keys, ok } from "./support/GrpcHarness.js"
@@ -179,6 +180,49 @@ describe("gRPC AuthService", () => {
         code: grpc.status.FAILED_PRECONDITION,
         details: "auth request expired"
       })
+    }).pipe(Effect.scoped, Effect.provide(grpcServerLayer()))
+  )
+
+  it.effect("a refusal names its error: machine code and details in trailing metadata, read by the typed client", () =>
+    Effect.gen(function* () {
+      const raw = yield* clientOf({ apiKey: keys.valid.key })
+      const client = authServiceEffectClient(raw)
+      const expired = yield* create(raw)
+      yield* TestClock.adjust("15 minutes")
+      const decided = yield* create(raw)
+      ok(yield* call(raw, "AuthReject", { authId: decided }))
+      const check = yield* create(raw)
+      const registrationId = yield* create(raw, registration("m9"))
+      ok(yield* call(raw, "CreateUser", { name: "alice" }))
+      // Three refusals with one gRPC status: the code and the details say which is which, as an HTTP body does.
+      const refusals = [
+        [client.approve(expired), "failed_precondition", [{ reason: "AuthRequestExpired", auth_id: expired }]],
+        [
+          client.approve(decided),
+          "failed_precondition",
+          [{ reason: "AuthRequestAlreadyDecided", auth_id: decided, state: "rejected" }]
+        ],
+        [
+          client.register(check, "alice"),
+          "failed_precondition",
+          [{ reason: "AuthRequestWrongKind", auth_id: check, kind: "ssh_check", expected: "registration" }]
+        ],
+        [client.register(registrationId, "nobody"), "not_found", [{ reason: "UserNotFound", name: "nobody" }]]
+      ] as const
+      for (const [operation, code, details] of refusals) {
+        const error = yield* Effect.flip(operation as Effect.Effect<unknown, AuthServiceCallError>)
+        assert.instanceOf(error, AuthServiceCallError)
+        assert.strictEqual(error.code, code)
+        assert.deepStrictEqual(error.details, details)
+        assert.match(error.requestId ?? "", /^[0-9a-f-]{36}$/)
+      }
+      // On the wire, for clients in other languages: ASCII metadata for the code, JSON bytes for the details.
+      const status = yield* Effect.callback<grpc.ServiceError>((resume) => {
+        raw.AuthApprove({ authId: expired }, (error) => resume(Effect.succeed(error!)))
+      })
+      assert.deepStrictEqual(status.metadata.get("gatehouse-error-code"), ["failed_precondition"])
+      const bytes = status.metadata.get("gatehouse-error-details-bin")[0] as Buffer
+      assert.deepStrictEqual(JSON.parse(bytes.toString("utf8")), [{ reason: "AuthRequestExpired", auth_id: expired }])
     }).pipe(Effect.scoped, Effect.provide(grpcServerLayer()))
   )
 
@@ -361,6 +405,8 @@ describe("gRPC AuthService", () => {
       assert.strictEqual(status.code, grpc.status.INTERNAL)
       assert.strictEqual(status.details, "internal error")
       assert.match(String(status.metadata.get("x-request-id")[0]), /^[0-9a-f-]{36}$/)
+      assert.deepStrictEqual(status.metadata.get("gatehouse-error-code"), ["internal"])
+      assert.deepStrictEqual(status.metadata.get("gatehouse-error-details-bin"), [])
     }).pipe(
       Effect.scoped,
       Effect.provide(

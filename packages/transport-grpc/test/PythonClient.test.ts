@@ -46,8 +46,13 @@ describe.skipIf(protoc.skip || python.skip)("a Python grpcio client", () => {
         assert.strictEqual(result.status, 0, result.stderr)
         const seen = JSON.parse(result.stdout)
         assert.match(seen.auth_id, /^ghreq_[A-Za-z0-9_-]{24}$/)
+        // Which error it was, from the trailers, as an HTTP error body says it.
+        assert.deepStrictEqual(seen.reject_after_error, {
+          code: "failed_precondition",
+          details: [{ reason: "AuthRequestAlreadyDecided", auth_id: seen.auth_id, state: "approved" }]
+        })
         assert.deepStrictEqual(
-          { ...seen, auth_id: "" },
+          { ...seen, auth_id: "", reject_after_error: undefined },
           {
             auth_id: "",
             created_state: "AUTH_REQUEST_STATE_PENDING",
@@ -61,7 +66,8 @@ describe.skipIf(protoc.skip || python.skip)("a Python grpcio client", () => {
             malformed: ["INVALID_ARGUMENT", "auth_id: auth_id must be ghreq_ followed by 24 characters"],
             unknown: ["NOT_FOUND", `auth request ghreq_${"z".repeat(24)} not found`],
             register_empty_user: ["INVALID_ARGUMENT", "user: user is required"],
-            no_key: ["UNAUTHENTICATED", "missing API key: send authorization: Bearer <key> metadata"]
+            no_key: ["UNAUTHENTICATED", "missing API key: send authorization: Bearer <key> metadata"],
+            reject_after_error: undefined
           }
         )
       }).pipe(Effect.scoped, Effect.provide(grpcServerLayer())),

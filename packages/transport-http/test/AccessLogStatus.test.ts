@@ -40,4 +40,26 @@ describe("the access log of WebSocket streams", () => {
       })
     )
   )
+
+  it.live(
+    "a stream that dies after the upgrade: the client gets 1011 and a generic reason, the line keeps the 101",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const entries: Array<AccessLogEntry> = []
+          const h = yield* startHarness({ accessLog: (entry) => entries.push(entry) })
+          const ws = yield* openWs(`${h.wsUrl}/health`, { key: h.apiKey })
+          yield* ws.next()
+          yield* h.breakHealthStreams(new Error("database password is hunter2"))
+          const closed = yield* Effect.promise(() => ws.closed)
+          assert.strictEqual(closed.code, 1011)
+          assert.strictEqual(closed.reason, "internal error")
+          const line = yield* lineFor(entries, "/api/v1/health")
+          assert.strictEqual(line.status, 101)
+          // The server goes on serving.
+          const again = yield* openWs(`${h.wsUrl}/events`, { key: h.apiKey })
+          again.socket.close(1000)
+        })
+      )
+  )
 })

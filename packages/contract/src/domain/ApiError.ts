@@ -1,7 +1,9 @@
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import * as SchemaTransformation from "effect/SchemaTransformation"
+import type { ErrorBody } from "./ErrorBody.js"
 import { type ErrorCode, httpStatusOf } from "./ErrorCode.js"
 
 /**
@@ -144,6 +146,17 @@ export const toWireError = <C extends ApiErrorClass>(cls: C) => {
 }
 
 const wireCache = new WeakMap<ApiErrorClass, Schema.Top>()
+
+/**
+ * The `details` of an error's wire body (what its HTTP body carries as `error.details`), for a transport that renders
+ * errors itself (gRPC); undefined when the error has none or is not one made by {@link ApiError}.
+ */
+export const wireDetailsOf = (error: unknown): ReadonlyArray<unknown> | undefined => {
+  const cls = (error as { readonly constructor?: Partial<ApiErrorClass> } | null)?.constructor
+  if (cls?.apiError === undefined) return undefined
+  const body = Schema.encodeUnknownOption(toWireError(cls as ApiErrorClass) as Schema.Codec<unknown, ErrorBody>)(error)
+  return Option.getOrUndefined(body)?.error.details
+}
 
 const makeWireError = <C extends ApiErrorClass>(cls: C) => {
   const { tag, code, describe, details } = cls.apiError

@@ -32,6 +32,20 @@ def status_of(method, request, response_class, md=metadata):
         return [error.code().name, error.details()]
 
 
+def error_of(method, request, response_class, md=metadata):
+    """The error a refused call names in its trailers: machine code and details (JSON bytes)."""
+    try:
+        unary(method, request, response_class, md)
+        return None
+    except grpc.RpcError as error:
+        trailers = dict(error.trailing_metadata() or ())
+        details = trailers.get("gatehouse-error-details-bin")
+        return {
+            "code": trailers.get("gatehouse-error-code"),
+            "details": None if details is None else json.loads(details.decode("utf-8")),
+        }
+
+
 created = unary(
     "CreateAuthRequest",
     auth_pb2.CreateAuthRequestRequest(
@@ -64,6 +78,9 @@ print(
             "ssh_check": [got.auth_request.ssh_check.src, got.auth_request.ssh_check.dst, got.auth_request.ssh_check.local_user],
             "approve_again": status_of("AuthApprove", auth_pb2.AuthApproveRequest(auth_id=auth_id), auth_pb2.AuthApproveResponse),
             "reject_after": status_of("AuthReject", auth_pb2.AuthRejectRequest(auth_id=auth_id), auth_pb2.AuthRejectResponse),
+            "reject_after_error": error_of(
+                "AuthReject", auth_pb2.AuthRejectRequest(auth_id=auth_id), auth_pb2.AuthRejectResponse
+            ),
             "malformed": status_of("AuthApprove", auth_pb2.AuthApproveRequest(auth_id="ghreq_x"), auth_pb2.AuthApproveResponse),
             "unknown": status_of(
                 "AuthReject", auth_pb2.AuthRejectRequest(auth_id="ghreq_" + "z" * 24), auth_pb2.AuthRejectResponse

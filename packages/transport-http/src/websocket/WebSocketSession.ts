@@ -231,9 +231,18 @@ export const serveWebSocket = <E, R>(
           yield* Effect.logInfo(`WebSocket stream closed with ${code}: ${reason}`).pipe(
             Effect.annotateLogs({ client: clientAddressOf(request), path: request.url.split("?")[0] })
           )
-        } else {
-          // Interrupted (server shutdown: the release closes with 1001) or a defect (1011).
+        } else if (Cause.hasInterruptsOnly(exit.cause)) {
+          // Interrupted: the server shuts down (the release closes with 1001) or the request's fiber was stopped.
           return yield* Effect.orDie(Effect.failCause(exit.cause))
+        } else {
+          // A defect. The client already has its 101, so what it gets is a 1011 close with a generic reason; the
+          // cause goes to the log (under the request's id), and the access line keeps the 101 it was answered.
+          const code = closeCodeOf("internal")
+          yield* Effect.ignore(writer.write(new Socket.CloseEvent(code, "internal error")))
+          yield* cutAfterGrace
+          yield* Effect.logError("WebSocket stream failed", exit.cause).pipe(
+            Effect.annotateLogs({ client: clientAddressOf(request), path: request.url.split("?")[0] })
+          )
         }
       }
       // What the client got: the handshake's 101, not the 204 of an empty response (the access log records this).

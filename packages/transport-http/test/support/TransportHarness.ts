@@ -35,7 +35,7 @@ import {
 } from "@gatehouse-edge/core"
 import { type HealthInfo, type HealthMap, sameStatuses } from "@gatehouse-edge/core/domain"
 import { type RouteRecord, Routes, ValidationWorkers } from "@gatehouse-edge/core/services"
-import { Context, Effect, Layer, Logger, type Scope, Stream, SubscriptionRef } from "effect"
+import { Context, Deferred, Effect, Layer, Logger, type Scope, Stream, SubscriptionRef } from "effect"
 import { HttpServer } from "effect/http"
 import { tempDir } from "../../../../test/support/TempDir.js"
 import {
@@ -58,6 +58,8 @@ export interface Harness {
   readonly configFile: string
   readonly events: Events["Service"]
   readonly health: HealthMemory["Service"]
+  /** Makes every health stream (`/health` WebSocket) die with `defect`: a bug after the upgrade. */
+  readonly breakHealthStreams: (defect: unknown) => Effect.Effect<void>
   /** How many WebSocket streams the server has open. */
   readonly openStreams: Effect.Effect<number>
   /** Where large documents are validated (worker threads). */
@@ -66,30 +68,38 @@ export interface Harness {
   readonly uptimeWatchers: Effect.Effect<number>
 }
 
+/** The harness's handle on its health streams, to make them fail as a bug would. */
+class HealthFault extends Context.Service<HealthFault, { readonly break: (defect: unknown) => Effect.Effect<void> }>()(
+  "test/HealthFault"
+) {}
+
 const unknown: HealthInfo = { status: "unknown", latency_ms: 0, uptime_s: 0, last_check: null }
 
 /**
  * A Health service the test sets through {@link HealthMemory}, shaped like the real one: it lists exactly the
  * routes of the table (`unknown` unless the test set a value for that alias) and follows the table's changes.
  */
-const healthOverRoutes = (initial: HealthMap): Layer.Layer<Health | HealthMemory, never, Routes> =>
+const healthOverRoutes = (initial: HealthMap): Layer.Layer<Health | HealthMemory | HealthFault, never, Routes> =>
   Layer.effectContext(
     Effect.gen(function* () {
       const routes = yield* Routes
       const overrides = yield* SubscriptionRef.make(initial)
+      const broken = yield* Deferred.make<never>()
       const view = (records: ReadonlyArray<RouteRecord>, map: HealthMap): HealthMap =>
         Object.fromEntries(records.map((r) => [r.route.alias, map[r.route.alias] ?? unknown]))
       const health = Health.of({
         snapshot: Effect.zipWith(routes.list, SubscriptionRef.get(overrides), view),
         changes: Stream.zipLatestWith(routes.changes, SubscriptionRef.changes(overrides), view).pipe(
-          Stream.changesWith(sameStatuses)
+          Stream.changesWith(sameStatuses),
+          Stream.merge(Stream.fromEffect(Deferred.await(broken)), { haltStrategy: "either" })
         )
       })
       const memory = HealthMemory.of({
         set: (map) => SubscriptionRef.set(overrides, map),
         update: (f) => SubscriptionRef.update(overrides, f)
       })
-      return Context.make(Health, health).pipe(Context.add(HealthMemory, memory))
+      const fault = HealthFault.of({ break: (defect) => Effect.asVoid(Deferred.die(broken, defect)) })
+      return Context.make(Health, health).pipe(Context.add(HealthMemory, memory), Context.add(HealthFault, fault))
     })
   )
 
@@ -216,6 +226,7 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
       configFile,
       events: Context.get(context, Events),
       health: Context.get(context, HealthMemory),
+      breakHealthStreams: Context.get(context, HealthFault).break,
       openStreams: Context.get(context, WebSocketConnections).open,
       validationWorkers: Context.get(context, ValidationWorkers),
       uptimeWatchers: Context.get(context, UptimeWatcherCount).get
