@@ -19,7 +19,7 @@ const cli = (world: { server: { origin: string; apiKey: string; dir: string } },
 
 describe("gatehouse hypervisor", () => {
   it.live(
-    "nodes, guests, stats (text, line and JSON), stop and start, and errors as one line",
+    "clusters, nodes, guests, stats (text, line and JSON), stop and start, and errors as one line",
     () =>
       Effect.scoped(
         Effect.gen(function* () {
@@ -27,6 +27,10 @@ describe("gatehouse hypervisor", () => {
           const nodes = yield* cli(world, ["nodes"])
           assert.strictEqual(nodes.code, 0, nodes.stderr)
           assert.match(nodes.stdout, /^sim\s+pve1\s+online/m)
+          // The nodes came from the cache, so it has been refreshed.
+          const clusters = yield* cli(world, ["clusters"])
+          assert.strictEqual(clusters.code, 0, clusters.stderr)
+          assert.match(clusters.stdout, /^sim\s+fresh {2}refreshed \d{4}-\d\d-\d\dT[\d:.]+Z\n$/)
           const guests = yield* cli(world, ["guests"])
           assert.match(guests.stdout, /^\s+101\s+lxc\s+pve1\s+running\s+web/m)
           const json = yield* cli(world, ["stats", "pve1", "--json"])
@@ -51,7 +55,7 @@ describe("gatehouse hypervisor", () => {
           assert.match(unreachable.stderr, /^gatehouse: cannot reach the HTTP API at http:\/\/127\.0\.0\.1:1/)
         })
       ),
-    // Eight CLI processes, each starting Node with tsx on the sources (about 2 s each; more on a busy CI machine).
+    // Nine CLI processes, each starting Node with tsx on the sources (about 2 s each; more on a busy CI machine).
     120_000
   )
 

@@ -107,6 +107,7 @@ describe("HypervisorLive against the simulator", () => {
         const none = yield* buildHypervisor({ clusters: [] }, recordingShell().layer)
         assert.instanceOf(yield* Effect.flip(none.hypervisor.nodes), HypervisorNotConfigured)
         assert.instanceOf(yield* Effect.flip(none.hypervisor.nodeStats("pve1")), HypervisorNotConfigured)
+        assert.instanceOf(yield* Effect.flip(none.hypervisor.cacheState), HypervisorNotConfigured)
       })
     )
   )

@@ -152,6 +152,7 @@ export const makeGatehouseClient = Effect.fn("GatehouseClient.make")(function* (
     files: calls.files,
     authRequests: { ...calls.authRequests, watch: streams.watchAuthRequest },
     hypervisor: {
+      clusters: calls.hypervisor.clusters,
       nodes: calls.hypervisor.nodes,
       guests: calls.hypervisor.guests,
       nodeStats: calls.hypervisor.nodeStats,

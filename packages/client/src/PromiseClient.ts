@@ -89,6 +89,8 @@ export interface GatehousePromiseClient extends AsyncDisposable {
   }
   /** Proxmox VE nodes and LXC containers. */
   readonly hypervisor: {
+    /** Each configured cluster: `stale` (and why) when its last refresh failed and the lists show older data. */
+    readonly clusters: (options?: CallOptions) => Result<"hypervisor", "clusters">
     readonly nodes: (options?: CallOptions) => Result<"hypervisor", "nodes">
     readonly guests: (options?: CallOptions) => Result<"hypervisor", "guests">
     readonly nodeStats: (node: string, options?: CallOptions) => Result<"hypervisor", "nodeStats">
@@ -261,6 +263,7 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
       listNodes: (user, o) => call((c) => c.authRequests.listNodes({ query: defined({ user }) }), o)
     },
     hypervisor: {
+      clusters: (o) => call((c) => c.hypervisor.clusters(), o),
       nodes: (o) => call((c) => c.hypervisor.nodes(), o),
       guests: (o) => call((c) => c.hypervisor.guests(), o),
       nodeStats: (node, o) => call((c) => c.hypervisor.nodeStats({ params: { node } }), o),

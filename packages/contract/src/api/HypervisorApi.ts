@@ -4,6 +4,7 @@ import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import {
+  ClusterCacheState,
   Guest,
   GuestNotFound,
   GuestNotRunning,
@@ -79,6 +80,20 @@ export class HypervisorApi extends HttpApiGroup.make("hypervisor")
         OpenApi.annotations({
           summary: "List nodes",
           description: "Every node of every cluster, from the resource cache (refreshed every 3 s)."
+        })
+      ),
+    HttpApiEndpoint.get("clusters", "/hypervisor/clusters", {
+      success: Schema.Array(ClusterCacheState),
+      error: toWireError(HypervisorNotConfigured)
+    })
+      .annotateMerge(requires("hypervisor:read"))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "List clusters",
+          description:
+            "Each configured cluster and whether its resource cache is fresh: `stale` when the last refresh failed " +
+            "(`error` says why; nodes and guests then show the last good data, from `refreshed_at`) or none has " +
+            "succeeded yet. Answers while a cluster is down: this is where to see that it is."
         })
       ),
     HttpApiEndpoint.get("guests", "/hypervisor/guests", {

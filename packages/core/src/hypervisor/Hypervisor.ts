@@ -71,8 +71,8 @@ export class Hypervisor extends Context.Service<
     readonly nodes: Effect.Effect<ReadonlyArray<HypervisorNode>, HypervisorNotConfigured | ProxmoxError>
     /** Every guest of every cluster, from the cache; a Proxmox error when no cluster has answered yet. */
     readonly guests: Effect.Effect<ReadonlyArray<Guest>, HypervisorNotConfigured | ProxmoxError>
-    /** Whether each cluster's cache is fresh or stale. */
-    readonly cacheState: Effect.Effect<ReadonlyArray<ClusterCacheState>>
+    /** Whether each cluster's cache is fresh or stale (and why), in the order of the config. */
+    readonly cacheState: Effect.Effect<ReadonlyArray<ClusterCacheState>, HypervisorNotConfigured>
     /** A node's stats, read from Proxmox now. */
     readonly nodeStats: (node: string) => Effect.Effect<NodeStats, NodeLookupError | ProxmoxError>
     /** A node's stats once per second, shared by every watcher of the node; fails when the node goes away. */

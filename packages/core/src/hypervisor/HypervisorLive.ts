@@ -275,13 +275,16 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
   const hypervisor = Hypervisor.of({
     nodes: Effect.map(listed, (all) => all.flatMap((s) => s.nodes)),
     guests: Effect.map(listed, (all) => all.flatMap((s) => s.guests)),
-    cacheState: Effect.map(snapshots, (all) =>
-      all.map((s) => ({
-        cluster: s.cluster,
-        stale: s.stale || !s.loaded,
-        ...(s.refreshedAt === undefined ? {} : { refreshed_at: new Date(s.refreshedAt).toISOString() }),
-        ...(s.failure === undefined ? {} : { error: s.failure.message })
-      }))
+    cacheState: Effect.andThen(
+      configured,
+      Effect.map(snapshots, (all) =>
+        all.map((s) => ({
+          cluster: s.cluster,
+          stale: s.stale || !s.loaded,
+          ...(s.refreshedAt === undefined ? {} : { refreshed_at: new Date(s.refreshedAt).toISOString() }),
+          ...(s.failure === undefined ? {} : { error: s.failure.message })
+        }))
+      )
     ),
     nodeStats,
     watchNodeStats: (node) => Stream.unwrap(Effect.as(findNode(node), nodePolls(node))),

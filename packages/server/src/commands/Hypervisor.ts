@@ -1,4 +1,4 @@
-import type { Guest, HypervisorNode, LxcAction, NodeStats } from "@gatehouse-edge/core/domain"
+import type { ClusterCacheState, Guest, HypervisorNode, LxcAction, NodeStats } from "@gatehouse-edge/core/domain"
 import * as Console from "effect/Console"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
@@ -31,6 +31,20 @@ const formatNode = (n: HypervisorNode) =>
 
 const formatGuest = (g: Guest) =>
   `${String(g.vmid).padStart(6)}  ${g.type}  ${g.node.padEnd(10)}  ${g.status.padEnd(8)}  ${g.name}${g.ips.length === 0 ? "" : `  ${g.ips.join(", ")}`}`
+
+const formatCluster = (c: ClusterCacheState) =>
+  `${c.cluster.padEnd(10)}  ${c.stale ? "stale" : "fresh"}  ${c.refreshed_at === undefined ? "never refreshed" : `refreshed ${c.refreshed_at}`}${c.error === undefined ? "" : `  ${c.error}`}`
+
+const clusters = Command.make(
+  "clusters",
+  httpFlags,
+  Effect.fn("gatehouse.hypervisor.clusters")(function* (flags) {
+    const all = yield* withClient(flags, (c) => c.hypervisor.clusters())
+    yield* print(flags.json, all, (list) => list.map(formatCluster))
+  })
+).pipe(
+  Command.withDescription("Each configured Proxmox VE cluster: fresh, or stale since its last good refresh and why")
+)
 
 const nodes = Command.make(
   "nodes",
@@ -147,8 +161,11 @@ const power = (action: LxcAction, description: string) =>
 
 /** `gatehouse hypervisor ...`: Proxmox VE nodes and LXC containers over the HTTP API. */
 export const hypervisorCommand = Command.make("hypervisor").pipe(
-  Command.withDescription("Proxmox VE: nodes, guests, stats, journal, tail, LXC start/stop/restart (over HTTP)"),
+  Command.withDescription(
+    "Proxmox VE: clusters, nodes, guests, stats, journal, tail, LXC start/stop/restart (over HTTP)"
+  ),
   Command.withSubcommands([
+    clusters,
     nodes,
     guests,
     stats,

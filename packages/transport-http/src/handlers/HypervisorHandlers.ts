@@ -35,6 +35,7 @@ export const HypervisorHandlers = HttpApiBuilder.group(GatehouseApi, "hypervisor
 
     return handlers
       .handle("nodes", () => hypervisor.nodes)
+      .handle("clusters", () => hypervisor.cacheState)
       .handle("guests", () => hypervisor.guests)
       .handle("nodeStats", ({ request, params }) =>
         isWebSocketUpgrade(request)
