@@ -155,8 +155,22 @@ describe("signing out from a browser without JavaScript", () => {
         headers: { "content-type": "application/json" }
       })
       assert.strictEqual(json.status, 403, json.text)
+      // Nor does a text body (what `fetch` sends for `body: ""`): without the header it is refused like any other.
+      const text = yield* alice.browser.request(logout, {
+        body: `csrf_token=${alice.csrf}`,
+        headers: { "content-type": "text/plain;charset=UTF-8" }
+      })
+      assert.strictEqual(text.status, 403, text.text)
 
-      // A JSON post with the header gets the JSON answer, with or without a body.
+      // A JSON post with the header gets the JSON answer, with or without a body; a text body is ignored too.
+      const carol = yield* signedIn(server)
+      const withText = yield* carol.browser.request(logout, {
+        body: "",
+        headers: { "content-type": "text/plain;charset=UTF-8", "x-csrf-token": carol.csrf }
+      })
+      assert.strictEqual(withText.status, 200, withText.text)
+      assert.deepStrictEqual(withText.json, { message: "signed out" })
+      assert.strictEqual((yield* whoami(server, carol.session)).status, 401)
       const withBody = yield* alice.browser.request(logout, {
         body: "{}",
         headers: { "content-type": "application/json", "x-csrf-token": alice.csrf }

@@ -118,9 +118,15 @@ export class LoginApi extends HttpApiGroup.make("login").add(
     })
   ),
   HttpApiEndpoint.post("logoutJson", "/auth/logout", {
-    // Scripts send the token as `X-CSRF-Token` and no body (or any JSON, which is ignored: `Void` reads an empty
-    // body, `Unknown` anything else); the confirmation page's form sends it as a field.
-    payload: [LogoutForm.pipe(HttpApiSchema.asFormUrlEncoded()), Schema.Void, Schema.Unknown],
+    // Scripts send the token as `X-CSRF-Token` and no body, or a body that is ignored: `Void` reads an empty body,
+    // `Unknown` any JSON, the text one what `fetch(url, { method: "POST", body: "" })` sends (`text/plain`). The
+    // confirmation page's form sends the token as a field.
+    payload: [
+      LogoutForm.pipe(HttpApiSchema.asFormUrlEncoded()),
+      Schema.Void,
+      Schema.Unknown,
+      Schema.String.pipe(HttpApiSchema.asText())
+    ],
     success: LogoutResult,
     error: toWireError(PermissionDenied)
   }).annotateMerge(
