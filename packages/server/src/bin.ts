@@ -1,28 +1,6 @@
 #!/usr/bin/env node
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeServices from "@effect/platform-node/NodeServices"
-import * as Cause from "effect/Cause"
-import * as Command from "effect/cli/Command"
-import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Runtime from "effect/Runtime"
-import { gatehouseCli } from "./Cli.js"
-import { versionInfo } from "./Version.js"
+// The `gatehouse` command. Its program is loaded by a dynamic import, after NodeHttpFacade: Node builds the facade of
+// every built-in module a static import graph names while it loads that graph, before any of the graph's code runs.
+import "./NodeHttpFacade.js"
 
-// SIGTERM/SIGINT interrupt the program; a server that then shut down cleanly exits 0, as supervisors expect.
-const teardown: Runtime.Teardown = (exit, onExit) =>
-  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
-
-// A reader that stops early (`gatehouse openapi | head`) closes the pipe: stop quietly, as other command-line tools
-// do, rather than die of an unhandled EPIPE with a stack trace. (`serve` too: its log has nowhere to go.)
-process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (error.code !== "EPIPE") throw error
-  process.exit(0)
-})
-
-// Deep imports only: the @effect/platform-node barrel loads undici 8, which crashes on Node 20.
-gatehouseCli.pipe(
-  Command.run({ version: versionInfo(process.env).version }),
-  Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain({ teardown })
-)
+await import("./Main.js")
