@@ -29,9 +29,7 @@ if (lazyExports.length > 0) {
       enumerable: descriptor.enumerable ?? true,
       configurable: true
     })
-  try {
-    await import("node:http")
-  } finally {
-    for (const { descriptor, name } of lazyExports) Object.defineProperty(http, name, descriptor)
-  }
+  // A built-in module's import does not fail; if it did, the command could not start anyway.
+  await import("node:http")
+  for (const { descriptor, name } of lazyExports) Object.defineProperty(http, name, descriptor)
 }
