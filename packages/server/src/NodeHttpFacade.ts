@@ -6,7 +6,7 @@ import { createRequire } from "node:module"
  * Since Node 22, `node:http` exports `WebSocket`, `CloseEvent` and `MessageEvent` as lazy getters that load Node's
  * bundled undici. The first ES module import of `node:http` (here: `@effect/platform-node`'s server) builds the
  * module's facade by reading every export, so it runs those getters and loads undici, which the server never uses:
- * ~4 MiB of an idle server's memory on Node 24 (bench/README.md, "Server memory"; nodejs/node#59686). A `require`
+ * 3-4 MiB of an idle server's memory on Node 24 (bench/README.md, "Server memory"; nodejs/node#59686). A `require`
  * reads no export it is not asked for.
  *
  * So the facade is built here while the three are plain `undefined`, and the getters are put back at once:
