@@ -42,6 +42,7 @@ import { Context, Effect, Layer, Logger, Stream } from "effect"
 import { HttpServer } from "effect/http"
 import { TestClock } from "effect/testing"
 import { Database } from "../packages/core/src/store/SqliteDriver.js"
+import { allocatedDuring } from "./AllocationSampler.js"
 import { environment, fmt, parseArgs, printTable, routesYaml, writeResults } from "./support.js"
 import { aliasOf, baseline, countsOver, healthAt } from "./UptimeWorkload.js"
 import { closeAll, connect } from "./WebSocketClients.js"
@@ -130,9 +131,18 @@ const liveSampling = Effect.gen(function* () {
       yield* Layer.build(world)
       const cpu = process.cpuUsage()
       const started = performance.now()
-      for (let s = 0; s < liveSeconds; s++) yield* TestClock.adjust("1 second")
+      const { allocatedBytes } = yield* allocatedDuring(
+        Effect.gen(function* () {
+          for (let s = 0; s < liveSeconds; s++) yield* TestClock.adjust("1 second")
+        })
+      )
       const used = process.cpuUsage(cpu)
-      return { cpuMs: (used.user + used.system) / 1000, wallMs: performance.now() - started, ...written }
+      return {
+        cpuMs: (used.user + used.system) / 1000,
+        wallMs: performance.now() - started,
+        allocatedBytes,
+        ...written
+      }
     })
   )
 }).pipe(Effect.provide(TestClock.layer()))
@@ -271,7 +281,10 @@ const main = Effect.gen(function* () {
   const live = yield* liveSampling
   console.log(`live: ${fmt((performance.now() - t) / 1000, 1)} s`)
   t = performance.now()
-  const base = baseline({ file: copy, routeCount, t0, liveSeconds, flushSeconds })
+  const { result: baseRun, allocatedBytes: baseAllocated } = yield* allocatedDuring(
+    Effect.sync(() => baseline({ file: copy, routeCount, t0, liveSeconds, flushSeconds }))
+  )
+  const base = { ...baseRun, allocatedBytes: baseAllocated }
   console.log(`baseline: ${fmt((performance.now() - t) / 1000, 1)} s`)
   const size = storeSize(filename)
   const baseSize = storeSize(copy)
@@ -280,23 +293,28 @@ const main = Effect.gen(function* () {
   console.log(`queries: ${fmt((performance.now() - t) / 1000, 1)} s`)
 
   const pct = (cpuMs: number) => (cpuMs / liveSeconds / 1000) * 100
+  const allocated = (bytes: number) => fmt(bytes / liveSeconds / 1024 / 1024, 2)
   console.log(`\nsampling ${routeCount} routes every second, ${liveSeconds} simulated seconds (CPU % of one core)`)
   printTable(
-    ["", "CPU ms / s", "CPU %", "rows written / s", "ratio"],
+    ["", "CPU ms / s", "CPU %", "rows written / s", "ratio", "MiB allocated / s", "ratio"],
     [
       [
         "UptimeLive (sample + count + flush)",
         fmt(live.cpuMs / liveSeconds, 2),
         fmt(pct(live.cpuMs), 2),
         fmt(live.rows / liveSeconds),
-        fmt(live.cpuMs / base.cpuMs, 2)
+        fmt(live.cpuMs / base.cpuMs, 2),
+        allocated(live.allocatedBytes),
+        fmt(live.allocatedBytes / base.allocatedBytes, 2)
       ],
-      ["  of which UptimeRepository.add (wall)", fmt(live.ms / liveSeconds, 2), fmt(pct(live.ms), 2), "", ""],
+      ["  of which UptimeRepository.add (wall)", fmt(live.ms / liveSeconds, 2), fmt(pct(live.ms), 2), "", "", "", ""],
       [
         "baseline: better-sqlite3 prepared upserts",
         fmt(base.cpuMs / liveSeconds, 2),
         fmt(pct(base.cpuMs), 2),
         fmt(base.rows / liveSeconds),
+        "1.00",
+        allocated(base.allocatedBytes),
         "1.00"
       ]
     ]

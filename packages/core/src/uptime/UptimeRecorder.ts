@@ -1,6 +1,6 @@
 import type { UptimePeriod } from "@gatehouse-edge/contract/domain"
 import { type HealthMap, ServerHealthKey } from "@gatehouse-edge/contract/domain"
-import { addCounts, addSample, type Bucket, bucketStartOf, emptyCounts, uptimePeriods } from "./UptimeBuckets.js"
+import { addCounts, addSample, type Bucket, bucketStartOf, uptimePeriods } from "./UptimeBuckets.js"
 
 type MutableBucket = { -readonly [K in keyof Bucket]: Bucket[K] }
 
@@ -8,6 +8,40 @@ type MutableBucket = { -readonly [K in keyof Bucket]: Bucket[K] }
 interface Pending {
   readonly open: Array<MutableBucket | undefined>
   readonly closed: Array<Bucket>
+  /** Whether a sample counted the route since the last drain: a route that went away is dropped by the next one. */
+  sampled: boolean
+}
+
+// A bucket with no samples yet, written out rather than spread from `emptyCounts()`: a thousand routes open
+// ~1,500 buckets a second.
+const openBucket = (period: UptimePeriod, alias: string, start: number): MutableBucket => ({
+  period,
+  alias,
+  start,
+  healthy: 0,
+  unhealthy: 0,
+  error: 0,
+  napping: 0,
+  starting: 0,
+  unknown: 0,
+  latency_sum: 0,
+  latency_count: 0
+})
+
+// Appends a route's delta to the drained list, whose route's deltas start at `from`. Deltas of the same bucket (one
+// put back after a failed write, or a clock that stepped back) become one: PostgreSQL refuses a statement that
+// updates the same row twice. A route has a handful of deltas per drain, so a scan finds them without a map.
+const appendMerged = (out: Array<Bucket>, from: number, delta: Bucket) => {
+  for (let i = from; i < out.length; i++) {
+    const into = out[i]!
+    if (into.period === delta.period && into.start === delta.start) {
+      const sum: MutableBucket = { ...into }
+      addCounts(sum, delta)
+      out[i] = sum
+      return
+    }
+  }
+  out.push(delta)
 }
 
 /** Samples counted in memory until the next flush (see {@link makeUptimeRecorder}). */
@@ -28,12 +62,12 @@ export interface UptimeRecorder {
  * A crash loses what was counted since the last flush and nothing else.
  */
 export const makeUptimeRecorder = (): UptimeRecorder => {
-  let pending = new Map<string, Pending>()
+  const pending = new Map<string, Pending>()
 
   const pendingFor = (alias: string): Pending => {
     let entry = pending.get(alias)
     if (entry === undefined) {
-      entry = { open: uptimePeriods.map(() => undefined), closed: [] }
+      entry = { open: uptimePeriods.map(() => undefined), closed: [], sampled: false }
       pending.set(alias, entry)
     }
     return entry
@@ -45,13 +79,14 @@ export const makeUptimeRecorder = (): UptimeRecorder => {
       if (alias === ServerHealthKey) continue
       const info = health[alias]!
       const entry = pendingFor(alias)
+      entry.sampled = true
       for (let i = 0; i < uptimePeriods.length; i++) {
         const period = uptimePeriods[i]!
         const start = bucketStartOf(period, now)
         let bucket = entry.open[i]
         if (bucket === undefined || bucket.start !== start) {
           if (bucket !== undefined) entry.closed.push(bucket)
-          bucket = { period, alias, start, ...emptyCounts() }
+          bucket = openBucket(period, alias, start)
           entry.open[i] = bucket
         }
         addSample(bucket, info.status, info.latency_ms)
@@ -59,28 +94,22 @@ export const makeUptimeRecorder = (): UptimeRecorder => {
     }
   }
 
-  // A fresh map per flush: routes that went away leave nothing behind in memory. Deltas of the same bucket (one
-  // put back after a failed write, or a clock that stepped back) are merged: PostgreSQL refuses a statement that
-  // updates the same row twice.
+  // Entries stay from one drain to the next (a thousand routes would otherwise rebuild them every flush); those of
+  // routes no sample counted since the previous drain go, so routes that went away leave nothing behind.
   const drain = () => {
     const out: Array<Bucket> = []
-    for (const entry of pending.values()) {
-      const open = entry.open.filter((bucket) => bucket !== undefined)
-      // The open buckets are of different periods: only closed ones can repeat a key.
-      if (entry.closed.length === 0) {
-        out.push(...open)
-        continue
+    for (const [alias, entry] of pending) {
+      const from = out.length
+      for (const bucket of entry.closed) appendMerged(out, from, bucket)
+      entry.closed.length = 0
+      for (let i = 0; i < entry.open.length; i++) {
+        const bucket = entry.open[i]
+        if (bucket !== undefined) appendMerged(out, from, bucket)
+        entry.open[i] = undefined
       }
-      const merged = new Map<string, MutableBucket>()
-      for (const bucket of [...entry.closed, ...open]) {
-        const key = `${bucket.period}@${bucket.start}`
-        const into = merged.get(key)
-        if (into === undefined) merged.set(key, { ...bucket })
-        else addCounts(into, bucket)
-      }
-      out.push(...merged.values())
+      if (!entry.sampled) pending.delete(alias)
+      entry.sampled = false
     }
-    pending = new Map()
     return out
   }
 

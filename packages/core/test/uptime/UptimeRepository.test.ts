@@ -91,13 +91,64 @@ const expected = {
   ]
 }
 
-const runOn = <E>(store: Layer.Layer<SqlClient.SqlClient, E>) =>
-  scenario.pipe(Effect.provide(UptimeRepository.layer.pipe(Layer.provide(store))))
+// A flush of a large route table: more rows than one statement takes (500), so full statements and a shorter last one,
+// written twice (each row then holds the sum), then a write of another length. Every row distinct in every column.
+const manyRows = (count: number, offset: number) =>
+  Array.from({ length: count }, (_, i) =>
+    bucket(`route-${String(i).padStart(4, "0")}`, "1h", 3_600_000 * (offset + 1), {
+      healthy: i + 1,
+      unhealthy: i % 7,
+      error: i % 5,
+      napping: i % 3,
+      starting: i % 2,
+      unknown: offset,
+      latency_sum: i / 8,
+      latency_count: i
+    })
+  )
+
+const largeFlushes = Effect.gen(function* () {
+  const repository = yield* UptimeRepository
+  const first = manyRows(1_234, 0)
+  yield* repository.add(first)
+  yield* repository.add(first)
+  const second = manyRows(501, 1)
+  yield* repository.add(second)
+  const aliases = first.map((b) => b.alias)
+  return {
+    first: yield* repository.read("1h", aliases, 0, 3_600_000),
+    second: yield* repository.read("1h", aliases, 3_600_001, 1e13)
+  }
+})
+
+const largeExpected = {
+  first: manyRows(1_234, 0).map((b) => ({
+    ...b,
+    healthy: 2 * b.healthy,
+    unhealthy: 2 * b.unhealthy,
+    error: 2 * b.error,
+    napping: 2 * b.napping,
+    starting: 2 * b.starting,
+    unknown: 2 * b.unknown,
+    latency_sum: 2 * b.latency_sum,
+    latency_count: 2 * b.latency_count
+  })),
+  second: manyRows(501, 1)
+}
+
+const runOn = <A, E>(store: Layer.Layer<SqlClient.SqlClient, E>, program: Effect.Effect<A, never, UptimeRepository>) =>
+  program.pipe(Effect.provide(UptimeRepository.layer.pipe(Layer.provide(store))))
 
 describe("UptimeRepository", () => {
   it.effect("adds counts to buckets, reads a window of some aliases, deletes by period (SQLite)", () =>
     Effect.gen(function* () {
-      assert.deepStrictEqual(yield* runOn(StoreLive.layerMemory), expected)
+      assert.deepStrictEqual(yield* runOn(StoreLive.layerMemory, scenario), expected)
+    })
+  )
+
+  it.effect("a flush of more rows than one statement takes: every row written, in the right columns (SQLite)", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* runOn(StoreLive.layerMemory, largeFlushes), largeExpected)
     })
   )
 
@@ -145,7 +196,15 @@ describe("UptimeRepository", () => {
       Effect.gen(function* () {
         const url = Redacted.make(pg.skip ? "" : pg.value)
         const { schema } = yield* freshPostgresSchema(pg.skip ? "" : pg.value)
-        assert.deepStrictEqual(yield* runOn(PostgresStore.layer({ url, schema })), expected)
+        assert.deepStrictEqual(yield* runOn(PostgresStore.layer({ url, schema }), scenario), expected)
+      }).pipe(Effect.scoped)
+    )
+
+    it.live("a flush of more rows than one statement takes, as on SQLite", () =>
+      Effect.gen(function* () {
+        const url = Redacted.make(pg.skip ? "" : pg.value)
+        const { schema } = yield* freshPostgresSchema(pg.skip ? "" : pg.value)
+        assert.deepStrictEqual(yield* runOn(PostgresStore.layer({ url, schema }), largeFlushes), largeExpected)
       }).pipe(Effect.scoped)
     )
   })
