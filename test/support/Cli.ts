@@ -79,11 +79,16 @@ export interface ServerProcess {
  */
 export const spawnServer = (
   args: ReadonlyArray<string>,
-  options: { readonly cwd: string; readonly env?: Readonly<Record<string, string>> }
+  options: {
+    readonly cwd: string
+    readonly env?: Readonly<Record<string, string>>
+    /** Node options before the program (V8 flags such as `--trace-gc`, which NODE_OPTIONS does not take). */
+    readonly nodeArgs?: ReadonlyArray<string>
+  }
 ): Effect.Effect<ServerProcess, CliResult, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.callback<ServerProcess, CliResult>((resume) => {
-      const child = spawn(process.execPath, gatehouseCommand(["serve", ...args]), {
+      const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...gatehouseCommand(["serve", ...args])], {
         cwd: options.cwd,
         env: childEnv({ GATEHOUSE_LOG_FORMAT: "json", ...options.env })
       })

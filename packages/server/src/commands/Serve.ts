@@ -8,6 +8,7 @@ import * as Layer from "effect/Layer"
 import { ensureExampleRoutes } from "../ExampleRoutes.js"
 import { layerGatehouseServer } from "../GatehouseServer.js"
 import { layerLogging } from "../Logging.js"
+import * as MemoryReducerNudge from "../MemoryReducerNudge.js"
 import { versionInfo } from "../Version.js"
 import { failWith, readServerConfig } from "./ServerConfig.js"
 import { describeStartupFailure } from "./StartupFailure.js"
@@ -51,7 +52,7 @@ export const serveCommand = Command.make(
     yield* ensureExampleRoutes(config)
 
     const server = layerGatehouseServer({ config, sources, strict: flags.strict, version: versionInfo(process.env) })
-    yield* Layer.launch(server).pipe(
+    yield* Layer.launch(Layer.merge(server, MemoryReducerNudge.layer)).pipe(
       Effect.provide(layerLogging(config.log)),
       Effect.catchCause((cause): Effect.Effect<never, unknown> => {
         if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
