@@ -11,7 +11,9 @@
  *
  * Compiling a `vm.Script` allocates one small object on that heap (Node's ContextifyScript), which is enough for the
  * rate to read as low; the rate decays to 0 within ~110 s, so a script is compiled every 30 s. The cost is a few
- * microseconds every 30 s. Only the command does this, not the library: an embedder's process is its own to tune.
+ * microseconds every 30 s. Only the command does this, not the library: an embedder's process is its own to tune,
+ * and `@gatehouse-edge/server` exports this module for one that wants it
+ * (`Layer.merge(layerGatehouseServer(options), MemoryReducerNudge.layer)`).
  */
 import * as vm from "node:vm"
 import * as Effect from "effect/Effect"
@@ -31,7 +33,7 @@ const compileTinyScript = Effect.sync(() => {
   new vm.Script("0")
 })
 
-/** Compiles a tiny script now and every {@link nudgeIntervalMs} while the layer is up, on an affected V8; else nothing. */
+/** On an affected V8, compiles a tiny script now and every {@link nudgeIntervalMs} while up; elsewhere empty. */
 export const layer: Layer.Layer<never> = v8NeedsNudge(process.versions.v8)
   ? Layer.effectDiscard(
       compileTinyScript.pipe(Effect.repeat(Schedule.spaced(nudgeIntervalMs)), Effect.forkScoped, Effect.asVoid)

@@ -2,7 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { type ServerProcess, spawnServer } from "../../../test/support/Cli.js"
 import { tempDir } from "../../../test/support/TempDir.js"
-import { v8NeedsNudge } from "../src/MemoryReducerNudge.js"
+import * as Server from "../src/index.js"
+import { layer, v8NeedsNudge } from "../src/MemoryReducerNudge.js"
 
 // src/MemoryReducerNudge.ts keeps V8's memory reducer working in `gatehouse serve` on Node 24 and later. Checked on a
 // fresh server process under `--trace-gc`, where V8 logs a memory-reducing GC as `Mark-Compact (reduce)`. Without the
@@ -35,6 +36,10 @@ describe("the memory reducer in gatehouse serve", () => {
     assert.isTrue(v8NeedsNudge("13.1.201.8"))
     assert.isTrue(v8NeedsNudge("13.6.233.17-node.20"))
     assert.isTrue(v8NeedsNudge("14.6.202.9-node.12"))
+  })
+
+  it("is exported for an embedding process to add", () => {
+    assert.strictEqual(Server.MemoryReducerNudge.layer, layer)
   })
 
   it.live(
