@@ -10,9 +10,10 @@
  * 2. Live: the real `UptimeLive` layer on that store under a `TestClock` from T0 for `--live` simulated seconds:
  *    a sample of all routes every second (a fresh health map each time, as `Health.snapshot` builds one), a flush
  *    every 5 s, retention sweeps. CPU time of the process (`process.cpuUsage`) per simulated second is what the
- *    sampler and the writes cost a real server per second: % of one core. Baseline, same run: the same rows
- *    (grouped per flush window as the recorder does) upserted by a plain better-sqlite3 prepared statement, one
- *    transaction per 5 s, on a copy of the same store, with the same retention deletes.
+ *    sampler and the writes cost a real server per second: % of one core; and the bytes allocated on the V8 heap
+ *    meanwhile (`AllocationSampler.ts`). Baseline, same run, measured the same way: the same rows (grouped per flush
+ *    window as the recorder does) upserted by a plain better-sqlite3 prepared statement, one transaction per 5 s, on
+ *    a copy of the same store, with the same retention deletes.
  * 3. Store size on disk after both (bytes, per route, per row; and after `VACUUM INTO`, what the rows need).
  * 4. `GET /api/v1/metrics/uptime?period=1mo` through the real server composition (in this process, its own
  *    sampler running, health checks disabled) on that store: latency p50/p99 of sequential requests, one page
