@@ -3,7 +3,7 @@
  * server, as production runs it), then runs every benchmark one after the other, each in its own process. Each
  * one's output is also saved to bench/results/<name>.txt; the server benchmarks write bench/results/<name>.json too.
  *
- *   npm run bench [-- --only=route-validation,http-health,http-stack,http-cpu,sign-in,memory,idle,auth-requests,auth-core,validation-latency,uptime,hypervisor,docker] [--no-build] [--quick]
+ *   npm run bench [-- --only=route-validation,http-health,http-stack,http-cpu,sign-in,memory,idle,auth-requests,auth-core,validation-latency,uptime,hypervisor,docker,cli-startup] [--no-build] [--quick]
  *
  * --quick runs every benchmark briefly (a smoke test of the scripts; its numbers are not worth reporting).
  */
@@ -51,7 +51,8 @@ const benchmarks = {
   // Needs /usr/sbin/sshd (Debian openssh-server): node pve1's journals come from a real sshd.
   hypervisor: { args: ["bench/hypervisor.ts"], quick: ["--clients=100", "--duration=3", "--lines=5"] },
   // Needs dockerd (Debian docker.io) and the docker CLI: a real engine, and `docker logs -f` as the baseline.
-  docker: { args: ["bench/docker.ts"], quick: ["--clients=20", "--duration=3", "--lines=20000", "--rounds=1"] }
+  docker: { args: ["bench/docker.ts"], quick: ["--clients=20", "--duration=3", "--lines=20000", "--rounds=1"] },
+  "cli-startup": { args: ["bench/cli-startup.ts"], quick: ["--runs=1"] }
 }
 
 const flags = process.argv.slice(2)

@@ -228,6 +228,8 @@ export const startGatehouse = async (options: {
   readonly mode: ServerMode
   readonly portBase: number
   readonly nodeArgs?: ReadonlyArray<string>
+  /** Another build's `bin.js` to run instead of `packages/server/dist/bin.js` (`dist` mode only). */
+  readonly bin?: string
   /** More environment for the server (e.g. `GATEHOUSE_LOG_LEVEL`). */
   readonly env?: Readonly<Record<string, string>>
   /** A `gatehouse.yml` for the server (`--config`), e.g. with a Proxmox cluster. */
@@ -249,7 +251,7 @@ export const startGatehouse = async (options: {
   }
   const entry =
     options.mode === "dist"
-      ? [distBin]
+      ? [options.bin ?? distBin]
       : [
           "--conditions=@gatehouse-edge/source",
           // By URL: the server runs in its temp directory, where a bare "tsx" would not resolve.

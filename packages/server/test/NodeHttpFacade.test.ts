@@ -6,8 +6,8 @@ import * as Effect from "effect/Effect"
 
 // Since Node 22 the first ES import of `node:http` loads Node's bundled undici (~4 MiB of an idle server's memory),
 // through the lazy `WebSocket`, `CloseEvent` and `MessageEvent` exports; src/NodeHttpFacade.ts keeps the `gatehouse`
-// command from paying for it. Checked in fresh processes: the command loads every module of the server (`--version`
-// goes through the same imports as `serve`). On Node 20, which has no such exports, nothing loads undici either way;
+// command from paying for it. Checked in fresh processes: `serve` with a bad `--http` loads every module of the server
+// (ServeProgram.ts, loaded when `serve` runs), then refuses the address and exits. On Node 20, which has no such exports, nothing loads undici either way;
 // CI runs this file on Node 24 too, where the first test fails without NodeHttpFacade.
 
 const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
@@ -18,6 +18,8 @@ interface Probe {
   readonly undiciLoaded: boolean
   /** `typeof require("node:http").WebSocket` at exit. */
   readonly httpWebSocket: string
+  /** What the program wrote to stderr before the probe's line. */
+  readonly stderr: string
 }
 
 /** Reports, when the process exits, what `Probe` describes (loaded with `--import` before the program). */
@@ -37,7 +39,7 @@ const runProbed = (args: ReadonlyArray<string>): Effect.Effect<Probe> =>
       (error, _stdout, stderr) => {
         const line = stderr.split("\n").find((text) => text.startsWith("PROBE "))
         if (line === undefined) resume(Effect.die(new Error(`no probe line (${String(error)}): ${stderr}`)))
-        else resume(Effect.succeed(JSON.parse(line.slice("PROBE ".length)) as Probe))
+        else resume(Effect.succeed({ ...(JSON.parse(line.slice("PROBE ".length)) as Probe), stderr }))
       }
     )
     return Effect.sync(() => child.kill())
@@ -49,11 +51,21 @@ const httpHasLazyUndici =
 
 describe("node:http's ES facade in the gatehouse command", () => {
   it.live(
-    "the command loads every server module without loading undici; require('node:http').WebSocket still works",
+    "serve loads every server module without loading undici; require('node:http').WebSocket still works",
     () =>
       Effect.gen(function* () {
         const bin = path.join(serverDir, "src", "bin.ts")
-        const result = yield* runProbed(["--import", "tsx", "--conditions=@gatehouse-edge/source", bin, "--version"])
+        const result = yield* runProbed([
+          "--import",
+          "tsx",
+          "--conditions=@gatehouse-edge/source",
+          bin,
+          "serve",
+          "--http",
+          "not-an-address"
+        ])
+        // The refusal comes from the serve program, after its imports: the server's modules were loaded.
+        assert.include(result.stderr, 'expected host:port, e.g. 127.0.0.1:8888 or [::1]:8888, got "not-an-address"')
         assert.isFalse(result.undiciLoaded)
         assert.strictEqual(result.httpWebSocket, httpHasLazyUndici ? "function" : "undefined")
       }),

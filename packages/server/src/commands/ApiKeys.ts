@@ -6,8 +6,7 @@ import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { print } from "./AuthOutput.js"
-import { withClient } from "./HttpCommand.js"
-import { httpFlags } from "./HttpConnection.js"
+import { httpFlags, withClient } from "./HttpConnection.js"
 import { failWith } from "./ServerConfig.js"
 
 /** `30d`, `12h`, `90m`, ... in seconds, or `undefined`. */

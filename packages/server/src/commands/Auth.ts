@@ -6,7 +6,7 @@ import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { formatNode, formatRequest, print, reportCallErrors } from "./AuthOutput.js"
+import { formatNode, formatRequest, print } from "./AuthOutput.js"
 import { connect, grpcFlags } from "./GrpcConnection.js"
 
 const authId = Flag.String("auth-id").pipe(Flag.withDescription("The request's id (ghreq_...)"))
@@ -15,8 +15,8 @@ const register = Command.make(
   "register",
   { ...grpcFlags, authId, user: Flag.String("user").pipe(Flag.withDescription("The user the machine joins as")) },
   Effect.fn("gatehouse.auth.register")(function* (flags) {
-    const { client, address } = yield* connect(flags)
-    const node = yield* reportCallErrors(address, client.register(flags.authId, flags.user))
+    const { client, reportCallErrors } = yield* connect(flags)
+    const node = yield* reportCallErrors(client.register(flags.authId, flags.user))
     yield* print(flags.json, node, (n) => `registered node ${formatNode(n).trim()}`)
   }, Effect.scoped)
 ).pipe(Command.withDescription("Bind a pending registration to a user: creates (or re-authorises) its node"))
@@ -26,9 +26,9 @@ const verdict = (name: "approve" | "reject") =>
     name,
     { ...grpcFlags, authId },
     Effect.fn(`gatehouse.auth.${name}`)(function* (flags) {
-      const { client, address } = yield* connect(flags)
-      yield* reportCallErrors(address, name === "approve" ? client.approve(flags.authId) : client.reject(flags.authId))
-      const request = yield* reportCallErrors(address, client.get(flags.authId))
+      const { client, reportCallErrors } = yield* connect(flags)
+      yield* reportCallErrors(name === "approve" ? client.approve(flags.authId) : client.reject(flags.authId))
+      const request = yield* reportCallErrors(client.get(flags.authId))
       yield* print(flags.json, request, formatRequest)
     }, Effect.scoped)
   ).pipe(Command.withDescription(name === "approve" ? "Approve a pending request" : "Reject a pending request"))
@@ -50,9 +50,8 @@ const list = Command.make(
     kind: Flag.Literals("kind", kinds).pipe(Flag.withDescription("Only requests of this kind"), Flag.optional)
   },
   Effect.fn("gatehouse.auth.list")(function* (flags) {
-    const { client, address } = yield* connect(flags)
+    const { client, reportCallErrors } = yield* connect(flags)
     const requests = yield* reportCallErrors(
-      address,
       client.list({ state: Option.getOrUndefined(flags.state), kind: Option.getOrUndefined(flags.kind) })
     )
     yield* print(flags.json, requests, (all) => (all.length === 0 ? ["no auth requests"] : all.map(formatRequest)))
@@ -63,9 +62,8 @@ const watch = Command.make(
   "watch",
   { ...grpcFlags, id: Argument.String("auth-id").pipe(Argument.withDescription("The request's id (ghreq_...)")) },
   Effect.fn("gatehouse.auth.watch")(function* (flags) {
-    const { client, address } = yield* connect(flags)
+    const { client, reportCallErrors } = yield* connect(flags)
     yield* reportCallErrors(
-      address,
       client
         .watch(flags.id)
         .pipe(

@@ -1,8 +1,6 @@
 import type { AuthRequest, Node, User } from "@gatehouse-edge/core/domain"
-import { AuthServiceCallError } from "@gatehouse-edge/transport-grpc/client"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import { failWith } from "./ServerConfig.js"
 
 /** One line per request: id, kind, state, what it is about, who decided. */
 export const formatRequest = (r: AuthRequest): string => {
@@ -25,17 +23,3 @@ export const print = <A>(json: boolean, value: A, text: (a: A) => string | Reado
   json
     ? Console.log(JSON.stringify(value, null, 2))
     : Effect.forEach([text(value)].flat(), (line) => Console.log(line), { discard: true })
-
-/** A refused or failed call as one line on stderr and exit code 1 (no stack trace). */
-export const reportCallErrors = <A, E, R>(address: string, effect: Effect.Effect<A, E, R>) =>
-  effect.pipe(
-    Effect.catchIf(
-      (error): error is E & AuthServiceCallError => error instanceof AuthServiceCallError,
-      (error) =>
-        failWith([
-          error.statusName === "UNAVAILABLE"
-            ? `gatehouse: cannot reach the gRPC API at ${address}: ${error.message}`
-            : `gatehouse: ${error.message} (${error.statusName})`
-        ])
-    )
-  )

@@ -6,8 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { print } from "./AuthOutput.js"
-import { withClient } from "./HttpCommand.js"
-import { httpFlags } from "./HttpConnection.js"
+import { httpFlags, withClient } from "./HttpConnection.js"
 import { failWith } from "./ServerConfig.js"
 
 const renewalText = (c: CertInfo) =>

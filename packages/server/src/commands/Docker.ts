@@ -7,8 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { print } from "./AuthOutput.js"
-import { withClient } from "./HttpCommand.js"
-import { httpFlags } from "./HttpConnection.js"
+import { httpFlags, withClient } from "./HttpConnection.js"
 
 const container = Argument.String("container").pipe(
   Argument.withDescription("Container id, unique id prefix, name, or the alias of a route its labels define")

@@ -1,15 +1,15 @@
 import * as path from "node:path"
 import { formatListenAddress } from "@gatehouse-edge/core"
-import {
-  type AuthServiceEffectClient,
-  authServiceEffectClient,
-  makeAuthServiceClient
-} from "@gatehouse-edge/transport-grpc/client"
+import type { AuthServiceEffectClient } from "@gatehouse-edge/transport-grpc/client"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { clientFlags, readApiKey, readFileFor } from "./ClientFlags.js"
-import { readServerConfig } from "./ServerConfig.js"
+import { failWith, readServerConfig } from "./ServerConfig.js"
+
+// The gRPC client (grpc-js, the protos, protobufjs) is loaded when a command connects: the other commands start
+// without it (bench/README.md, "CLI start-up").
+const loadGrpcClient = () => Effect.promise(() => import("@gatehouse-edge/transport-grpc/client"))
 
 /** The flags of every command that calls the gRPC API. */
 export const grpcFlags = {
@@ -37,7 +37,8 @@ export interface GrpcFlags {
 /**
  * A client of the server's AuthService: the address from `--grpc`, `GATEHOUSE_GRPC_ADDR` or the config, the API
  * key from `--api-key-file`, `GATEHOUSE_API_KEY` or `<data>/admin.key` (never from the command line, where other
- * users could read it), or the unix socket without a key. Closed with the scope.
+ * users could read it), or the unix socket without a key. Closed with the scope. With it, `reportCallErrors`: a
+ * refused or failed call as one line on stderr and exit code 1 (no stack trace).
  */
 export const connect = Effect.fnUntraced(function* (flags: GrpcFlags) {
   const { config } = yield* readServerConfig({ config: flags.config, data: flags.data, grpc: flags.grpc })
@@ -49,14 +50,26 @@ export const connect = Effect.fnUntraced(function* (flags: GrpcFlags) {
     const apiKey = yield* readApiKey(flags.apiKeyFile, config.dataDir)
     target = { address: formatListenAddress(config.grpc), apiKey }
   }
-  const client = makeAuthServiceClient({
+  const grpc = yield* loadGrpcClient()
+  const client = grpc.makeAuthServiceClient({
     ...target,
     insecure: rootCerts === undefined,
     ...(rootCerts === undefined ? {} : { rootCerts })
   })
   yield* Effect.addFinalizer(() => Effect.sync(() => client.close()))
-  return { client: authServiceEffectClient(client), address: target.address } satisfies {
-    client: AuthServiceEffectClient
-    address: string
-  }
+  const reportCallErrors = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(
+      Effect.catchIf(
+        (error): error is E & InstanceType<typeof grpc.AuthServiceCallError> =>
+          error instanceof grpc.AuthServiceCallError,
+        (error) =>
+          failWith([
+            error.statusName === "UNAVAILABLE"
+              ? `gatehouse: cannot reach the gRPC API at ${target.address}: ${error.message}`
+              : `gatehouse: ${error.message} (${error.statusName})`
+          ])
+      )
+    )
+  const effectClient: AuthServiceEffectClient = grpc.authServiceEffectClient(client)
+  return { client: effectClient, reportCallErrors }
 })

@@ -1,12 +1,18 @@
-import { GatehouseClient, WebSocketClosed } from "@gatehouse-edge/client"
+import type { GatehouseClient } from "@gatehouse-edge/client"
 import { formatListenAddress } from "@gatehouse-edge/core"
+import * as Console from "effect/Console"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as HttpClientError from "effect/http/HttpClientError"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { clientFlags, readApiKey } from "./ClientFlags.js"
 import { failWith, readServerConfig } from "./ServerConfig.js"
+
+// The typed client (the HTTP API's contract: every endpoint's schemas) is loaded when a command calls the server:
+// `serve`, `validate`, the gRPC commands, `--help` and `--version` start without it (bench/README.md, "CLI start-up").
+const loadClient = () => Effect.promise(() => import("@gatehouse-edge/client"))
 
 /** The flags of every command that calls the HTTP API. */
 export const httpFlags = {
@@ -25,37 +31,34 @@ export interface HttpFlags {
 }
 
 /**
- * The typed HTTP client of the server: its URL from `--server` or the config's `http.addr`, the API key from
- * `--api-key-file`, `GATEHOUSE_API_KEY` or `<data>/admin.key` (never from the command line, where other users could
- * read it).
+ * Runs `use` with the typed HTTP client of the server: its URL from `--server` or the config's `http.addr`, the API
+ * key from `--api-key-file`, `GATEHOUSE_API_KEY` or `<data>/admin.key` (never from the command line, where other
+ * users could read it). Any failure is one line on stderr and exit code 1: the server's own error message (its
+ * body's), a closed stream's code and reason, or that the server could not be reached.
  */
-export const connectHttp = Effect.fnUntraced(function* (flags: HttpFlags) {
-  const { config } = yield* readServerConfig({ config: flags.config, data: flags.data })
-  // A server listening on every interface is reached on loopback.
-  const local = formatListenAddress(config.http)
-    .replace(/^0\.0\.0\.0:/, "127.0.0.1:")
-    .replace(/^\[::\]:/, "[::1]:")
-  const baseUrl = Option.getOrElse(flags.server, () => `http://${local}`)
-  const apiKey = yield* readApiKey(flags.apiKeyFile, config.dataDir)
-  return { layer: GatehouseClient.layer({ baseUrl, apiKey }), baseUrl }
-})
-
-/**
- * A failed call as one line on stderr and exit code 1: the server's own error message (its body's), a closed
- * stream's code and reason, or that the server could not be reached.
- */
-export const reportHttpErrors = <A, E, R>(baseUrl: string, effect: Effect.Effect<A, E, R>) =>
-  Effect.catch(effect, (error: unknown) => {
-    if (HttpClientError.isHttpClientError(error)) {
-      return failWith([`gatehouse: cannot reach the HTTP API at ${baseUrl}: ${error.message}`])
-    }
-    if (error instanceof WebSocketClosed) {
-      return failWith([
-        `gatehouse: the stream closed with ${error.code}${error.reason === "" ? "" : `: ${error.reason}`}`
-      ])
-    }
-    if (Schema.isSchemaError(error)) return failWith([`gatehouse: ${oneLineSchemaError(error.message)}`])
-    return failWith([`gatehouse: ${error instanceof Error ? error.message : String(error)}`])
+export const withClient = <A, E>(flags: HttpFlags, use: (client: GatehouseClient["Service"]) => Effect.Effect<A, E>) =>
+  Effect.gen(function* () {
+    const { config } = yield* readServerConfig({ config: flags.config, data: flags.data })
+    // A server listening on every interface is reached on loopback.
+    const local = formatListenAddress(config.http)
+      .replace(/^0\.0\.0\.0:/, "127.0.0.1:")
+      .replace(/^\[::\]:/, "[::1]:")
+    const baseUrl = Option.getOrElse(flags.server, () => `http://${local}`)
+    const apiKey = yield* readApiKey(flags.apiKeyFile, config.dataDir)
+    const { GatehouseClient, WebSocketClosed } = yield* loadClient()
+    const called = Effect.flatMap(GatehouseClient, use).pipe(Effect.provide(GatehouseClient.layer({ baseUrl, apiKey })))
+    return yield* Effect.catch(called, (error: unknown) => {
+      if (HttpClientError.isHttpClientError(error)) {
+        return failWith([`gatehouse: cannot reach the HTTP API at ${baseUrl}: ${error.message}`])
+      }
+      if (error instanceof WebSocketClosed) {
+        return failWith([
+          `gatehouse: the stream closed with ${error.code}${error.reason === "" ? "" : `: ${error.reason}`}`
+        ])
+      }
+      if (Schema.isSchemaError(error)) return failWith([`gatehouse: ${oneLineSchemaError(error.message)}`])
+      return failWith([`gatehouse: ${error instanceof Error ? error.message : String(error)}`])
+    })
   })
 
 /**
@@ -71,3 +74,6 @@ const oneLineSchemaError = (message: string) => {
   }
   return `invalid ${problems.join("; ")}`
 }
+
+/** Prints each line of a follow until it ends or Ctrl-C, which interrupts the stream and closes the socket. */
+export const printLines = <E>(lines: Stream.Stream<string, E>) => Stream.runForEach(lines, (line) => Console.log(line))

@@ -7,8 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { print } from "./AuthOutput.js"
-import { printLines, withClient } from "./HttpCommand.js"
-import { httpFlags } from "./HttpConnection.js"
+import { httpFlags, printLines, withClient } from "./HttpConnection.js"
 
 const node = Argument.String("node").pipe(Argument.withDescription("The Proxmox VE node"))
 const vmid = Argument.Int("vmid").pipe(Argument.withDescription("The container's id"))

@@ -6,7 +6,9 @@ import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliExit } from "../CliExit.js"
-import { renderOpenApi } from "../OpenApiDocuments.js"
+
+// The documents are rendered from the HTTP transport's API, loaded when the command runs: see Serve.ts.
+const loadDocuments = () => Effect.promise(() => import("../OpenApiDocuments.js"))
 
 /** `gatehouse openapi`: prints the OpenAPI document (JSON, or YAML with `--yaml`), or writes both with `--out`. */
 export const openApiCommand = Command.make(
@@ -19,7 +21,7 @@ export const openApiCommand = Command.make(
     )
   },
   Effect.fn("gatehouse.openapi")(function* ({ yaml, out }) {
-    const documents = renderOpenApi()
+    const documents = (yield* loadDocuments()).renderOpenApi()
     if (Option.isSome(out)) {
       const dir = out.value
       yield* Effect.tryPromise(() => fs.mkdir(dir, { recursive: true })).pipe(

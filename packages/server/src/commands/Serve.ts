@@ -1,17 +1,10 @@
-import { FileRoutes, formatListenAddress } from "@gatehouse-edge/core"
-import { ValidationFailed } from "@gatehouse-edge/core/domain"
-import * as Cause from "effect/Cause"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import { ensureExampleRoutes } from "../ExampleRoutes.js"
-import { layerGatehouseServer } from "../GatehouseServer.js"
-import { layerLogging } from "../Logging.js"
-import * as MemoryReducerNudge from "../MemoryReducerNudge.js"
-import { versionInfo } from "../Version.js"
-import { failWith, readServerConfig } from "./ServerConfig.js"
-import { describeStartupFailure } from "./StartupFailure.js"
+
+// The server's modules (every core service, both transports, the protos) load when `serve` runs, from
+// ServeProgram.ts: the other commands, `--help` and `--version` start without them (bench/README.md, "CLI start-up").
+const loadProgram = () => Effect.promise(() => import("./ServeProgram.js"))
 
 /** `gatehouse serve`: runs the server until SIGINT/SIGTERM, then shuts down gracefully. */
 export const serveCommand = Command.make(
@@ -39,26 +32,7 @@ export const serveCommand = Command.make(
     )
   },
   Effect.fn("gatehouse.serve")(function* (flags) {
-    const { config, sources } = yield* readServerConfig(flags)
-    // --strict is for CI and deploy checks: invalid route files refuse the start before anything is made (the store,
-    // the admin key), so a refused start leaves nothing behind. The route files are checked again as they load.
-    if (flags.strict) {
-      const problems = yield* FileRoutes.problemsOf(config.routesDir)
-      if (problems.length > 0) {
-        const refused = describeStartupFailure(Cause.fail(new ValidationFailed({ issues: problems })), "")
-        return yield* failWith([`gatehouse: ${refused}`])
-      }
-    }
-    yield* ensureExampleRoutes(config)
-
-    const server = layerGatehouseServer({ config, sources, strict: flags.strict, version: versionInfo(process.env) })
-    yield* Layer.launch(Layer.merge(server, MemoryReducerNudge.layer)).pipe(
-      Effect.provide(layerLogging(config.log)),
-      Effect.catchCause((cause): Effect.Effect<never, unknown> => {
-        if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-        const described = describeStartupFailure(cause, formatListenAddress(config.http))
-        return described === undefined ? Effect.failCause(cause) : failWith([`gatehouse: ${described}`])
-      })
-    )
+    const { serve } = yield* loadProgram()
+    return yield* serve(flags)
   })
 ).pipe(Command.withDescription("Run the Gatehouse server"))

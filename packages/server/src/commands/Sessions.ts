@@ -3,8 +3,7 @@ import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import { print } from "./AuthOutput.js"
-import { withClient } from "./HttpCommand.js"
-import { httpFlags } from "./HttpConnection.js"
+import { httpFlags, withClient } from "./HttpConnection.js"
 
 const formatSession = (s: SessionInfo) =>
   `${s.id}  ${s.subject.padEnd(24)}  ${s.roles.join(",").padEnd(8)}  from ${s.address}  since ${s.created_at}  expires ${s.expires_at}`

@@ -5,8 +5,7 @@ import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { withClient } from "./HttpCommand.js"
-import { httpFlags } from "./HttpConnection.js"
+import { httpFlags, withClient } from "./HttpConnection.js"
 
 // One character per point of the history column, readable on any terminal.
 const symbols: Readonly<Record<HealthStatusString, string>> = {

@@ -3,7 +3,7 @@ import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { formatNode, formatUser, print, reportCallErrors } from "./AuthOutput.js"
+import { formatNode, formatUser, print } from "./AuthOutput.js"
 import { connect, grpcFlags } from "./GrpcConnection.js"
 
 const create = Command.make(
@@ -15,9 +15,8 @@ const create = Command.make(
     email: Flag.String("email").pipe(Flag.optional)
   },
   Effect.fn("gatehouse.users.create")(function* (flags) {
-    const { client, address } = yield* connect(flags)
+    const { client, reportCallErrors } = yield* connect(flags)
     const user = yield* reportCallErrors(
-      address,
       client.createUser({
         name: flags.name,
         display_name: Option.getOrUndefined(flags.displayName),
@@ -32,8 +31,8 @@ const listUsers = Command.make(
   "list",
   grpcFlags,
   Effect.fn("gatehouse.users.list")(function* (flags) {
-    const { client, address } = yield* connect(flags)
-    const users = yield* reportCallErrors(address, client.listUsers)
+    const { client, reportCallErrors } = yield* connect(flags)
+    const users = yield* reportCallErrors(client.listUsers)
     yield* print(flags.json, users, (all) => (all.length === 0 ? ["no users"] : all.map(formatUser)))
   }, Effect.scoped)
 ).pipe(Command.withDescription("List users"))
@@ -48,8 +47,8 @@ const listNodes = Command.make(
   "list",
   { ...grpcFlags, user: Flag.String("user").pipe(Flag.withDescription("Only this user's nodes"), Flag.optional) },
   Effect.fn("gatehouse.nodes.list")(function* (flags) {
-    const { client, address } = yield* connect(flags)
-    const nodes = yield* reportCallErrors(address, client.listNodes(Option.getOrUndefined(flags.user)))
+    const { client, reportCallErrors } = yield* connect(flags)
+    const nodes = yield* reportCallErrors(client.listNodes(Option.getOrUndefined(flags.user)))
     yield* print(flags.json, nodes, (all) => (all.length === 0 ? ["no nodes"] : all.map(formatNode)))
   }, Effect.scoped)
 ).pipe(Command.withDescription("List registered nodes and their addresses"))
