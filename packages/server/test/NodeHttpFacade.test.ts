@@ -6,9 +6,10 @@ import * as Effect from "effect/Effect"
 
 // Since Node 22 the first ES import of `node:http` loads Node's bundled undici (~4 MiB of an idle server's memory),
 // through the lazy `WebSocket`, `CloseEvent` and `MessageEvent` exports; src/NodeHttpFacade.ts keeps the `gatehouse`
-// command from paying for it. Checked in fresh processes: `serve` with a bad `--http` loads every module of the server
-// (ServeProgram.ts, loaded when `serve` runs), then refuses the address and exits. On Node 20, which has no such exports, nothing loads undici either way;
-// CI runs this file on Node 24 too, where the first test fails without NodeHttpFacade.
+// command from paying for it. Checked in fresh processes: `serve` with a bad `--http` loads every module of the
+// server (ServeProgram.ts, loaded when `serve` runs), then refuses the address and exits. On Node 20, which has no
+// such exports, nothing loads undici either way; CI runs this file on Node 24 too, where the first test fails
+// without NodeHttpFacade.
 
 const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const repoRoot = path.resolve(serverDir, "../..")
@@ -18,7 +19,7 @@ interface Probe {
   readonly undiciLoaded: boolean
   /** `typeof require("node:http").WebSocket` at exit. */
   readonly httpWebSocket: string
-  /** What the program wrote to stderr before the probe's line. */
+  /** What the process wrote to stderr. */
   readonly stderr: string
 }
 
