@@ -6,7 +6,8 @@
  *
  *   npx tsx bench/cli-startup.ts [--runs=9] [--compare=<another build's bin.js>]
  *
- * Runs the built `dist/` (`npm run build` first). The compile cache is Node's (22.1 and later; Node 20 has none):
+ * Runs the built `dist/` (`npm run build` first), without the caller's GATEHOUSE_* and compile-cache variables
+ * (`cleanEnv` in support.ts): each variant sets its own. The compile cache is Node's (22.1 and later; Node 20 has none):
  * the command turns it on (`server/src/CompileCache.ts`) and `NODE_DISABLE_COMPILE_CACHE=1` turns it off. Its
  * default directory is under the temporary directory, here a fresh one (`TMPDIR`), filled by one run of each command
  * before the measured ones. `--compare` adds another build's `bin.js`, run as the "cache" column is (it must live
@@ -19,16 +20,16 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { buildState, builtBin } from "../test/support/BuiltCli.js"
 import {
+  cleanEnv,
   closedPortRange,
-  distIsStale,
   environment,
   fmt,
   freePort,
   median,
   parseArgs,
   printTable,
-  repoRoot,
   routesYaml,
   startGatehouse,
   writeResults
@@ -36,9 +37,9 @@ import {
 
 const args = parseArgs({ runs: "9", compare: "" })
 const runs = Number(args.runs)
-if (distIsStale()) throw new Error("dist/ is missing or older than the sources: run `npm run build` first")
+const build = buildState()
+if (build !== "current") throw new Error(`the build is ${build}: run \`npm run build\` first`)
 const hasCompileCache = typeof (await import("node:module")).enableCompileCache === "function"
-const distBin = path.join(repoRoot, "packages/server/dist/bin.js")
 const compareBin = args.compare === "" ? undefined : path.resolve(args.compare!)
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gatehouse-cli-startup-"))
@@ -62,8 +63,8 @@ interface Variant {
   readonly env: Readonly<Record<string, string>>
 }
 const variants: ReadonlyArray<Variant> = [
-  { name: "no cache", bin: distBin, env: { NODE_DISABLE_COMPILE_CACHE: "1" } },
-  ...(hasCompileCache ? [{ name: "cache", bin: distBin, env: { TMPDIR: dir } }] : []),
+  { name: "no cache", bin: builtBin, env: { NODE_DISABLE_COMPILE_CACHE: "1" } },
+  ...(hasCompileCache ? [{ name: "cache", bin: builtBin, env: { TMPDIR: dir } }] : []),
   ...(compareBin === undefined ? [] : [{ name: "compared", bin: compareBin, env: { TMPDIR: dir } }])
 ]
 
@@ -73,7 +74,7 @@ const timed = (nodeArgs: ReadonlyArray<string>, env: Readonly<Record<string, str
     const started = performance.now()
     const child = spawn(process.execPath, nodeArgs, {
       cwd: dir,
-      env: { ...process.env, NODE_OPTIONS: "", ...env },
+      env: { ...cleanEnv(), NODE_OPTIONS: "", ...env },
       stdio: ["ignore", "ignore", "pipe"]
     })
     let stderr = ""

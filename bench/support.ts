@@ -7,6 +7,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { buildState, builtBin } from "../test/support/BuiltCli.js"
 
 export const repoRoot = path.resolve(import.meta.dirname, "..")
 export const resultsDir = path.join(repoRoot, "bench", "results")
@@ -164,31 +165,16 @@ export const routesYaml = (count: number, health: boolean, portBase: number, hea
 /** Which server build the benchmarks run: the tsup output (`npm run build`) or the sources through tsx. */
 export type ServerMode = "dist" | "source"
 
-const distBin = path.join(repoRoot, "packages/server/dist/bin.js")
-
 /** `dist` when every package has been built, else `source`; an explicit choice wins. */
 export const resolveServerMode = (requested: string): ServerMode => {
-  const built = ["core", "transport-http", "transport-grpc", "server"].every((p) =>
-    fs.existsSync(path.join(repoRoot, "packages", p, "dist/index.js"))
-  )
+  const built = buildState() !== "missing"
   if (requested === "dist" && !built) throw new Error("--server=dist but the packages are not built: npm run build")
   if (requested === "dist" || requested === "source") return requested
   return built ? "dist" : "source"
 }
 
 /** Whether some source file is newer than the build (benchmarking a stale build would mislead). */
-export const distIsStale = (): boolean => {
-  if (!fs.existsSync(distBin)) return false
-  const built = fs.statSync(distBin).mtimeMs
-  const newest = (dir: string): number =>
-    fs
-      .readdirSync(dir, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile() && e.name.endsWith(".ts"))
-      .reduce((m, e) => Math.max(m, fs.statSync(path.join(e.parentPath, e.name)).mtimeMs), 0)
-  return ["core", "transport-http", "transport-grpc", "server"].some(
-    (p) => newest(path.join(repoRoot, "packages", p, "src")) > built
-  )
-}
+export const distIsStale = (): boolean => buildState() === "stale"
 
 /** Server settings a run asks for explicitly, as `BENCH_GATEHOUSE_<SETTING>=value` (e.g. a log level to compare). */
 const benchEnv = () =>
@@ -198,8 +184,16 @@ const benchEnv = () =>
       .map(([k, v]) => [k.slice("BENCH_".length), v])
   )
 
-/** The caller's environment without GATEHOUSE_* variables, so only the benchmark's settings apply. */
-const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GATEHOUSE_")))
+/**
+ * The caller's environment without GATEHOUSE_* variables, so only the benchmark's settings apply, and without Node's
+ * compile-cache settings, so the command caches as it does for a user (bench/cli-startup.ts sets them per variant).
+ */
+export const cleanEnv = () =>
+  Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith("GATEHOUSE_") && k !== "NODE_COMPILE_CACHE" && k !== "NODE_DISABLE_COMPILE_CACHE"
+    )
+  )
 
 /** A running `gatehouse serve` process. */
 export interface GatehouseProcess {
@@ -251,7 +245,7 @@ export const startGatehouse = async (options: {
   }
   const entry =
     options.mode === "dist"
-      ? [options.bin ?? distBin]
+      ? [options.bin ?? builtBin]
       : [
           "--conditions=@gatehouse-edge/source",
           // By URL: the server runs in its temp directory, where a bare "tsx" would not resolve.

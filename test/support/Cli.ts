@@ -1,20 +1,39 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Effect, type Scope } from "effect"
+import { buildState, builtBin } from "./BuiltCli.js"
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url))
 const bin = fileURLToPath(new URL("../../packages/server/src/bin.ts", import.meta.url))
 /** tsx's loader by absolute URL (what `npx tsx` does, from any working directory). */
 export const tsxLoader = pathToFileURL(`${repoRoot}/node_modules/tsx/dist/loader.mjs`).href
 
-/** Node arguments that run the `gatehouse` CLI straight from source. */
-export const gatehouseCommand = (args: ReadonlyArray<string>) => [
-  "--conditions=@gatehouse-edge/source",
-  "--import",
-  tsxLoader,
-  bin,
-  ...args
-]
+/**
+ * Which `gatehouse` the tests run: the build when every package's build is current, else the sources through tsx.
+ * CI builds before it tests, so there the shipped files are what runs, and each start skips tsx's transforms (a
+ * server starts in about half the time). After an edit without a build, the sources run. GATEHOUSE_TEST_CLI=source
+ * or =dist chooses (dist refuses a build that is not current).
+ */
+const cliUnderTest = (): "dist" | "source" => {
+  const chosen = process.env.GATEHOUSE_TEST_CLI
+  if (chosen !== undefined && chosen !== "dist" && chosen !== "source")
+    throw new Error(`GATEHOUSE_TEST_CLI is source or dist, not ${chosen}`)
+  if (chosen === "source") return "source"
+  const state = buildState()
+  if (chosen === "dist" && state !== "current")
+    throw new Error(`GATEHOUSE_TEST_CLI=dist, but the build is ${state}: npm run build`)
+  return state === "current" ? "dist" : "source"
+}
+
+let chosenCli: "dist" | "source" | undefined
+
+/** Node arguments that run the `gatehouse` CLI: the build when it is current, else the sources (above). */
+export const gatehouseCommand = (args: ReadonlyArray<string>) => {
+  chosenCli ??= cliUnderTest()
+  return chosenCli === "dist"
+    ? [builtBin, ...args]
+    : ["--conditions=@gatehouse-edge/source", "--import", tsxLoader, bin, ...args]
+}
 
 const childEnv = (env: Readonly<Record<string, string>> = {}) => {
   // Keep PATH and the toolchain, drop GATEHOUSE_* from the parent so each test states its own settings.
