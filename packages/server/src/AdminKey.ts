@@ -1,15 +1,12 @@
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs/promises"
-import * as path from "node:path"
 import { ApiKeyRepository, apiKeyPrefix, generateApiKey, sha256Hex } from "@gatehouse-edge/core"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-
-/** The admin API key file inside the data directory. */
-export const adminKeyPath = (dataDir: string) => path.join(dataDir, "admin.key")
+import { adminKeyPath } from "./AdminKeyPath.js"
 
 const readKeyFile = (file: string) =>
   Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(

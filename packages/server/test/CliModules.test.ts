@@ -10,7 +10,8 @@ import { tempDir } from "../../../test/support/TempDir.js"
 
 // Every `gatehouse` command builds the whole command tree, but loads what a command runs only when it runs: the
 // server (every core service, both transports) with `serve`, the gRPC client with the gRPC commands, the typed HTTP
-// client with the HTTP commands (bench/README.md, "CLI start-up": `--version` went from 704 modules to 355). Checked
+// client with the HTTP commands, and all of core only with the commands that use more than its configuration
+// (bench/README.md, "CLI start-up": `--version` went from 704 modules to 355, then to fewer without core). Checked
 // in fresh processes, from the sources, with the module recorder the client's NoServerModules test uses.
 
 const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
@@ -59,6 +60,8 @@ const runRecorded = (args: ReadonlyArray<string>) =>
 const partsLoaded = (run: Run) => {
   const has = (pattern: RegExp) => run.loaded.some((file) => pattern.test(file))
   return {
+    // All of core (the store, the services); `@gatehouse-edge/core/config` is what a client command loads.
+    core: has(/^packages\/core\/src\/index\.ts$/),
     server: has(/^packages\/server\/src\/GatehouseServer\.ts$/),
     httpTransport: has(/^packages\/transport-http\/src\//),
     grpcTransport: has(/^packages\/transport-grpc\/src\/GrpcServer\.ts$/),
@@ -69,7 +72,7 @@ const partsLoaded = (run: Run) => {
 
 describe("what each gatehouse command loads", () => {
   it.live(
-    "--version loads neither the server, nor the gRPC client, nor the HTTP client",
+    "--version loads neither core, nor the server, nor the gRPC client, nor the HTTP client",
     () =>
       Effect.gen(function* () {
         const run = yield* runRecorded(["--version"])
@@ -77,6 +80,7 @@ describe("what each gatehouse command loads", () => {
         // The recorder saw the command's own modules: the check looks at the right files.
         assert.isTrue(run.loaded.some((file) => file === "packages/server/src/Cli.ts"))
         assert.deepStrictEqual(partsLoaded(run), {
+          core: false,
           server: false,
           httpTransport: false,
           grpcTransport: false,
@@ -88,7 +92,7 @@ describe("what each gatehouse command loads", () => {
   )
 
   it.live(
-    "an HTTP command loads the HTTP client only",
+    "an HTTP command loads the HTTP client and not core",
     () =>
       Effect.gen(function* () {
         const port = yield* freePort
@@ -96,6 +100,7 @@ describe("what each gatehouse command loads", () => {
         assert.strictEqual(run.code, 1)
         assert.include(run.stderr, `cannot reach the HTTP API at http://127.0.0.1:${port}`)
         assert.deepStrictEqual(partsLoaded(run), {
+          core: false,
           server: false,
           httpTransport: false,
           grpcTransport: false,
@@ -107,7 +112,7 @@ describe("what each gatehouse command loads", () => {
   )
 
   it.live(
-    "a gRPC command loads the gRPC client only",
+    "a gRPC command loads the gRPC client and not core",
     () =>
       Effect.gen(function* () {
         const port = yield* freePort
@@ -115,6 +120,7 @@ describe("what each gatehouse command loads", () => {
         assert.strictEqual(run.code, 1)
         assert.include(run.stderr, `cannot reach the gRPC API at 127.0.0.1:${port}`)
         assert.deepStrictEqual(partsLoaded(run), {
+          core: false,
           server: false,
           httpTransport: false,
           grpcTransport: false,
@@ -133,7 +139,7 @@ describe("what each gatehouse command loads", () => {
         assert.strictEqual(run.code, 1)
         assert.include(run.stderr, 'got "not-an-address"')
         const parts = partsLoaded(run)
-        assert.isTrue(parts.server && parts.httpTransport && parts.grpcTransport, JSON.stringify(parts))
+        assert.isTrue(parts.core && parts.server && parts.httpTransport && parts.grpcTransport, JSON.stringify(parts))
       }),
     60_000
   )

@@ -1,4 +1,6 @@
-import { type ApiKeyInfo, parseGoDuration, parseScopeList } from "@gatehouse-edge/core"
+import type { ApiKeyInfo } from "@gatehouse-edge/core"
+import { parseGoDuration } from "@gatehouse-edge/core/config"
+import { parseScopeList } from "@gatehouse-edge/core/domain"
 import * as Console from "effect/Console"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"

@@ -2,7 +2,7 @@ import * as fs from "node:fs/promises"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { adminKeyPath } from "../AdminKey.js"
+import { adminKeyPath } from "../AdminKeyPath.js"
 import { failWith } from "./ServerConfig.js"
 
 /** The flags every command that calls a running server takes, whichever API it calls. */

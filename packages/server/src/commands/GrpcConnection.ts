@@ -1,5 +1,5 @@
 import * as path from "node:path"
-import { formatListenAddress } from "@gatehouse-edge/core"
+import { formatListenAddress } from "@gatehouse-edge/core/config"
 import type { AuthServiceEffectClient } from "@gatehouse-edge/transport-grpc/client"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"

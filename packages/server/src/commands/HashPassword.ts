@@ -1,4 +1,3 @@
-import { hashPassword } from "@gatehouse-edge/core"
 import * as Console from "effect/Console"
 import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
@@ -67,6 +66,8 @@ export const hashPasswordCommand = Command.make(
     const password = yield* readPassword
     if (password === "") return yield* failWith(["gatehouse: empty password"])
     if (password.length > 1024) return yield* failWith(["gatehouse: the password is longer than 1024 characters"])
+    // Core is loaded when the command runs: every other command would load it too if it were imported above.
+    const { hashPassword } = yield* Effect.promise(() => import("@gatehouse-edge/core"))
     yield* Console.log(yield* hashPassword(password))
   })
 ).pipe(

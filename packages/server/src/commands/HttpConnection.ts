@@ -1,5 +1,5 @@
 import type { GatehouseClient } from "@gatehouse-edge/client"
-import { formatListenAddress } from "@gatehouse-edge/core"
+import { formatListenAddress } from "@gatehouse-edge/core/config"
 import * as Console from "effect/Console"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"

@@ -5,7 +5,7 @@ import {
   type GatehouseConfig,
   loadConfig,
   readTextFile
-} from "@gatehouse-edge/core"
+} from "@gatehouse-edge/core/config"
 import { formatIssue } from "@gatehouse-edge/core/domain"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"

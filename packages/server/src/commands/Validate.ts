@@ -1,4 +1,4 @@
-import { type FileUnreadable, readTextFile, validateConfigFile, validateRouteSources } from "@gatehouse-edge/core"
+import { type FileUnreadable, readTextFile, validateConfigFile } from "@gatehouse-edge/core/config"
 import { formatIssue, type ValidationIssue } from "@gatehouse-edge/core/domain"
 import * as Console from "effect/Console"
 import * as Argument from "effect/cli/Argument"
@@ -41,6 +41,8 @@ export const validateCommand = Command.make(
       if (Result.isSuccess(read)) sources.push({ file, text: read.success })
       else issues.push(cannotRead(read.failure))
     }
+    // Core is loaded when the command runs: every other command would load it too if it were imported above.
+    const { validateRouteSources } = yield* Effect.promise(() => import("@gatehouse-edge/core"))
     const report = validateRouteSources(sources)
     issues.push(...report.issues)
     if (Option.isSome(config)) {
