@@ -38,6 +38,7 @@ same("RouteNotFound", [
   "@gatehouse-edge/client"
 ])
 same("CurrentPrincipal", ["@gatehouse-edge/contract/domain", "@gatehouse-edge/core/services"])
+same("validateRouteSources", ["@gatehouse-edge/core/routes", "@gatehouse-edge/core"])
 same("GatehouseApi", ["@gatehouse-edge/contract/api", "@gatehouse-edge/transport-http/api"])
 
 let version = ""

@@ -38,20 +38,12 @@ export * as HealthLive from "./health/HealthLive.js"
 export { checkRoute, type Monitor, monitorFor } from "./health/Monitor.js"
 export * as HypervisorLive from "./hypervisor/HypervisorLive.js"
 export * as NodeShellLive from "./hypervisor/NodeShellLive.js"
-export type { CrossRouteOptions } from "./routes/CrossRouteChecks.js"
 export * as FileRoutes from "./routes/FileRoutes.js"
 export { RoutesDirUnusable } from "./routes/FileRoutes.js"
+export * from "./routes/index.js"
 export { type RouteLabelsOptions, type RouteLabelsReport, validateRouteLabels } from "./routes/RouteLabels.js"
 export * as RouteListLive from "./routes/RouteListLive.js"
-export type { RouteResult, RoutesYamlReport } from "./routes/RouteReport.js"
-export {
-  type RouteSource,
-  type RouteSourcesReport,
-  type ValidateRouteSourcesOptions,
-  validateRouteSources
-} from "./routes/RouteSources.js"
 export * as RoutesLive from "./routes/RoutesLive.js"
-export { type ValidateRoutesYamlOptions, validateRoutesYaml } from "./routes/RoutesYaml.js"
 export * as RouteValidatorLive from "./routes/RouteValidatorLive.js"
 export * from "./services.js"
 export * as SqliteClient from "./store/SqliteClient.js"

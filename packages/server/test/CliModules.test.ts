@@ -10,9 +10,10 @@ import { tempDir } from "../../../test/support/TempDir.js"
 
 // Every `gatehouse` command builds the whole command tree, but loads what a command runs only when it runs: the
 // server (every core service, both transports) with `serve`, the gRPC client with the gRPC commands, the typed HTTP
-// client with the HTTP commands, and all of core only with the commands that use more than its configuration
-// (bench/README.md, "CLI start-up": `--version` went from 704 modules to 355, then to fewer without core). Checked
-// in fresh processes, from the sources, with the module recorder the client's NoServerModules test uses.
+// client with the HTTP commands, and all of core only with the commands that use more than its configuration and
+// its route validator (bench/README.md, "CLI start-up": `--version` went from 704 modules to 355, then to fewer
+// without core). Checked in fresh processes, from the sources, with the module recorder the client's
+// NoServerModules test uses.
 
 const serverDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const repoRoot = path.resolve(serverDir, "../..")
@@ -25,10 +26,11 @@ interface Run {
   readonly loaded: ReadonlyArray<string>
 }
 
-/** Runs `gatehouse <args>` from its sources and records every module it loads. */
-const runRecorded = (args: ReadonlyArray<string>) =>
+/** Runs `gatehouse <args>` from its sources, in a new directory holding `files`, and records every module it loads. */
+const runRecorded = (args: ReadonlyArray<string>, files: Readonly<Record<string, string>> = {}) =>
   Effect.gen(function* () {
     const dir = yield* tempDir("gatehouse-cli-modules-")
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text)
     const log = path.join(dir, "modules.log")
     fs.writeFileSync(log, "")
     const bin = path.join(serverDir, "src", "bin.ts")
@@ -125,6 +127,26 @@ describe("what each gatehouse command loads", () => {
           httpTransport: false,
           grpcTransport: false,
           grpcClient: true,
+          httpClient: false
+        })
+      }),
+    60_000
+  )
+
+  it.live(
+    "validate checks route files with the route validator alone, not all of core",
+    () =>
+      Effect.gen(function* () {
+        const run = yield* runRecorded(["validate", "a.yml"], { "a.yml": "app:\n  port: 8080\n" })
+        assert.strictEqual(run.code, 0, run.stderr)
+        // It did validate: the validator's modules were loaded (from `@gatehouse-edge/core/routes`).
+        assert.isTrue(run.loaded.some((file) => file === "packages/core/src/routes/RouteSources.ts"))
+        assert.deepStrictEqual(partsLoaded(run), {
+          core: false,
+          server: false,
+          httpTransport: false,
+          grpcTransport: false,
+          grpcClient: false,
           httpClient: false
         })
       }),

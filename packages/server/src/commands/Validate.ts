@@ -41,8 +41,9 @@ export const validateCommand = Command.make(
       if (Result.isSuccess(read)) sources.push({ file, text: read.success })
       else issues.push(cannotRead(read.failure))
     }
-    // Core is loaded when the command runs: every other command would load it too if it were imported above.
-    const { validateRouteSources } = yield* Effect.promise(() => import("@gatehouse-edge/core"))
+    // The validator is loaded when the command runs (every other command would load it too if it were imported
+    // above), from core's light entry: the rest of core (store, services, drivers) is not needed to check a file.
+    const { validateRouteSources } = yield* Effect.promise(() => import("@gatehouse-edge/core/routes"))
     const report = validateRouteSources(sources)
     issues.push(...report.issues)
     if (Option.isSome(config)) {
