@@ -3,6 +3,7 @@ import type { Readable } from "node:stream"
 import { assert, describe, it } from "@effect/vitest"
 import { DockerFailed, DockerHostUnreachable } from "@gatehouse-edge/contract/domain"
 import { Effect, Exit, Stream } from "effect"
+import { freePort } from "../../../../test/support/FreePort.js"
 import { makeDockerEngine } from "../../src/docker/DockerEngine.js"
 import { EngineErrorStatus, openEngineStream } from "../../src/docker/EngineHttpStream.js"
 import { fromEngineStream } from "../../src/docker/EngineStreams.js"
@@ -72,14 +73,11 @@ const drain = (readable: Readable) =>
     readable.resume()
   })
 
-/** A TCP port on 127.0.0.1 that nothing listens on (bound, then released). */
-const closedPort = Effect.callback<number>((resume) => {
-  const server = net.createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const { port } = server.address() as net.AddressInfo
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
+/**
+ * A TCP port on 127.0.0.1 that nothing listens on: below the ephemeral range, in this worker's slice (FreePort.ts),
+ * so no other test file's `listen(0)` takes it meanwhile.
+ */
+const closedPort = freePort
 
 const chunk = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`
 

@@ -8,6 +8,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Queue, type Scope } from "effect"
+import { freePort } from "../../../../test/support/FreePort.js"
 
 /** What one HTTP request looked like, as the server saw it. */
 export interface Hit {
@@ -189,10 +190,12 @@ export const tcpServer: Effect.Effect<{ port: number; connections: { count: numb
     return { port: portOf(server), connections }
   })
 
-/** A TCP port on 127.0.0.1 that nothing listens on (bound, then released). */
-export const closedTcpPort: Effect.Effect<number> = Effect.scoped(
-  Effect.map(listen(net.createServer(), "127.0.0.1"), portOf)
-)
+/**
+ * A TCP port on 127.0.0.1 that nothing listens on. Not one bound and released: that comes from the ephemeral range,
+ * where another test file's `listen(0)` could take it before the check (see FreePort.ts); this one is below it, in
+ * this worker's own slice.
+ */
+export const closedTcpPort: Effect.Effect<number> = freePort
 
 /** A bound UDP socket; with `echo` it answers every datagram. Records what it received. */
 export const udpSocket = (
@@ -215,5 +218,8 @@ export const udpSocket = (
     return { port: socket.address().port, received }
   })
 
-/** A UDP port on 127.0.0.1 with nothing bound (bound, then released). */
-export const closedUdpPort: Effect.Effect<number> = Effect.scoped(Effect.map(udpSocket(false), (s) => s.port))
+/**
+ * A UDP port with nothing bound, on 127.0.0.1 or ::1: one of this worker's ports below the ephemeral range (see
+ * {@link closedTcpPort}), where no `bind(0)` of any process lands; the tests here bind UDP ports only with `bind(0)`.
+ */
+export const closedUdpPort: Effect.Effect<number> = freePort

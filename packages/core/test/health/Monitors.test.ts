@@ -204,13 +204,10 @@ describe("UDP monitor", () => {
       const ok = yield* check(route("udp6", "udp", socket.port, { timeout_ms: 2000 }, { host: "::1" }))
       assert.strictEqual(ok.status, "healthy")
       assert.isAbove(ok.latency_ms, 0)
-      const freePort = socket.port
-      return freePort
-    }).pipe(
-      Effect.scoped,
-      Effect.flatMap((freed) => check(route("udp6-closed", "udp", freed, { timeout_ms: 2000 }, { host: "::1" }))),
-      Effect.map((closed) => assert.strictEqual(closed.status, "unhealthy"))
-    )
+      const port = yield* closedUdpPort
+      const closed = yield* check(route("udp6-closed", "udp", port, { timeout_ms: 2000 }, { host: "::1" }))
+      assert.strictEqual(closed.status, "unhealthy")
+    }).pipe(Effect.scoped)
   )
 })
 

@@ -2,6 +2,7 @@ import * as net from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Redacted, Stream } from "effect"
 import { TestClock } from "effect/testing"
+import { freePort } from "../../../../test/support/FreePort.js"
 import { parseableKeyPair } from "../../../../test/support/SshKeys.js"
 import { commandLine } from "../../src/hypervisor/ShellWords.js"
 import {
@@ -345,14 +346,6 @@ describe("NodeShell over ssh2 (in-process fake node)", () => {
       yield* eventually(() => node.closedSockets() === 1, "the connection closed")
     }).pipe(Effect.scoped)
   )
-})
-
-const freePort = Effect.callback<number>((resume) => {
-  const server = net.createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const port = (server.address() as net.AddressInfo).port
-    server.close(() => resume(Effect.succeed(port)))
-  })
 })
 
 /** A TCP proxy to `port` that, while `refuse` is set, closes each connection at once; it counts connections. */
