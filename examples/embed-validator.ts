@@ -5,11 +5,12 @@
  *
  *   npx tsx --conditions=@gatehouse-edge/source examples/embed-validator.ts routes/*.yml
  *
- * Exit status: 0 when every file is valid, 1 when there are problems, 2 for a usage error.
+ * Exit status: 0 when every file is valid, 1 when there are problems, 2 for a usage error. It imports the validator
+ * from `@gatehouse-edge/core/routes`, which loads neither the store nor the services nor their drivers.
  */
 import * as fs from "node:fs"
-import { validateRouteSources } from "@gatehouse-edge/core"
 import type { ValidationIssue } from "@gatehouse-edge/core/domain"
+import { validateRouteSources } from "@gatehouse-edge/core/routes"
 
 const files = process.argv.slice(2)
 if (files.length === 0) {
