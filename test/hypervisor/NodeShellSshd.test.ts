@@ -247,7 +247,9 @@ describe.skipIf(sshd.skip || lxc.some((tool) => tool.skip))("NodeShell + pct shi
         const server = yield* startSshd(path.join(base, "sshd"), { env: { GATEHOUSE_LXC_PATH: host.path } })
         const shell = yield* NodeShell
         const target = targetOf(server)
-        const vmid = 100 + (process.pid % 800)
+        // Above the fixed vmids of the other LXC tests (301, 901): another file may run its guest meanwhile, and
+        // LXC's cgroup names are host-wide whatever the `-P` directory.
+        const vmid = 1000 + (process.pid % 8000)
         yield* host.create(vmid)
         assert.deepStrictEqual(yield* shell.run(target, ["pct", "status", String(vmid)]), {
           exitCode: 0,
