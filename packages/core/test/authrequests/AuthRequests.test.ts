@@ -233,6 +233,24 @@ describe("AuthRequests", () => {
     }).pipe(Effect.provide(authRequestsOn()))
   )
 
+  it.effect("an approved registration creates no node and can no longer be registered (the README says so)", () =>
+    Effect.gen(function* () {
+      const service = yield* AuthRequests
+      yield* service.createUser({ name: "alice" })
+      const request = yield* service.create(registration("mkey-approved"))
+      assert.strictEqual((yield* service.approve(request.auth_id, "api-key:admin")).state, "approved")
+      assert.deepStrictEqual(yield* service.listNodes(), [])
+      const refused = yield* failureOf(service.register(request.auth_id, "alice", "api-key:admin"))
+      assert.instanceOf(refused, AuthRequestAlreadyDecided)
+      assert.strictEqual((refused as AuthRequestAlreadyDecided).message, "auth request already approved")
+      assert.deepStrictEqual(yield* service.listNodes(), [])
+      // Asking again is the way in.
+      const again = yield* service.create(registration("mkey-approved"))
+      const node = yield* service.register(again.auth_id, "alice", "api-key:admin")
+      assert.strictEqual(node.machine_key, "mkey-approved")
+    }).pipe(Effect.provide(authRequestsOn()))
+  )
+
   it.effect("a full address pool refuses the registration and keeps the request pending", () =>
     Effect.gen(function* () {
       const service = yield* AuthRequests
