@@ -8,11 +8,11 @@
  *
  * Runs the built `dist/` (`npm run build` first), without the caller's GATEHOUSE_* and compile-cache variables
  * (`cleanEnv` in support.ts): each variant sets its own. The compile cache is Node's (22.1 and later; Node 20 has none):
- * the command turns it on (`server/src/CompileCache.ts`) and `NODE_DISABLE_COMPILE_CACHE=1` turns it off. Its
- * default directory is under the temporary directory, here a fresh one (`TMPDIR`), filled by one run of each command
- * before the measured ones. `--compare` adds another build's `bin.js`, run as the "cache" column is (it must live
- * inside the repository to resolve its packages, e.g. a copy of `packages/server/dist` as
- * `packages/server/dist-old`).
+ * the command turns it on (`server/src/CompileCache.ts`; not for `serve`, whose two columns therefore measure the
+ * same thing) and `NODE_DISABLE_COMPILE_CACHE=1` turns it off. Its default directory is under the temporary
+ * directory, here a fresh one (`TMPDIR`), filled by one run of each command before the measured ones. `--compare`
+ * adds another build's `bin.js`, run as the "cache" column is (it must live inside the repository to resolve its
+ * packages, e.g. a copy of `packages/server/dist` as `packages/server/dist-old`).
  * Runs are interleaved: each round runs every command once in every variant. Medians, and their ratio to the bare
  * `node` start of the same run.
  */

@@ -2,6 +2,7 @@ import * as fs from "node:fs/promises"
 import * as nodeModule from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
+import { subcommandOf } from "./Subcommand.js"
 
 /**
  * Turns on Node's compile cache for the `gatehouse` command (Node 22.1 and later; Node 20 has none): V8's code for
@@ -16,6 +17,10 @@ import * as path from "node:path"
  * `NODE_DISABLE_COMPILE_CACHE=1` turns it off. Node checks each entry against its module's source, so an upgrade or
  * an edit never runs stale code. Imported first by the `gatehouse` command only: a library leaves the choice to the
  * program that embeds it.
+ *
+ * `serve` runs without it. Node keeps every entry it read or made in memory until the process exits (it writes them
+ * then; `module.flushCompileCache()` frees none): about 7 MiB of RSS for the server's modules on Node 24, for as
+ * long as it runs, against ~4% of a start-up that happens once (bench/README.md, "Server memory").
  */
 const { enableCompileCache } = nodeModule as { enableCompileCache?: (directory: string) => unknown }
 
@@ -36,7 +41,13 @@ const privateDirectory = async (): Promise<string | undefined> => {
 }
 
 const env = process.env
-if (enableCompileCache !== undefined && env.NODE_COMPILE_CACHE === undefined && !env.NODE_DISABLE_COMPILE_CACHE) {
+const serving = subcommandOf(process.argv.slice(2)) === "serve"
+if (
+  enableCompileCache !== undefined &&
+  !serving &&
+  env.NODE_COMPILE_CACHE === undefined &&
+  !env.NODE_DISABLE_COMPILE_CACHE
+) {
   const directory = await privateDirectory()
   if (directory !== undefined) enableCompileCache(directory)
 }
