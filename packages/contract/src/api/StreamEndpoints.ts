@@ -59,7 +59,8 @@ export interface StreamEndpoint<
   G extends StreamGroup = StreamGroup,
   N extends StreamEndpointName<G> = StreamEndpointName<G>,
   Frame extends Schema.Top = Schema.Top,
-  Input extends Schema.Top | undefined = Schema.Top | undefined
+  Input extends Schema.Top | undefined = Schema.Top | undefined,
+  UpgradeOnly extends boolean = boolean
 > {
   readonly group: G
   readonly endpoint: N
@@ -79,8 +80,11 @@ export interface StreamEndpoint<
   toJson?(frame: Frame["Type"]): string
   /** Each client → server text frame (one document of this schema); `undefined`: client messages are ignored. */
   readonly input: Input
-  /** `true`: the endpoint only exists as a stream (a plain GET answers 426); else a plain GET answers a snapshot. */
-  readonly upgradeOnly: boolean
+  /**
+   * `true`: the endpoint only exists as a stream (a plain GET answers 426); else a plain GET answers a snapshot. A
+   * literal type, so the server's handler of the endpoint can only answer the way it is declared here.
+   */
+  readonly upgradeOnly: UpgradeOnly
   /** When the server ends the stream normally (1000). */
   readonly ends: string
   /** The errors that can end this stream besides the ones every stream has; each closes with its code's close code. */
@@ -92,20 +96,21 @@ export const declareStream = <
   G extends StreamGroup,
   N extends StreamEndpointName<G>,
   Frame extends Schema.Top,
-  Input extends Schema.Top | undefined = undefined
+  Input extends Schema.Top | undefined = undefined,
+  UpgradeOnly extends boolean = false
 >(
   definition: Omit<
-    StreamEndpoint<G, N, Frame, Input>,
+    StreamEndpoint<G, N, Frame, Input, UpgradeOnly>,
     "input" | "upgradeOnly" | "errors" | "encoding" | "framesAsJson" | "toJson"
   > & {
     readonly input?: Input
     readonly encoding?: "json" | "text"
     readonly framesAsJson?: boolean
     readonly toJson?: (frame: Frame["Type"]) => string
-    readonly upgradeOnly?: boolean
+    readonly upgradeOnly?: UpgradeOnly
     readonly errors?: ReadonlyArray<ApiErrorClass>
   }
-): StreamEndpoint<G, N, Frame, Input> => {
+): StreamEndpoint<G, N, Frame, Input, UpgradeOnly> => {
   if (definition.framesAsJson === true && SchemaAST.toEncoded(definition.frame.ast) !== definition.frame.ast) {
     throw new Error(
       `stream ${definition.group}.${definition.endpoint}: framesAsJson needs a frame schema without encoding`
@@ -117,7 +122,7 @@ export const declareStream = <
     encoding: definition.encoding ?? "json",
     framesAsJson: definition.framesAsJson ?? false,
     ...(definition.framesAsJson === true && definition.toJson !== undefined ? { toJson: definition.toJson } : {}),
-    upgradeOnly: definition.upgradeOnly ?? false,
+    upgradeOnly: definition.upgradeOnly ?? (false as UpgradeOnly),
     errors: definition.errors ?? []
   }
 }

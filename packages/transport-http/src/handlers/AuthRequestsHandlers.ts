@@ -2,7 +2,7 @@ import { GatehouseApi, StreamEndpoints } from "@gatehouse-edge/contract/api"
 import { AuthRequests, CurrentPrincipal } from "@gatehouse-edge/core/services"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { isWebSocketUpgrade, serveStream } from "../websocket/StreamEndpoint.js"
+import { serveStream, streamOrPlain } from "../websocket/StreamEndpoint.js"
 
 /** Handlers of the `authRequests` group: thin calls into the core port; verdicts are recorded as the caller. */
 export const AuthRequestsHandlers = HttpApiBuilder.group(GatehouseApi, "authRequests", (handlers) =>
@@ -20,13 +20,14 @@ export const AuthRequestsHandlers = HttpApiBuilder.group(GatehouseApi, "authRequ
       .handle("create", ({ payload }) => requests.create(payload))
       .handle("list", ({ query }) => requests.list(query))
       .handle("get", ({ request, params }) =>
-        isWebSocketUpgrade(request)
-          ? // A malformed or unknown id is refused before the upgrade, with the typed 400/404 of a plain GET.
-            Effect.andThen(
-              requests.get(params.auth_id),
-              serveStream(StreamEndpoints.authRequest, requests.watch(params.auth_id))
-            )
-          : requests.get(params.auth_id)
+        streamOrPlain(
+          StreamEndpoints.authRequest,
+          request,
+          // A malformed or unknown id is refused before the upgrade, with the typed 400/404 of a plain GET.
+          (endpoint) =>
+            Effect.andThen(requests.get(params.auth_id), serveStream(endpoint, requests.watch(params.auth_id))),
+          requests.get(params.auth_id)
+        )
       )
       .handle("listUsers", () => requests.listUsers)
       .handle("createUser", ({ payload }) => requests.createUser(payload))

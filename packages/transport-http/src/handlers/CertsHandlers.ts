@@ -2,7 +2,7 @@ import { GatehouseApi, StreamEndpoints } from "@gatehouse-edge/contract/api"
 import { Certificates } from "@gatehouse-edge/core/services"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { isWebSocketUpgrade, serveStream } from "../websocket/StreamEndpoint.js"
+import { serveStream, streamOrPlain } from "../websocket/StreamEndpoint.js"
 
 /**
  * Handlers of the `certs` group: thin calls into the core port. A renewal over WebSocket is started (and a running
@@ -14,11 +14,13 @@ export const CertsHandlers = HttpApiBuilder.group(GatehouseApi, "certs", (handle
     return handlers
       .handle("info", () => certificates.info)
       .handle("renew", ({ request, query }) =>
-        isWebSocketUpgrade(request)
-          ? Effect.flatMap(certificates.renewWithProgress(query.name), (frames) =>
-              serveStream(StreamEndpoints.certRenew, frames)
-            )
-          : certificates.renew(query.name)
+        streamOrPlain(
+          StreamEndpoints.certRenew,
+          request,
+          (endpoint) =>
+            Effect.flatMap(certificates.renewWithProgress(query.name), (frames) => serveStream(endpoint, frames)),
+          certificates.renew(query.name)
+        )
       )
   })
 )

@@ -2,7 +2,7 @@ import { GatehouseApi, StreamEndpoints } from "@gatehouse-edge/contract/api"
 import { Events } from "@gatehouse-edge/core/services"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { isWebSocketUpgrade, serveStream } from "../websocket/StreamEndpoint.js"
+import { serveStream, streamOrPlain } from "../websocket/StreamEndpoint.js"
 
 const DEFAULT_LIMIT = 100
 
@@ -12,9 +12,12 @@ export const EventsHandlers = HttpApiBuilder.group(GatehouseApi, "events", (hand
     const events = yield* Events
     return handlers.handle("list", ({ request, query }) => {
       const eventQuery = { since: query.since, limit: query.limit ?? DEFAULT_LIMIT, category: query.category }
-      return isWebSocketUpgrade(request)
-        ? serveStream(StreamEndpoints.events, events.follow(eventQuery))
-        : events.history(eventQuery)
+      return streamOrPlain(
+        StreamEndpoints.events,
+        request,
+        (endpoint) => serveStream(endpoint, events.follow(eventQuery)),
+        events.history(eventQuery)
+      )
     })
   })
 )

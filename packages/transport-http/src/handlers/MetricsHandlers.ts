@@ -3,7 +3,7 @@ import { Uptime } from "@gatehouse-edge/core/services"
 import * as Effect from "effect/Effect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { isWebSocketUpgrade, serveStream } from "../websocket/StreamEndpoint.js"
+import { serveStream, streamOrPlain } from "../websocket/StreamEndpoint.js"
 
 /**
  * Handlers of the `metrics` group: one page of uptime, or the page again after every sample (WebSocket). A page is
@@ -14,12 +14,15 @@ export const MetricsHandlers = HttpApiBuilder.group(GatehouseApi, "metrics", (ha
   Effect.gen(function* () {
     const uptime = yield* Uptime
     return handlers.handle("uptime", ({ request, query }) =>
-      isWebSocketUpgrade(request)
-        ? // The query is checked before the upgrade: a bad one is a plain 400.
-          Effect.flatMap(uptime.watch(query), (pages) => serveStream(StreamEndpoints.uptime, pages))
-        : Effect.map(uptime.query(query), (page) =>
-            HttpServerResponse.text(JSON.stringify(page), { contentType: "application/json" })
-          )
+      streamOrPlain(
+        StreamEndpoints.uptime,
+        request,
+        // The query is checked before the upgrade: a bad one is a plain 400.
+        (endpoint) => Effect.flatMap(uptime.watch(query), (pages) => serveStream(endpoint, pages)),
+        Effect.map(uptime.query(query), (page) =>
+          HttpServerResponse.text(JSON.stringify(page), { contentType: "application/json" })
+        )
+      )
     )
   })
 )

@@ -1,10 +1,9 @@
 import { GatehouseApi, StreamEndpoints } from "@gatehouse-edge/contract/api"
-import { UpgradeRequired } from "@gatehouse-edge/core/domain"
 import { RouteList, RouteValidator } from "@gatehouse-edge/core/services"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Stream from "effect/Stream"
-import { isWebSocketUpgrade, serveDuplexStream, serveStream } from "../websocket/StreamEndpoint.js"
+import { serveDuplexStream, serveStream, streamOnly, streamOrPlain } from "../websocket/StreamEndpoint.js"
 import { jsonResponse } from "./JsonResponse.js"
 
 /** Handlers of the `routes` group: validation (one document, or a stream of them) and the route list. */
@@ -18,16 +17,21 @@ export const RoutesHandlers = HttpApiBuilder.group(GatehouseApi, "routes", (hand
         // encode the routes: the event loop only writes it.
         .handle("validate", ({ payload }) => Effect.map(validator.validateJson(payload, "route"), jsonResponse))
         .handle("validateStream", ({ request }) =>
-          isWebSocketUpgrade(request)
-            ? serveDuplexStream(StreamEndpoints.validate, (documents) =>
-                Stream.flatMap(documents, (document) =>
-                  Stream.flatMap(Stream.fromEffect(validator.frames(document)), Stream.fromIterable)
-                )
+          streamOnly(StreamEndpoints.validate, request, (endpoint) =>
+            serveDuplexStream(endpoint, (documents) =>
+              Stream.flatMap(documents, (document) =>
+                Stream.flatMap(Stream.fromEffect(validator.frames(document)), Stream.fromIterable)
               )
-            : Effect.fail(new UpgradeRequired({ path: "/api/v1/route/validate" }))
+            )
+          )
         )
         .handle("list", ({ request }) =>
-          isWebSocketUpgrade(request) ? serveStream(StreamEndpoints.routes, routeList.changes) : routeList.list
+          streamOrPlain(
+            StreamEndpoints.routes,
+            request,
+            (endpoint) => serveStream(endpoint, routeList.changes),
+            routeList.list
+          )
         )
         .handle("get", ({ params }) => routeList.get(params.alias))
     )

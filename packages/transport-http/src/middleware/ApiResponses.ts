@@ -9,6 +9,7 @@ import * as HttpServerError from "effect/http/HttpServerError"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { decideClientAddress, type TrustedProxy } from "../websocket/ClientAddress.js"
+import { pathOf, shortened } from "../websocket/RequestedPath.js"
 import { logAccess } from "./AccessLog.js"
 import { allowedMethods, emptyPathParameter } from "./EndpointPaths.js"
 import { rememberRequestId } from "./RequestIds.js"
@@ -122,11 +123,6 @@ const findRouteNotFound = (cause: Cause.Cause<unknown>) =>
       reason.error.reason instanceof HttpServerError.RouteNotFound
   )
 
-// A message echoes the path it is about, but a client can send kilobytes of it: keep messages (and logs) short.
-const MAX_ECHOED_PATH = 120
-const shortened = (path: string) =>
-  path.length <= MAX_ECHOED_PATH ? path : `${path.slice(0, MAX_ECHOED_PATH)}… (${path.length} characters)`
-
 const incomingRequestId = (header: string | undefined) =>
   header !== undefined && /^[A-Za-z0-9._-]{1,64}$/.test(header) ? header : undefined
 
@@ -167,7 +163,7 @@ export const layerApiResponses = (limits: HttpLimits) => {
         const finish = (response: HttpServerResponse.HttpServerResponse) => {
           const logged = logAccess(fiber, {
             method: request.method,
-            path: shortened(request.url.split("?")[0]!),
+            path: shortened(pathOf(request)),
             status: response.status,
             duration_ms: clock.currentTimeMillisUnsafe() - started,
             request_id: requestId
@@ -187,7 +183,7 @@ export const layerApiResponses = (limits: HttpLimits) => {
           if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
           if (findBodyTooLarge(cause)) return finish(tooLarge())
           if (findRouteNotFound(cause)) {
-            const requested = request.url.split("?")[0]!
+            const requested = pathOf(request)
             const empty = emptyPathParameter(request.method, requested)
             if (empty !== undefined) return finish(errorResponse(400, `invalid path: the ${empty} must not be empty`))
             // A path the API serves, with another method: 405 with the methods it takes (RFC 9110 §15.5.6).

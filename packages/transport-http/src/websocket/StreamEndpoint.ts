@@ -1,5 +1,5 @@
 import type { StreamEndpoint } from "@gatehouse-edge/contract/api"
-import { InvalidArgument, type PermissionDenied, type RateLimited } from "@gatehouse-edge/core/domain"
+import { InvalidArgument, type PermissionDenied, type RateLimited, UpgradeRequired } from "@gatehouse-edge/core/domain"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -7,12 +7,38 @@ import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { checkUpgradeOrigin } from "./OriginCheck.js"
+import { pathOf, shortened } from "./RequestedPath.js"
 import type { WebSocketConnections } from "./WebSocketConnections.js"
 import { serveWebSocket } from "./WebSocketSession.js"
 
 /** Whether this request asks for a WebSocket upgrade. */
 export const isWebSocketUpgrade = (request: HttpServerRequest.HttpServerRequest): boolean =>
   request.headers.upgrade?.toLowerCase() === "websocket"
+
+/**
+ * Answers a request to the endpoint of a stream declared `upgradeOnly: true`: a WebSocket upgrade gets what
+ * `upgrade` serves (`serveStream(endpoint, ...)`); any other request the 426 the contract documents, naming the
+ * path it asked for. Its type takes only such a declaration, so a handler answers the way its stream is declared.
+ */
+export const streamOnly = <S extends StreamEndpoint & { readonly upgradeOnly: true }, A, E, R>(
+  endpoint: S,
+  request: HttpServerRequest.HttpServerRequest,
+  upgrade: (endpoint: S) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E | UpgradeRequired, R> =>
+  isWebSocketUpgrade(request)
+    ? upgrade(endpoint)
+    : Effect.fail(new UpgradeRequired({ path: shortened(pathOf(request)) }))
+
+/**
+ * Answers a request to the endpoint of a stream declared with a plain answer (`upgradeOnly: false`): a WebSocket
+ * upgrade gets what `upgrade` serves, any other request `plain` (the snapshot the stream starts from).
+ */
+export const streamOrPlain = <S extends StreamEndpoint & { readonly upgradeOnly: false }, A, E, R, A2, E2, R2>(
+  endpoint: S,
+  request: HttpServerRequest.HttpServerRequest,
+  upgrade: (endpoint: S) => Effect.Effect<A, E, R>,
+  plain: Effect.Effect<A2, E2, R2>
+): Effect.Effect<A | A2, E | E2, R | R2> => (isWebSocketUpgrade(request) ? upgrade(endpoint) : plain)
 
 type Frame<S extends StreamEndpoint> = S["frame"]["Type"]
 type Input<S extends StreamEndpoint> = S["input"] extends Schema.Top ? S["input"]["Type"] : never
