@@ -27,13 +27,26 @@ export const searchPathOf = (schema: string): string => `"${schema.replaceAll('"
 const postgresRemedy =
   "Point the store at an empty schema or one of Gatehouse's (the `schema` option), or give it a database of its own"
 
-/** The store's address for messages: never its password. */
+// A connection URL carries secrets in its query too: `password` and `sslpassword` are read from it (by
+// @effect/sql-pg's URL parser, as by libpq). Any parameter named like a secret is hidden.
+const SECRET_PARAMETER = /pass|secret|token|key/i
+
+/** The store's address for messages: never its password, in the user part or in the query. */
 export const describeLocation = (options: PostgresStoreOptions): string => {
   const text = Redacted.value(options.url)
   if (!URL.canParse(text)) return "PostgreSQL (an unparseable URL)"
   const url = new URL(text)
   url.password = ""
-  return `${url.href}${options.schema === undefined ? "" : ` (schema ${options.schema})`}`
+  const query = [...url.searchParams]
+    .map(
+      ([name, value]) =>
+        `${encodeURIComponent(name)}=${SECRET_PARAMETER.test(name) ? "<redacted>" : encodeURIComponent(value)}`
+    )
+    .join("&")
+  url.search = ""
+  url.hash = ""
+  const schema = options.schema === undefined ? "" : ` (schema ${options.schema})`
+  return `${url.href}${query === "" ? "" : `?${query}`}${schema}`
 }
 
 /**

@@ -214,6 +214,17 @@ describe.skipIf(pg.skip)("the store on PostgreSQL", () => {
       assert.instanceOf(error, StoreOpenFailed)
       assert.include(error.message, "postgres://gatehouse@127.0.0.1:1/db")
       assert.notInclude(error.message, "s3cret")
+      // The driver also reads a password from the query.
+      const inQuery = yield* Effect.flip(
+        Effect.scoped(
+          Layer.build(
+            PostgresStore.layer({ url: Redacted.make("postgres://gatehouse@127.0.0.1:1/db?password=s3cret") })
+          )
+        )
+      )
+      assert.instanceOf(inQuery, StoreOpenFailed)
+      assert.include(inQuery.message, "postgres://gatehouse@127.0.0.1:1/db?password=<redacted>")
+      assert.notInclude(inQuery.message, "s3cret")
     })
   )
 })
