@@ -3,7 +3,7 @@ import * as path from "node:path"
 import { assert, describe, it } from "vitest"
 
 // Rules of DESIGN.md that a reader cannot check file by file, proven over every source file: errors are matched by
-// class, never by comparing their `_tag` strings; no synchronous `fs` in library code; try/catch only in the pure,
+// class, never by comparing their `_tag` strings (nor by `catchTag`); no synchronous `fs` in library code; try/catch only in the pure,
 // synchronous modules listed here (each with why), never in Effect code.
 
 const repoRoot = path.resolve(import.meta.dirname, "..")
@@ -61,6 +61,7 @@ const violations = (files: ReadonlyArray<{ readonly file: string; readonly text:
   const tags = errorTags(files.map((f) => f.text))
   return files.flatMap(({ file, text }) => [
     ...tagComparisons(text, tags).map((tag) => `${file}: compares _tag with the error tag "${tag}"`),
+    ...(/\.catchTags?\(/.test(text) ? [`${file}: catches an error by its tag string (catchTag)`] : []),
     ...(syncFs.test(text) ? [`${file}: synchronous fs`] : []),
     ...(/\btry\s*\{/.test(text) && tryCatchAllowed[file] === undefined ? [`${file}: try/catch`] : [])
   ])
@@ -85,6 +86,7 @@ describe("house rules", () => {
       { file: "a.ts", text: 'export class Nope extends Data.TaggedError("Nope")<{}> {}' },
       { file: "b.ts", text: 'if (error._tag === "Nope") retry()\nconst x = fs.readFileSync(p)\ntry { f() } catch {}' },
       { file: "c.ts", text: 'if (result._tag === "Valid") ok()' },
+      { file: "e.ts", text: 'effect.pipe(Effect.catchTag("Nope", () => Effect.void))' },
       // A tag shared by an error class and a data variant is data's: not flagged.
       {
         file: "d.ts",
@@ -94,7 +96,8 @@ describe("house rules", () => {
     assert.deepStrictEqual(violations(bad), [
       'b.ts: compares _tag with the error tag "Nope"',
       "b.ts: synchronous fs",
-      "b.ts: try/catch"
+      "b.ts: try/catch",
+      "e.ts: catches an error by its tag string (catchTag)"
     ])
   })
 })

@@ -11,6 +11,7 @@ import {
   DockerFailed,
   DockerNotConfigured,
   InvalidArgument,
+  RouteNotFound,
   toEngineTime
 } from "@gatehouse-edge/contract/domain"
 import * as Duration from "effect/Duration"
@@ -178,7 +179,10 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
       ? Effect.succeed(undefined)
       : routes.value.get(ref).pipe(
           Effect.map((record): RouteRecord | undefined => record),
-          Effect.catchTag("RouteNotFound", () => Effect.succeed(undefined)),
+          Effect.catchIf(
+            (error): error is RouteNotFound => error instanceof RouteNotFound,
+            () => Effect.succeed(undefined)
+          ),
           Effect.flatMap((record) =>
             record === undefined || record.container !== undefined
               ? Effect.succeed(record?.container)

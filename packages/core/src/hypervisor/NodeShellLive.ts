@@ -445,7 +445,9 @@ export const make = (options: NodeShellOptions = {}) =>
       )
 
     return NodeShell.of({
-      connect: (target) => Effect.asVoid(Effect.scoped(acquire(target))).pipe(Effect.withSpan("NodeShell.connect")),
+      connect: Effect.fn("NodeShell.connect")(function* (target: SshTarget) {
+        yield* Effect.scoped(acquire(target))
+      }),
       run,
       lines,
       stats: Effect.sync(() => ({ ...stats }))
