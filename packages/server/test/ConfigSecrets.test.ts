@@ -76,6 +76,29 @@ describe("secrets never reach an output", () => {
           assert.strictEqual(validate.status, 422)
           assert.include(validate.text, "<redacted>")
           assertNoSecret("the 422 body of POST /file/validate", validate.text)
+          // A variable referenced under a key that is not a secret's is not read back either...
+          const underAnyKey = yield* sendYaml(
+            `${server.baseUrl}/file/validate?type=config`,
+            key,
+            'http: { addr: "${PVE_SECRET}" }\n'
+          )
+          assert.strictEqual(underAnyKey.status, 422)
+          assert.include(underAnyKey.text, 'got \\"${PVE_SECRET}\\"')
+          assertNoSecret("the 422 body of a variable under http.addr", underAnyKey.text)
+          // ...and checking a config (which reads the server's environment) takes what reading it takes: admin.
+          const created = yield* request(`${server.baseUrl}/apikeys`, {
+            method: "POST",
+            key,
+            contentType: "application/json",
+            body: JSON.stringify({ name: "files-reader", scopes: ["files:read"] })
+          })
+          assert.strictEqual(created.status, 201, created.text)
+          const reader: string = created.json.key
+          const refused = yield* sendYaml(`${server.baseUrl}/file/validate?type=config`, reader, "log: {}\n")
+          assert.strictEqual(refused.status, 403)
+          assert.deepStrictEqual(refused.json.error.details, [{ reason: "MissingScope", scope: "admin" }])
+          const routes = yield* sendYaml(`${server.baseUrl}/file/validate?type=routes`, reader, "app: { port: 8080 }\n")
+          assert.strictEqual(routes.status, 200, routes.text)
           const write = yield* sendYaml(
             `${server.baseUrl}/file/content?type=config&filename=gatehouse.yml`,
             key,

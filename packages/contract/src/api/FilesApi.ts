@@ -88,6 +88,13 @@ export class FilesApi extends HttpApiGroup.make("files")
       ]
     })
       .annotateMerge(requires("files:read"))
-      .annotateMerge(OpenApi.annotations({ summary: "Validate a file without writing it" }))
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Validate a file without writing it",
+          description:
+            "A config file needs the `admin` scope, as reading it does: the environment variables it references are " +
+            "read from the server's environment (a message never shows a value read from there)."
+        })
+      )
   )
   .middleware(Authorization) {}

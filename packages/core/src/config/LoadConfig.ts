@@ -42,21 +42,58 @@ export type ConfigCheck =
 
 const ENV_REFERENCE = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g
 
-// `${NAME}` in any string value reads the environment; `$$` writes a literal `$`.
-const interpolate = (value: unknown, env: ConfigSources["env"], issues: IssueCollector, at: IssuePath): unknown => {
+/** A value the config read from the environment: the variable's name, and what it held. */
+interface EnvValue {
+  readonly name: string
+  readonly value: string
+}
+
+// `${NAME}` in any string value reads the environment; `$$` writes a literal `$`. What was read is noted in `read`.
+const interpolate = (
+  value: unknown,
+  env: ConfigSources["env"],
+  issues: IssueCollector,
+  at: IssuePath,
+  read: Array<EnvValue>
+): unknown => {
   if (typeof value === "string") {
     return value.replace(ENV_REFERENCE, (match, name: string | undefined) => {
       if (name === undefined) return "$"
       const resolved = env[name]
       if (resolved === undefined) issues.add(at, `environment variable ${name} (referenced as ${match}) is not set`)
+      else read.push({ name, value: resolved })
       return resolved ?? ""
     })
   }
-  if (Array.isArray(value)) return value.map((item, i) => interpolate(item, env, issues, [...at, i]))
+  if (Array.isArray(value)) return value.map((item, i) => interpolate(item, env, issues, [...at, i], read))
   if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env, issues, [...at, k])]))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env, issues, [...at, k], read)]))
   }
   return value
+}
+
+// Shorter values are not worth hiding, and replacing them would mangle the messages around them.
+const MIN_HIDDEN_LENGTH = 4
+
+/**
+ * `issues` without the values read from the environment: a message that quotes a bad value (`got "..."`) shows
+ * `${NAME}` in its place. The environment is the server's, and a config can be checked through the API: a
+ * reference under any key must not read a variable back (the keys named like secrets are redacted anyway).
+ */
+const withoutEnvValues = (
+  issues: ReadonlyArray<ValidationIssue>,
+  read: ReadonlyArray<EnvValue>
+): ReadonlyArray<ValidationIssue> => {
+  const hidden = read
+    .filter((r) => r.value.length >= MIN_HIDDEN_LENGTH)
+    .flatMap((r) => [r.value, JSON.stringify(r.value).slice(1, -1)].map((text) => ({ text, shown: `\${${r.name}}` })))
+    // The longest first: a value that contains another is hidden whole.
+    .sort((a, b) => b.text.length - a.text.length)
+  if (hidden.length === 0) return issues
+  return issues.map((issue) => {
+    const message = hidden.reduce((text, h) => text.replaceAll(h.text, h.shown), issue.message)
+    return message === issue.message ? issue : { ...issue, message }
+  })
 }
 
 const applyOverride = (root: Record<string, unknown>, override: Override): void => {
@@ -113,16 +150,17 @@ const load = (sources: ConfigSources, withOverrides: boolean): ConfigResult => {
   // A `${NAME}` is written in the file, so a problem with it points at its line and column even when a variable
   // or flag replaces the value.
   const referenced = new IssueCollector(locate)
-  const value = interpolate(raw, sources.env, referenced, []) as Record<string, unknown>
+  const read: Array<EnvValue> = []
+  const value = interpolate(raw, sources.env, referenced, [], read) as Record<string, unknown>
   for (const override of overrides) applyOverride(value, override)
   const decoded = new IssueCollector(overrideLocator(locate, overrides))
   // An unset variable is the problem; the empty string it left behind is not a second one.
   const unset = new Set(referenced.issues.map((issue) => issue.path.join("\u0000")))
-  const problems = () => [
-    ...preIssues,
-    ...referenced.issues,
-    ...decoded.issues.filter((issue) => !unset.has(issue.path.join("\u0000")))
-  ]
+  const problems = () =>
+    withoutEnvValues(
+      [...preIssues, ...referenced.issues, ...decoded.issues.filter((issue) => !unset.has(issue.path.join("\u0000")))],
+      read
+    )
   const file = decodeReporting(ConfigFile, value, decoded)
   if (file === undefined || problems().length > 0) return { _tag: "Invalid", issues: problems(), syntax: false }
   checkConfigRules(file, decoded)

@@ -68,6 +68,25 @@ describe("secrets in the config", () => {
     assert.deepStrictEqual(leaked(JSON.stringify(result)), [])
   })
 
+  it("a variable referenced under any key is never read back: a message that quotes the value shows ${NAME}", () => {
+    const text = `http: { addr: "\${DB_PASSWORD}" }\nlog: { level: "\${OTHER}-\${DB_PASSWORD}" }\n`
+    const env = { DB_PASSWORD: 'SECRET-pa"ss', OTHER: "x" }
+    for (const result of [
+      validateConfigFile({ file: { path: "gatehouse.yml", text }, env, cwd: "/srv" }),
+      loadConfig({ file: { path: "gatehouse.yml", text }, env, cwd: "/srv" })
+    ]) {
+      if (result._tag === "Valid") return assert.fail("expected problems")
+      const messages = result.issues.map(formatIssue)
+      assert.notInclude(JSON.stringify(result), "SECRET")
+      assert.lengthOf(messages, 2)
+      assert.include(
+        messages[0],
+        'http.addr: expected host:port, e.g. 127.0.0.1:8888 or [::1]:8888, got "${DB_PASSWORD}"'
+      )
+      assert.include(messages[1], "x-${DB_PASSWORD}")
+    }
+  })
+
   it("print as <redacted> when the whole config is serialized or inspected", () => {
     const text = `
 auth:

@@ -28,8 +28,14 @@ export const FilesHandlers = HttpApiBuilder.group(GatehouseApi, "files", (handle
         .handle("write", ({ query, payload }) =>
           Effect.andThen(requireAccess(query.type, "write"), files.write(query.type, query.filename, payload))
         )
-        // Rendered like the route validation answer (see RoutesHandlers).
-        .handle("validate", ({ query, payload }) => Effect.map(files.validateJson(query.type, payload), jsonResponse))
+        // Rendered like the route validation answer (see RoutesHandlers). Checking a config reads the server's
+        // environment (`${NAME}`), so it takes what reading the config file takes.
+        .handle("validate", ({ query, payload }) =>
+          Effect.andThen(
+            requireAccess(query.type, "read"),
+            Effect.map(files.validateJson(query.type, payload), jsonResponse)
+          )
+        )
     )
   })
 )
