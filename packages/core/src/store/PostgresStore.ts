@@ -36,6 +36,11 @@ export const describeLocation = (options: PostgresStoreOptions): string => {
   const text = Redacted.value(options.url)
   if (!URL.canParse(text)) return "PostgreSQL (an unparseable URL)"
   const url = new URL(text)
+  // A password with an unencoded `/`, `?` or `#` ends the host early: its start reads as a port, the rest as a path
+  // holding the real `user@host`. Nothing of such a URL is shown.
+  if (`${url.pathname}${url.search}${url.hash}`.includes("@")) {
+    return "PostgreSQL (a URL with an '@' after its host: percent-encode the password)"
+  }
   url.password = ""
   const query = [...url.searchParams]
     .map(

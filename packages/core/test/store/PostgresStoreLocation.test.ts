@@ -28,6 +28,16 @@ describe("PostgresStore.describeLocation", () => {
     )
   })
 
+  it("shows nothing of a URL whose password ends the host early (an unencoded / ? or #)", () => {
+    for (const url of [
+      "postgres://gh:12345/Abc@db/edge",
+      "postgres://gh:12345?Abc@db/edge",
+      "postgres://gh:1#x@db/e"
+    ]) {
+      assert.strictEqual(described(url), "PostgreSQL (a URL with an '@' after its host: percent-encode the password)")
+    }
+  })
+
   it("says nothing of a URL it cannot parse (it could be all secret)", () => {
     assert.strictEqual(described("s3cret not a url"), "PostgreSQL (an unparseable URL)")
   })
