@@ -26,6 +26,7 @@ import type { DockerConfig } from "../config/ConfigSections.js"
 import type { SecretUnreadable } from "../config/ReadSecret.js"
 import type { ProvidedRoute, ProviderState } from "../routes/RouteProviders.js"
 import { type RouteRecord, Routes } from "../routes/Routes.js"
+import { KeyWith } from "../util/KeyWith.js"
 import { shareWithReplay } from "../util/ShareWithReplay.js"
 import { makeLogDecoder } from "./ContainerLogDecoder.js"
 import { containerRefProblem, type ListedContainer, matchContainers } from "./ContainerRef.js"
@@ -121,16 +122,14 @@ const logTimeProblem = (query: LogQuery): InvalidArgument | undefined => {
 const queryOf = (options: Readonly<Record<string, string | number | boolean>>) =>
   new URLSearchParams(Object.entries(options).map(([k, v]): [string, string] => [k, String(v)])).toString()
 
-/**
- * Forgets what a shared stream was opened for when the stream closes, unless a newer watcher registered it again
- * meanwhile: the maps stay as small as the set of streams open.
- */
-const forgetWithStream = <V>(map: Map<string, V>, key: string, value: V) =>
-  Effect.addFinalizer(() =>
-    Effect.sync(() => {
-      if (map.get(key) === value) map.delete(key)
-    })
-  )
+/** A log follow shared by its watchers: the container, the query, and how the engine's output is framed. */
+interface LogFollow {
+  readonly found: Found
+  readonly query: LogQuery
+  readonly tty: boolean
+  /** For one output only: how far back the engine must read to find its last `limit` lines. */
+  readonly window?: { readonly tail: number; readonly inWindow: number } | undefined
+}
 
 /** Builds the service over the configured engines (none: every call answers `DockerNotConfigured`). */
 export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig) {
@@ -251,23 +250,18 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
 
   // One engine stats stream per container, shared by its watchers; a late one gets the latest sample first.
   const statsStreams = yield* RcMap.make({
-    lookup: (key: string) =>
-      Effect.gen(function* () {
-        const found = foundByKey.get(key)!
-        yield* forgetWithStream(foundByKey, key, found)
-        return yield* Stream.share(
-          fromEngineStream({
-            host: found.host,
-            open: found.engine.call((d) => d.getContainer(found.id).stats({ stream: true })),
-            decode: jsonLines(),
-            stillThere: ping(found.engine)
-          }).pipe(Stream.map((raw) => containerStatsOf(found.host, found.id, raw))),
-          { capacity: 16, strategy: "sliding", replay: 1 }
-        )
-      }),
+    lookup: ({ value: found }: KeyWith<Found>) =>
+      Stream.share(
+        fromEngineStream({
+          host: found.host,
+          open: found.engine.call((d) => d.getContainer(found.id).stats({ stream: true })),
+          decode: jsonLines(),
+          stillThere: ping(found.engine)
+        }).pipe(Stream.map((raw) => containerStatsOf(found.host, found.id, raw))),
+        { capacity: 16, strategy: "sliding", replay: 1 }
+      ),
     idleTimeToLive: Duration.zero
   })
-  const foundByKey = new Map<string, Found>()
 
   const isTty = (found: Found) =>
     Effect.map(
@@ -312,11 +306,8 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
 
   // One engine follow per container and query, shared; a late watcher first gets the last `limit` lines.
   const follows = yield* RcMap.make({
-    lookup: (key: string) =>
+    lookup: ({ value: { found, query, tty, window } }: KeyWith<LogFollow>) =>
       Effect.gen(function* () {
-        const entry = followByKey.get(key)!
-        yield* forgetWithStream(followByKey, key, entry)
-        const { found, query, tty, window } = entry
         const limit = query.limit ?? defaultLimit
         const decoder = makeLogDecoder({ tty, timestamps: query.timestamps ?? false })
         const options = logOptions(window === undefined ? query : oneOutputWindow(query), window?.tail ?? limit)
@@ -342,16 +333,6 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
       }),
     idleTimeToLive: Duration.zero
   })
-  const followByKey = new Map<
-    string,
-    {
-      readonly found: Found
-      readonly query: LogQuery
-      readonly tty: boolean
-      /** For one output only: how far back the engine must read to find its last `limit` lines. */
-      readonly window?: { readonly tail: number; readonly inWindow: number } | undefined
-    }
-  >()
 
   const act = Effect.fn("Docker.act")(function* (ref: string, action: ContainerAction) {
     const found = yield* find(ref)
@@ -489,9 +470,7 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
     }),
     watchStats: Effect.fn("Docker.watchStats")(function* (ref: string) {
       const found = yield* find(ref)
-      const key = JSON.stringify([found.host, found.id])
-      foundByKey.set(key, found)
-      return Stream.unwrap(RcMap.get(statsStreams, key))
+      return Stream.unwrap(RcMap.get(statsStreams, new KeyWith(JSON.stringify([found.host, found.id]), found)))
     }),
     logs: readLogs,
     followLogs: Effect.fn("Docker.followLogs")(function* (ref: string, query: LogQuery) {
@@ -511,8 +490,7 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
       ])
       const oneOutput = query.stdout === false || query.stderr === false
       const window = oneOutput ? yield* lastLines(found, query, tty) : undefined
-      followByKey.set(key, { found, query, tty, window })
-      return Stream.unwrap(RcMap.get(follows, key))
+      return Stream.unwrap(RcMap.get(follows, new KeyWith(key, { found, query, tty, window })))
     }),
     act
   })

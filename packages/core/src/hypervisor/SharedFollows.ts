@@ -3,7 +3,15 @@ import * as Effect from "effect/Effect"
 import * as RcMap from "effect/RcMap"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { KeyWith } from "../util/KeyWith.js"
 import type { NodeShell, SshError, SshTarget } from "./NodeShell.js"
+
+/** What a shared follow runs: the command on its node, and how many of its last lines a late watcher gets. */
+interface Command {
+  readonly target: SshTarget
+  readonly argv: ReadonlyArray<string>
+  readonly replay: number
+}
 
 // Lines a follower may be ahead of the slowest one before the command waits for it (SSH flow control then holds
 // the remote command back); the WebSocket layer drops a client that stays behind.
@@ -23,32 +31,18 @@ export const makeSharedFollows = (
   Scope.Scope
 > =>
   Effect.gen(function* () {
-    const commands = new Map<
-      string,
-      { readonly target: SshTarget; readonly argv: ReadonlyArray<string>; readonly replay: number }
-    >()
     const follows = yield* RcMap.make({
-      lookup: (key: string) =>
-        Effect.gen(function* () {
-          const command = commands.get(key)!
-          // Forget the command with its follow, unless a newer watcher has already registered it again.
-          yield* Effect.addFinalizer(() =>
-            Effect.sync(() => {
-              if (commands.get(key) === command) commands.delete(key)
-            })
-          )
-          // One line per chunk: the replay buffer counts chunks, and a late watcher must get exactly the last lines.
-          return yield* Stream.share(Stream.rechunk(shell.lines(command.target, command.argv), 1), {
-            capacity: bufferLines,
-            strategy: "suspend",
-            replay: command.replay
-          })
+      lookup: (key: KeyWith<Command>) =>
+        // One line per chunk: the replay buffer counts chunks, and a late watcher must get exactly the last lines.
+        Stream.share(Stream.rechunk(shell.lines(key.value.target, key.value.argv), 1), {
+          capacity: bufferLines,
+          strategy: "suspend",
+          replay: key.value.replay
         }),
       idleTimeToLive: Duration.zero
     })
     return (target, argv, initialLines) => {
-      const key = JSON.stringify([target.node, target.host, target.port, target.user, target.hostKey, argv])
-      commands.set(key, { target, argv, replay: initialLines })
-      return Stream.unwrap(RcMap.get(follows, key))
+      const id = JSON.stringify([target.node, target.host, target.port, target.user, target.hostKey, argv])
+      return Stream.unwrap(RcMap.get(follows, new KeyWith(id, { target, argv, replay: initialLines })))
     }
   })
