@@ -64,6 +64,25 @@ const eventuallyStatus = (url: string, status: number) =>
     return yield* Effect.die(new Error(`${url} never answered ${status}`))
   })
 
+/** Sends `raw` on a fresh connection and returns the status line of the answer. */
+const rawStatusLine = (url: URL, raw: string) =>
+  Effect.promise(
+    () =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(url.port), url.hostname, () => socket.write(raw))
+        let received = ""
+        socket.on("data", (chunk) => {
+          received += chunk.toString("latin1")
+          const end = received.indexOf("\r\n")
+          if (end >= 0) {
+            socket.destroy()
+            resolve(received.slice(0, end))
+          }
+        })
+        socket.on("error", reject)
+      })
+  )
+
 const manyRoutes = Array.from({ length: 200 }, (_, i) => `app-${i}:\n  port: ${1000 + i}\n`).join("")
 
 describe("WebSocket origin and Host checks", () => {
@@ -98,6 +117,26 @@ describe("WebSocket origin and Host checks", () => {
           assert.strictEqual(reply.status, 403, JSON.stringify(headers))
           assert.strictEqual(JSON.parse(reply.body).error.code, "permission_denied", JSON.stringify(headers))
         }
+      })
+    )
+  )
+})
+
+describe("WebSocket handshakes that do something first", () => {
+  it.live("a cross-origin handshake is refused before the endpoint prepares anything (a renewal is not started)", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness()
+        const port = new URL(h.origin).port
+        const auth = { authorization: `Bearer ${h.apiKey}` }
+        // Same origin: the endpoint prepares the renewal, which fails here (no certificate is configured).
+        const same = yield* upgradeStatus(`${h.wsUrl}/cert/renew`, { ...auth, origin: `http://127.0.0.1:${port}` })
+        assert.notStrictEqual(same.status, 403, same.body)
+        // Cross origin: refused as such, before the endpoint is asked to prepare anything.
+        const cross = yield* upgradeStatus(`${h.wsUrl}/cert/renew`, { ...auth, origin: "http://evil.example" })
+        assert.strictEqual(cross.status, 403, cross.body)
+        assert.strictEqual(JSON.parse(cross.body).error.code, "permission_denied")
+        assert.match(JSON.parse(cross.body).error.message, /cross-origin WebSocket/)
       })
     )
   )
@@ -166,6 +205,12 @@ describe("WebSocket and request caps", () => {
         const limited = yield* eventuallyStatus(`${h.baseUrl}/version`, 429)
         assert.strictEqual(limited.json.error.code, "rate_limited")
         assert.strictEqual(limited.headers.get("retry-after"), "1")
+        // An `Upgrade` header on a request that is not a WebSocket handshake does not take it out of the cap.
+        const notHandshake = yield* rawStatusLine(
+          url,
+          `GET /api/v1/version HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\n\r\n`
+        )
+        assert.strictEqual(notHandshake, "HTTP/1.1 429 Too Many Requests")
         for (const socket of held) socket.destroy()
         yield* eventuallyStatus(`${h.baseUrl}/version`, 200)
       })

@@ -10,6 +10,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { decideClientAddress, type TrustedProxy } from "../websocket/ClientAddress.js"
 import { pathOf, shortened } from "../websocket/RequestedPath.js"
+import { isWebSocketUpgrade } from "../websocket/StreamEndpoint.js"
 import { logAccess } from "./AccessLog.js"
 import { allowedMethods, emptyPathParameter } from "./EndpointPaths.js"
 import { rememberRequestId } from "./RequestIds.js"
@@ -211,8 +212,9 @@ export const layerApiResponses = (limits: HttpLimits) => {
           })
 
         if (Number(request.headers["content-length"] ?? 0) > limits.maxBodyBytes) return finish(tooLarge())
-        // A WebSocket session is one long request: it counts against the stream caps instead.
-        if (request.headers.upgrade !== undefined) return answer(app)
+        // A WebSocket session is one long request: it counts against the stream caps instead. Only a real
+        // handshake: an `Upgrade` header alone must not take a request out of the cap.
+        if (isWebSocketUpgrade(request)) return answer(app)
         const current = inFlight.get(client) ?? 0
         if (current >= maxInFlight) {
           return finish(

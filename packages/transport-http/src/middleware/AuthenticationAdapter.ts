@@ -14,6 +14,7 @@ import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { StreamCredential } from "../websocket/StreamCredential.js"
+import { isWebSocketUpgrade } from "../websocket/StreamEndpoint.js"
 import { WebSocketPolicy } from "../websocket/WebSocketPolicy.js"
 import { renewSessionCookies } from "./SessionCookies.js"
 
@@ -75,7 +76,7 @@ export const layerAuthentication = Layer.effect(
       cookie: Redacted.Redacted<string>,
       endpoint: HttpApiEndpoint.Top
     ): PermissionDenied | undefined => {
-      const upgrade = request.headers.upgrade !== undefined
+      const upgrade = isWebSocketUpgrade(request)
       const changes = scopeOf(endpoint).endsWith(":write") && !upgrade
       if (!SAFE_METHODS.has(request.method) || changes) {
         const presented = request.headers[CsrfHeaderName]
@@ -114,7 +115,7 @@ export const layerAuthentication = Layer.effect(
       request: HttpServerRequest.HttpServerRequest
     ) => {
       const served = Effect.provideService(httpEffect, CurrentPrincipal, principal)
-      return request.headers.upgrade === undefined
+      return !isWebSocketUpgrade(request)
         ? served
         : Effect.provideService(served, StreamCredential, authentication.validUntilRevoked(principal))
     }

@@ -11,34 +11,53 @@ import { pathOf, shortened } from "./RequestedPath.js"
 import type { WebSocketConnections } from "./WebSocketConnections.js"
 import { serveWebSocket } from "./WebSocketSession.js"
 
-/** Whether this request asks for a WebSocket upgrade. */
+/**
+ * Whether this request is a WebSocket handshake (RFC 6455: `Upgrade: websocket` and `Connection: upgrade`). An
+ * `Upgrade` header alone is not one: Node serves such a request as a plain one, and it is answered as one.
+ */
 export const isWebSocketUpgrade = (request: HttpServerRequest.HttpServerRequest): boolean =>
-  request.headers.upgrade?.toLowerCase() === "websocket"
+  request.headers.upgrade?.toLowerCase() === "websocket" &&
+  /(?:^|,)\s*upgrade\s*(?:,|$)/i.test(request.headers.connection ?? "")
+
+// A handshake's origin is checked before `upgrade` does anything: what it prepares can have effects (a renewal
+// started, a remote command checked over SSH), and a WebSocket carries no CSRF token, only its origin.
+const handshake = <S, A, E, R>(
+  endpoint: S,
+  request: HttpServerRequest.HttpServerRequest,
+  upgrade: (endpoint: S) => Effect.Effect<A, E, R>
+) =>
+  Effect.andThen(
+    checkUpgradeOrigin(request),
+    Effect.suspend(() => upgrade(endpoint))
+  )
 
 /**
- * Answers a request to the endpoint of a stream declared `upgradeOnly: true`: a WebSocket upgrade gets what
- * `upgrade` serves (`serveStream(endpoint, ...)`); any other request the 426 the contract documents, naming the
- * path it asked for. Its type takes only such a declaration, so a handler answers the way its stream is declared.
+ * Answers a request to the endpoint of a stream declared `upgradeOnly: true`: a WebSocket handshake from an
+ * allowed origin gets what `upgrade` serves (`serveStream(endpoint, ...)`); any other request the 426 the contract
+ * documents, naming the path it asked for. Its type takes only such a declaration, so a handler answers the way
+ * its stream is declared.
  */
 export const streamOnly = <S extends StreamEndpoint & { readonly upgradeOnly: true }, A, E, R>(
   endpoint: S,
   request: HttpServerRequest.HttpServerRequest,
   upgrade: (endpoint: S) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | UpgradeRequired, R> =>
+): Effect.Effect<A, E | UpgradeRequired | PermissionDenied, R> =>
   isWebSocketUpgrade(request)
-    ? upgrade(endpoint)
+    ? handshake(endpoint, request, upgrade)
     : Effect.fail(new UpgradeRequired({ path: shortened(pathOf(request)) }))
 
 /**
  * Answers a request to the endpoint of a stream declared with a plain answer (`upgradeOnly: false`): a WebSocket
- * upgrade gets what `upgrade` serves, any other request `plain` (the snapshot the stream starts from).
+ * handshake from an allowed origin gets what `upgrade` serves, any other request `plain` (the snapshot the stream
+ * starts from).
  */
 export const streamOrPlain = <S extends StreamEndpoint & { readonly upgradeOnly: false }, A, E, R, A2, E2, R2>(
   endpoint: S,
   request: HttpServerRequest.HttpServerRequest,
   upgrade: (endpoint: S) => Effect.Effect<A, E, R>,
   plain: Effect.Effect<A2, E2, R2>
-): Effect.Effect<A | A2, E | E2, R | R2> => (isWebSocketUpgrade(request) ? upgrade(endpoint) : plain)
+): Effect.Effect<A | A2, E | E2 | PermissionDenied, R | R2> =>
+  isWebSocketUpgrade(request) ? handshake(endpoint, request, upgrade) : plain
 
 type Frame<S extends StreamEndpoint> = S["frame"]["Type"]
 type Input<S extends StreamEndpoint> = S["input"] extends Schema.Top ? S["input"]["Type"] : never
