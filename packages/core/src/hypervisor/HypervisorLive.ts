@@ -16,6 +16,7 @@ import * as Stream from "effect/Stream"
 import type { HypervisorConfig } from "../config/ConfigSections.js"
 import { Events } from "../events/Events.js"
 import { type ClusterRuntime, startCluster } from "./ClusterRuntime.js"
+import { notAContainer } from "./GuestKind.js"
 import { GuestLocator } from "./GuestLocator.js"
 import { guestStatsLine } from "./GuestStatsLine.js"
 import { Hypervisor, type JournalRequest, type TailRequest } from "./Hypervisor.js"
@@ -146,7 +147,7 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
     return guestLine(node, Number(vmid))
   }, statsIntervalMs)
 
-  // Checks done before any connection: input, node, guest and its status, SSH configured for the node.
+  // Checks done before any connection: input, node, guest (a container) and its status, SSH for the node.
   const prepareCommand = Effect.fn("Hypervisor.prepareCommand")(function* (
     request: JournalRequest | TailRequest,
     input: Parameters<typeof commandInputProblems>[0]
@@ -157,6 +158,8 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
     const cluster = yield* findNode(request.node)
     if (vmid !== 0) {
       const { guest } = yield* findGuest(request.node, vmid)
+      const notContainer = notAContainer(guest)
+      if (notContainer !== undefined) return yield* notContainer
       if (guest.status !== "running") {
         return yield* new GuestNotRunning({ node: request.node, vmid, status: guest.status })
       }
@@ -194,12 +197,8 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
 
   const lxc = Effect.fn("Hypervisor.lxc")(function* (node: string, vmid: number, action: LxcAction, by: string) {
     const { cluster, guest } = yield* findGuest(node, vmid)
-    if (guest.type !== "lxc") {
-      return yield* new InvalidArgument({
-        message: `guest ${vmid} is a ${guest.type === "qemu" ? "virtual machine" : guest.type}, not an LXC container`,
-        issues: [{ path: ["vmid"], message: "not an LXC container" }]
-      })
-    }
+    const notContainer = notAContainer(guest)
+    if (notContainer !== undefined) return yield* notContainer
     const result = yield* runLxcAction(cluster.client, node, vmid, action, lxcOptions).pipe(
       Effect.tapError((error) =>
         events.publish(
