@@ -171,7 +171,8 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
   })
 
   const journal = Effect.fn("Hypervisor.journal")(function* (request: JournalRequest) {
-    const services = request.services ?? []
+    // A unit named twice filters the same: one `-u` each.
+    const services = [...new Set(request.services ?? [])]
     const { target, vmid, limit } = yield* prepareCommand(request, { services, limit: request.limit })
     if (vmid === 0) return follow(target, journalArgv(services, limit), limit)
     // A container without journald (Alpine, busybox, ...) logs to a file: follow that instead.
@@ -191,8 +192,10 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
       })
     }
     const { target, vmid, limit } = yield* prepareCommand(request, { files: request.files, limit: request.limit })
+    // A file named twice would be followed (and replayed) twice.
+    const files = [...new Set(request.files)]
     // `tail -n <limit>` prints up to `limit` lines per file.
-    return follow(target, inGuest(vmid, tailArgv(request.files, limit)), limit * request.files.length)
+    return follow(target, inGuest(vmid, tailArgv(files, limit)), limit * files.length)
   })
 
   const lxc = Effect.fn("Hypervisor.lxc")(function* (node: string, vmid: number, action: LxcAction, by: string) {

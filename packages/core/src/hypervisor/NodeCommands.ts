@@ -4,6 +4,15 @@ import { InvalidArgument, unsafeArgumentReason } from "@gatehouse-edge/contract/
 /** Initial lines when a request names none. */
 export const defaultLineLimit = 100
 
+/** Files (or services) one request may name: each is a follow the node runs and the server replays. */
+export const maxWordsPerParameter = 16
+
+// Not files to follow: devices never end a line (`/dev/zero` grows `tail`'s buffer until the node runs out of
+// memory), and /proc and /sys are the kernel's. A path resolves through `//` and `/./` segments to the same place.
+const pseudoFileSystems = new Set(["dev", "proc", "sys"])
+const inPseudoFileSystem = (file: string) =>
+  pseudoFileSystems.has(file.split("/").find((s) => s !== "" && s !== ".") ?? "")
+
 /**
  * Every problem with the words a caller passes to a remote command (SPEC §5.4), each naming its parameter
  * (`service[1]`, `file[0]`), or `undefined` when all are safe. `files` must also be absolute paths.
@@ -14,12 +23,24 @@ export const commandInputProblems = (input: {
   readonly limit?: number | undefined
 }): InvalidArgument | undefined => {
   const issues: Array<ValidationIssue> = []
-  const check = (parameter: string, values: ReadonlyArray<string>, absolute: boolean) =>
+  const check = (parameter: string, values: ReadonlyArray<string>, absolute: boolean) => {
+    if (values.length > maxWordsPerParameter) {
+      issues.push({ path: [parameter], message: `${parameter} may be given at most ${maxWordsPerParameter} times` })
+      return
+    }
     values.forEach((value, index) => {
       const reason =
-        unsafeArgumentReason(value) ?? (absolute && !value.startsWith("/") ? "must be an absolute path" : undefined)
+        unsafeArgumentReason(value) ??
+        (!absolute
+          ? undefined
+          : !value.startsWith("/")
+            ? "must be an absolute path"
+            : inPseudoFileSystem(value)
+              ? "must not be under /dev, /proc or /sys"
+              : undefined)
       if (reason !== undefined) issues.push({ path: [parameter, index], message: `${parameter} ${reason}` })
     })
+  }
   check("service", input.services ?? [], false)
   check("file", input.files ?? [], true)
   const limit = input.limit

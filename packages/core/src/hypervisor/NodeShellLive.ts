@@ -59,11 +59,13 @@ interface Backoff {
 
 // `lines` keeps at most this many undelivered lines queued, and pauses the channel when this many bytes are read
 // but not yet split (resuming below the low mark), so a slow consumer slows the remote command instead of growing
-// memory. A line longer than `maxLineChars` is delivered in pieces of that size.
+// memory. A line longer than `maxLineChars` is delivered in pieces of that size: a log line is far shorter, and a
+// shared follow replays up to 16,000 lines to a late watcher (a binary file followed by mistake must not make
+// that gigabytes).
 const lineQueueSize = 128
 const pauseAboveBytes = 64 * 1024
 const resumeBelowBytes = 16 * 1024
-const maxLineChars = 1024 * 1024
+const maxLineChars = 64 * 1024
 // Only the first line of stderr reaches an error message; this much is enough to hold it.
 const stderrForErrorBytes = 4096
 
@@ -72,22 +74,37 @@ const lineSplitter = () => {
   const decoder = new StringDecoder("utf8")
   let carry = ""
   const strip = (line: string) => (line.endsWith("\r") ? line.slice(0, -1) : line)
+  // Pushes the full pieces of `line` that are over the limit onto `into`; returns what is left (at most the limit).
+  const pieces = (line: string, into: Array<string>) => {
+    let rest = line
+    while (rest.length > maxLineChars) {
+      into.push(rest.slice(0, maxLineChars))
+      rest = rest.slice(maxLineChars)
+    }
+    return rest
+  }
   return {
     push: (chunk: Buffer): Array<string> => {
       const parts = (carry + decoder.write(chunk)).split("\n")
       carry = parts.pop() ?? ""
-      const lines = parts.map(strip)
-      while (carry.length > maxLineChars) {
-        lines.push(carry.slice(0, maxLineChars))
-        carry = carry.slice(maxLineChars)
+      const lines: Array<string> = []
+      for (const part of parts) {
+        const last = pieces(strip(part), lines)
+        lines.push(last)
       }
+      // An unfinished line is cut too: it must not grow without bound while its newline never comes.
+      carry = pieces(carry, lines)
       return lines
     },
     /** The final line when the output did not end with a newline. */
     end: (): Array<string> => {
       const rest = carry + decoder.end()
       carry = ""
-      return rest === "" ? [] : [strip(rest)]
+      if (rest === "") return []
+      const lines: Array<string> = []
+      const last = pieces(strip(rest), lines)
+      lines.push(last)
+      return lines
     }
   }
 }

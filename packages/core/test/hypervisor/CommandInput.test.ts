@@ -21,6 +21,26 @@ describe("command input (SPEC §5.4)", () => {
     expect(commandInputProblems({ services: [""] })?.message).toMatch(/must not be empty/)
   })
 
+  it("refuses files under /dev, /proc and /sys, however the path is spelled", () => {
+    for (const file of ["/dev/zero", "//dev/urandom", "/./proc/kcore", "/sys/kernel/notes", "/dev"]) {
+      expect(commandInputProblems({ files: [file] })?.message, file).toBe(
+        "invalid file: file must not be under /dev, /proc or /sys"
+      )
+    }
+    expect(commandInputProblems({ files: ["/var/log/dev/app.log", "/devices.log"] })).toBeUndefined()
+  })
+
+  it("refuses more than 16 files or services in one request", () => {
+    const many = Array.from({ length: 17 }, (_, i) => `/var/log/f${i}`)
+    expect(commandInputProblems({ files: many })?.issues).toEqual([
+      { path: ["file"], message: "file may be given at most 16 times" }
+    ])
+    expect(commandInputProblems({ files: many.slice(0, 16) })).toBeUndefined()
+    expect(commandInputProblems({ services: Array.from({ length: 17 }, (_, i) => `u${i}`) })?.message).toBe(
+      "invalid service: service may be given at most 16 times"
+    )
+  })
+
   it("refuses a limit outside 1–1000 and reports every problem at once", () => {
     expect(commandInputProblems({ limit: 0 })?.issues[0]?.path).toEqual(["limit"])
     expect(commandInputProblems({ limit: 1001 })).toBeDefined()

@@ -92,6 +92,26 @@ describe("NodeShell over ssh2 (in-process fake node)", () => {
     }).pipe(Effect.provide(shell), Effect.scoped)
   )
 
+  it.live("lines: a line over 64 KiB (a binary file followed by mistake) comes in 64 KiB pieces, nothing lost", () =>
+    Effect.gen(function* () {
+      const node = yield* startFakeSshNode
+      const long = "x".repeat(3 * 65_536 + 10)
+      node.on(
+        () => true,
+        (exec) => {
+          exec.write(`${long}\nshort\n`)
+          exec.exit(0)
+        }
+      )
+      const lines = yield* Stream.runCollect((yield* NodeShell).lines(node.target(), ["cat"]))
+      assert.deepStrictEqual(
+        lines.map((line) => line.length),
+        [65_536, 65_536, 65_536, 10, 5]
+      )
+      assert.strictEqual(lines.slice(0, 4).join(""), long)
+    }).pipe(Effect.provide(shell), Effect.scoped)
+  )
+
   it.live("lines: a UTF-8 character split between two chunks comes out whole", () =>
     Effect.gen(function* () {
       const node = yield* startFakeSshNode
