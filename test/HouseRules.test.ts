@@ -3,8 +3,8 @@ import * as path from "node:path"
 import { assert, describe, it } from "vitest"
 
 // Rules of DESIGN.md that a reader cannot check file by file, proven over every source file: errors are matched by
-// class, never by comparing their `_tag` strings (nor by `catchTag`); no synchronous `fs` in library code; try/catch only in the pure,
-// synchronous modules listed here (each with why), never in Effect code.
+// class, never by comparing their `_tag` strings (nor by `catchTag`); no synchronous `fs` in library code;
+// try/catch only in the pure, synchronous modules listed here (each with why), never in Effect code.
 
 const repoRoot = path.resolve(import.meta.dirname, "..")
 
