@@ -73,6 +73,45 @@ describe("writeFileAtomic", () => {
     )
   )
 
+  it.live("keeps the permissions of the file it replaces (a 0600 config stays private); a new file is 0644", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        for (const mode of [0o600, 0o640]) {
+          const target = path.join(dir, `m${mode.toString(8)}.yml`)
+          fs.writeFileSync(target, "old\n", { mode })
+          fs.chmodSync(target, mode)
+          yield* writeFileAtomic(target, "new\n")
+          assert.strictEqual(fs.statSync(target).mode & 0o777, mode, mode.toString(8))
+        }
+        const fresh = path.join(dir, "fresh.yml")
+        yield* writeFileAtomic(fresh, "new\n")
+        assert.strictEqual(fs.statSync(fresh).mode & 0o777, 0o644)
+        const key = path.join(dir, "key.pem")
+        fs.writeFileSync(key, "old\n", { mode: 0o644 })
+        yield* writeFileAtomic(key, "new\n", { mode: 0o600 })
+        assert.strictEqual(fs.statSync(key).mode & 0o777, 0o600)
+      })
+    )
+  )
+
+  it.live("writes through a symlink: the file it points to is replaced and the link stays", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        fs.mkdirSync(path.join(dir, "managed"))
+        const real = path.join(dir, "managed", "gatehouse.yml")
+        fs.writeFileSync(real, "old\n")
+        const link = path.join(dir, "gatehouse.yml")
+        fs.symlinkSync(real, link)
+        yield* writeFileAtomic(link, "new\n")
+        assert.isTrue(fs.lstatSync(link).isSymbolicLink())
+        assert.strictEqual(fs.readFileSync(real, "utf8"), "new\n")
+        assert.deepStrictEqual(fs.readdirSync(path.join(dir, "managed")), ["gatehouse.yml"])
+      })
+    )
+  )
+
   it.live("leaves the old file and no temp file when the write fails", () =>
     Effect.scoped(
       Effect.gen(function* () {
