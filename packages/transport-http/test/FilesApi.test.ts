@@ -113,6 +113,27 @@ describe("files", () => {
     )
   )
 
+  it.live("two writes at once are checked one after the other: the same alias in two new files passes once", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness()
+        const put = (file: string, port: number) =>
+          sendYaml(`${h.baseUrl}/file/content?type=routes&filename=${file}`, h.apiKey, `app:\n  port: ${port}\n`, {
+            method: "PUT"
+          })
+        const replies = yield* Effect.all([put("a.yml", 8081), put("b.yml", 8082)], { concurrency: 2 })
+        assert.deepStrictEqual(replies.map((r) => r.status).sort(), [200, 422])
+        const refused = replies.find((r) => r.status === 422)!
+        assert.match(refused.json.error.details[0].message, /app/)
+        // Only the accepted file is on disk: the routes are as valid as every write was told.
+        assert.lengthOf(
+          fs.readdirSync(h.routesDir).filter((n) => n.endsWith(".yml")),
+          1
+        )
+      })
+    )
+  )
+
   it.live("refuses an invalid route file (422) or bad YAML (400), and leaves the file untouched", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -16,6 +16,7 @@ import {
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import * as Semaphore from "effect/Semaphore"
 import { ConfigSource } from "../config/ConfigSource.js"
 import { isRouteFileName, readRouteSources } from "../routes/RouteFiles.js"
 import { Routes } from "../routes/Routes.js"
@@ -138,7 +139,15 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
     if (error !== undefined) return yield* error
   })
 
+  // One write at a time, from its checks to its reload: two writes checked against the same files would both
+  // pass (the same alias added to two route files), and two writes of one file would lose one edit silently.
+  const writing = yield* Semaphore.make(1)
+
   const write = Effect.fn("Files.write")(function* (type: FileType, filename: string, content: string) {
+    return yield* writing.withPermits(1)(writeNow(type, filename, content))
+  })
+
+  const writeNow = Effect.fnUntraced(function* (type: FileType, filename: string, content: string) {
     const target = yield* locate(type, filename)
     yield* checkReplaceable(type, filename, target)
     if (type === "config") yield* checkConfigText(content)
