@@ -8,10 +8,24 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { adminKeyPath } from "./AdminKeyPath.js"
 
+// Only a missing file means "no key yet". Any other failure to read it stops the start: taking it for missing
+// would revoke the working admin key, and writing a new file over the old one fails, at every start.
 const readKeyFile = (file: string) =>
-  Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(
+  Effect.tryPromise({
+    try: () => fs.readFile(file, "utf8"),
+    catch: (error) => error as NodeJS.ErrnoException
+  }).pipe(
     Effect.map((text) => Option.some(text.trim())),
-    Effect.catch(() => Effect.succeedNone)
+    Effect.catch((error) =>
+      error.code === "ENOENT"
+        ? Effect.succeedNone
+        : Effect.die(
+            new Error(
+              `cannot read ${file} (${error.code ?? error.message}): let the server read it, or delete it to ` +
+                "generate a new admin key"
+            )
+          )
+    )
   )
 
 /**
@@ -49,6 +63,22 @@ export const ensureAdminKey = (dataDir: string): Effect.Effect<void, never, ApiK
         .pipe(Effect.orDie)
     }
     const { key, prefix, sha256 } = generateApiKey()
+    // The file first, on disk (fsync) before the store changes: a start that fails to write it revokes nothing,
+    // and one that stops after it adopts the key from the file next time (above).
+    yield* Effect.tryPromise(() => fs.mkdir(dataDir, { recursive: true })).pipe(
+      Effect.andThen(
+        Effect.acquireUseRelease(
+          Effect.tryPromise(() => fs.open(file, "wx", 0o600)),
+          (handle) =>
+            Effect.andThen(
+              Effect.tryPromise(() => handle.writeFile(`${key}\n`)),
+              Effect.tryPromise(() => handle.sync())
+            ),
+          (handle) => Effect.promise(() => handle.close())
+        )
+      ),
+      Effect.orDie
+    )
     yield* keys.revoke("admin", now)
     yield* keys
       .insert({
@@ -64,10 +94,6 @@ export const ensureAdminKey = (dataDir: string): Effect.Effect<void, never, ApiK
         revoked_at: null
       })
       .pipe(Effect.orDie)
-    yield* Effect.tryPromise(() => fs.mkdir(dataDir, { recursive: true })).pipe(
-      Effect.andThen(Effect.tryPromise(() => fs.writeFile(file, `${key}\n`, { mode: 0o600, flag: "wx" }))),
-      Effect.orDie
-    )
     yield* Console.log(
       [
         "",
