@@ -11,15 +11,18 @@ const probe = (route: Route, hc: Healthcheck): Effect.Effect<ProbeOutcome> =>
   Effect.callback<ProbeOutcome>((resume) => {
     // `http://` makes node:http2 speak HTTP/2 with prior knowledge (no TLS, no Upgrade dance), which is what h2c means.
     const session = http2.connect(authority(route.host, route.port.target))
-    session.on("error", (e) => resume(Effect.succeed(down(e.message))))
-    const req = session.request({ ":method": hc.use_get ? "GET" : "HEAD", ":path": hc.path }, { endStream: true })
-    req.on("error", (e) => resume(Effect.succeed(down(e.message))))
-    req.on("response", (headers) => {
-      // Headers are enough; destroying the session drops any body frames unread.
+    // Every outcome ends the connection: a target that resets the stream keeps its side open, and a session left
+    // open per check would pile up (HTTP/2 clients have no idle timeout). After the response, the headers are
+    // enough; destroying the session drops any body frames unread.
+    const finish = (outcome: ProbeOutcome) => {
       session.destroy()
-      resume(Effect.succeed(verdictOfStatus(Number(headers[":status"] ?? 0))))
-    })
-    req.on("close", () => resume(Effect.succeed(down("stream closed before a response"))))
+      resume(Effect.succeed(outcome))
+    }
+    session.on("error", (e) => finish(down(e.message)))
+    const req = session.request({ ":method": hc.use_get ? "GET" : "HEAD", ":path": hc.path }, { endStream: true })
+    req.on("error", (e) => finish(down(e.message)))
+    req.on("response", (headers) => finish(verdictOfStatus(Number(headers[":status"] ?? 0))))
+    req.on("close", () => finish(down("stream closed before a response")))
     return Effect.sync(() => session.destroy())
   })
 

@@ -1,4 +1,5 @@
 import * as fs from "node:fs"
+import * as http2 from "node:http2"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import type { Route } from "@gatehouse-edge/contract/domain"
@@ -123,6 +124,39 @@ describe("h2c monitor", () => {
         server.hits.map((h) => h.method),
         ["HEAD", "HEAD", "GET"]
       )
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a target that resets the stream is unhealthy, and the check leaves no connection open", () =>
+    Effect.gen(function* () {
+      const sessions = new Set<http2.ServerHttp2Session>()
+      const server = http2.createServer()
+      server.on("stream", (stream) => {
+        stream.on("error", () => {}) // closing with an error code is this server's point
+        stream.close(http2.constants.NGHTTP2_REFUSED_STREAM)
+      })
+      server.on("session", (session) => {
+        sessions.add(session)
+        session.on("close", () => sessions.delete(session))
+      })
+      yield* Effect.acquireRelease(
+        Effect.callback<void>((resume) => {
+          server.listen(0, "127.0.0.1", () => resume(Effect.void))
+        }),
+        () =>
+          Effect.callback<void>((resume) => {
+            for (const session of sessions) session.destroy()
+            server.close(() => resume(Effect.void))
+          })
+      )
+      const port = (server.address() as { port: number }).port
+      for (let i = 0; i < 3; i++) {
+        const result = yield* check(route("h2-reset", "h2c", port, { path: "/ok" }))
+        assert.strictEqual(result.status, "unhealthy")
+      }
+      // The server sees each client go: no session stays open.
+      for (let i = 0; i < 250 && sessions.size > 0; i++) yield* Effect.sleep("20 millis")
+      assert.strictEqual(sessions.size, 0)
     }).pipe(Effect.scoped)
   )
 
