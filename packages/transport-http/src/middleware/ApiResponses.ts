@@ -221,8 +221,14 @@ export const layerApiResponses = (limits: HttpLimits) => {
             errorResponse(429, `too many concurrent requests from ${client} (limit ${maxInFlight}): retry shortly`)
           )
         }
-        inFlight.set(client, current + 1)
-        return answer(Effect.onExit(app, () => Effect.sync(() => release(client))))
+        // Counted and its release registered with no interruption in between: a client that leaves at that moment
+        // must not keep a place for good.
+        return answer(
+          Effect.uninterruptibleMask((restore) => {
+            inFlight.set(client, (inFlight.get(client) ?? 0) + 1)
+            return Effect.onExit(restore(app), () => Effect.sync(() => release(client)))
+          })
+        )
       }),
     { global: true }
   )

@@ -45,9 +45,14 @@ export class WebSocketConnections extends Context.Service<
             retry_after_s: 1
           })
         }
-        total++
-        perClient.set(client, mine + 1)
-        yield* Effect.addFinalizer(() => release(client))
+        // Counted and its release registered as one uninterruptible step: a client gone in between keeps no place.
+        yield* Effect.acquireRelease(
+          Effect.sync(() => {
+            total++
+            perClient.set(client, (perClient.get(client) ?? 0) + 1)
+          }),
+          () => release(client)
+        )
       }),
       open: Effect.sync(() => total)
     })
