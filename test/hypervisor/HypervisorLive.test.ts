@@ -238,6 +238,31 @@ describe("HypervisorLive against the simulator", () => {
     )
   )
 
+  it.live("LXC: an action whose caller goes away (interrupted) still runs to its end and is recorded", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator({ taskDurationMs: 300 })
+        const { hypervisor, events } = yield* buildHypervisor({ clusters: [clusterOf(sim)] }, recordingShell().layer, {
+          lxc: { pollIntervalMs: 20 }
+        })
+        const caller = yield* Effect.forkChild(hypervisor.lxc("pve1", 101, "stop", "carol"))
+        // Proxmox has the task: the caller leaves while Gatehouse waits for it.
+        yield* eventually(
+          Effect.sync(() => (sim.countRequests(/\/lxc\/101\/status\/shutdown/) > 0 ? true : undefined)),
+          "the shutdown request"
+        )
+        yield* Fiber.interrupt(caller)
+        const recorded = yield* eventually(
+          Effect.map(events.history({ category: "hypervisor" }), (history) =>
+            history.find((e) => e.action === "lxc_stop")
+          ),
+          "the lxc_stop event"
+        )
+        assert.deepInclude(recorded.data as object, { vmid: 101, status: "stopped", by: "carol" })
+      })
+    )
+  )
+
   it.live("LXC: a failed task is a 502 with its exit status; no result in time is a 504", () =>
     Effect.scoped(
       Effect.gen(function* () {

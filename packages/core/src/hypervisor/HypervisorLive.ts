@@ -10,6 +10,7 @@ import {
 import * as Context from "effect/Context"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -65,6 +66,7 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
 ) {
   const events = yield* Events
   const shell = yield* NodeShell
+  const scope = yield* Effect.scope
   const timing = {
     requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
     addressRefreshMs: options.addressRefreshMs ?? 30_000
@@ -202,27 +204,35 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
     const { cluster, guest } = yield* findGuest(node, vmid)
     const notContainer = notAContainer(guest)
     if (notContainer !== undefined) return yield* notContainer
-    const result = yield* runLxcAction(cluster.client, node, vmid, action, lxcOptions).pipe(
-      Effect.tapError((error) =>
-        events.publish(
-          HypervisorEvents.lxcFailed({ cluster: cluster.name, node, vmid, action, error: error.message, by })
-        )
-      ),
-      // Whatever happened, the cache should show the container's new state now, not in up to 3 s.
-      Effect.ensuring(Effect.ignore(cluster.cache.refresh))
-    )
-    yield* events.publish(
-      lxcEvent[action]({
-        cluster: cluster.name,
-        node,
-        vmid,
-        status: result.status,
-        by,
-        ...(result.task === undefined ? {} : { task: result.task })
-      })
-    )
-    return result
+    // Once asked for, an action runs to its end in the service's scope, and its event is recorded: a client that
+    // goes away (or a proxy's timeout) does not stop the wait for Proxmox's task halfway, unrecorded.
+    const fiber = yield* Effect.forkIn(runLxc(cluster, node, vmid, action, by), scope)
+    return yield* Fiber.join(fiber)
   })
+
+  const runLxc = (cluster: ClusterRuntime, node: string, vmid: number, action: LxcAction, by: string) =>
+    Effect.gen(function* () {
+      const result = yield* runLxcAction(cluster.client, node, vmid, action, lxcOptions).pipe(
+        Effect.tapError((error) =>
+          events.publish(
+            HypervisorEvents.lxcFailed({ cluster: cluster.name, node, vmid, action, error: error.message, by })
+          )
+        ),
+        // Whatever happened, the cache should show the container's new state now, not in up to 3 s.
+        Effect.ensuring(Effect.ignore(cluster.cache.refresh))
+      )
+      yield* events.publish(
+        lxcEvent[action]({
+          cluster: cluster.name,
+          node,
+          vmid,
+          status: result.status,
+          by,
+          ...(result.task === undefined ? {} : { task: result.task })
+        })
+      )
+      return result
+    })
 
   const locate = Effect.fn("Hypervisor.locate")(function* (host: string) {
     const wanted = host
