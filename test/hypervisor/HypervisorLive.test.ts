@@ -335,6 +335,30 @@ describe("HypervisorLive against the simulator", () => {
     )
   )
 
+  it.live("a container deleted and created again under its vmid shows its new addresses at the next refresh", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const { hypervisor } = yield* buildHypervisor({ clusters: [clusterOf(sim)] }, recordingShell().layer)
+        const ipsOf101 = Effect.map(hypervisor.guests, (guests) => guests.find((g) => g.vmid === 101)?.ips)
+        assert.include(yield* ipsOf101, "10.0.0.101")
+        sim.removeGuest(101)
+        yield* eventually(
+          Effect.map(ipsOf101, (ips) => (ips === undefined ? true : undefined)),
+          "101 gone",
+          8000
+        )
+        sim.addGuest({ vmid: 101, node: "pve1", name: "web2", status: "running", ips: ["10.0.0.201/24"] })
+        // Not the deleted container's addresses until they are next looked up (30 s): it was forgotten with it.
+        yield* eventually(
+          Effect.map(ipsOf101, (ips) => (ips?.[0] === "10.0.0.201" ? true : undefined)),
+          "101's new address",
+          8000
+        )
+      })
+    )
+  )
+
   it.live("several clusters: each node is served by its own cluster", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -145,15 +145,20 @@ export const makeResourceCache = Effect.fn("ResourceCache.make")(function* (
           ),
         { concurrency: options.lookupConcurrency, discard: true }
       )
-      // A stopped container keeps its last addresses (a route still maps to it) but is looked up again on start.
+      // A stopped container keeps its last addresses (a route still maps to it) but is looked up again on start; a
+      // container no longer listed (deleted, moved to another cluster) is forgotten.
       yield* Ref.update(addresses, (map) => {
         const next = new Map(map)
+        const listed = new Set<number>()
         for (const r of resources) {
+          if (!isGuest(r)) continue
+          listed.add(int(r.vmid))
           const entry = next.get(int(r.vmid))
-          if (isGuest(r) && entry !== undefined && r.status !== "running") {
+          if (entry !== undefined && r.status !== "running") {
             next.set(int(r.vmid), { ...entry, status: r.status ?? "unknown" })
           }
         }
+        for (const vmid of next.keys()) if (!listed.has(vmid)) next.delete(vmid)
         return next
       })
     })
