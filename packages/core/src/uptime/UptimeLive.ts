@@ -72,7 +72,7 @@ export const make: Effect.Effect<
       // A failing store must not stop sampling: the counts are kept and written with the next flush.
       Effect.catchDefect((defect) =>
         Effect.andThen(
-          Effect.sync(() => recorder.restore(deltas)),
+          Clock.clockWith((clock) => Effect.sync(() => recorder.restore(deltas, clock.currentTimeMillisUnsafe()))),
           Effect.logWarning("uptime samples not written; retrying with the next flush", defect)
         )
       )

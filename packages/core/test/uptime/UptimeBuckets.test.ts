@@ -70,7 +70,7 @@ describe("uptime recorder", () => {
     )
     assert.deepStrictEqual(recorder.drain(), [])
     // Put back after a failed write and counted again in the same bucket: one delta per bucket, summed.
-    recorder.restore(drained)
+    recorder.restore(drained, 5_000)
     recorder.record({ app: info }, 5_000)
     const again = recorder.drain()
     assert.deepStrictEqual(
@@ -81,6 +81,18 @@ describe("uptime recorder", () => {
       ]
     )
     assert.strictEqual(again.find((b) => b.period === "1mo")!.healthy, 3)
+  })
+
+  it("keeps nothing put back that the store would no longer keep: a store down for long grows no memory", () => {
+    const recorder = makeUptimeRecorder()
+    recorder.record({ app: info }, 1_000)
+    const drained = recorder.drain()
+    // Put back an hour later: the 5m and 15m buckets of then are past their periods' retention, the others are not.
+    recorder.restore(drained, 3_600_000)
+    assert.deepStrictEqual(
+      recorder.drain().map((b) => b.period),
+      ["1h", "1d", "1mo"]
+    )
   })
 })
 
