@@ -48,13 +48,19 @@ export const layer: Layer.Layer<ApiKeys, never, ApiKeyRepository | Authenticatio
           last_used_at: null,
           revoked_at: null
         }
-        yield* repository.insert(stored).pipe(
-          Effect.catchIf(
-            (error): error is ApiKeyConflict => error instanceof ApiKeyConflict,
-            () => Effect.fail(new ApiKeyExists({ name: request.name }))
+        // The key and its event commit together: no key is created unrecorded.
+        yield* events.transaction(
+          repository.insert(stored).pipe(
+            Effect.catchIf(
+              (error): error is ApiKeyConflict => error instanceof ApiKeyConflict,
+              () => Effect.fail(new ApiKeyExists({ name: request.name }))
+            ),
+            Effect.as({
+              value: undefined,
+              events: [ApiKeyCreatedEvent.make({ name: request.name, prefix, scopes: request.scopes, by })]
+            })
           )
         )
-        yield* events.publish(ApiKeyCreatedEvent.make({ name: request.name, prefix, scopes: request.scopes, by }))
         return { key, api_key: apiKeyInfoOf(stored) }
       }),
       list: Effect.map(repository.list, (keys) => keys.map(apiKeyInfoOf)).pipe(Effect.withSpan("ApiKeys.list")),
@@ -62,10 +68,11 @@ export const layer: Layer.Layer<ApiKeys, never, ApiKeyRepository | Authenticatio
         const active = (yield* repository.list).find((key) => key.name === name && key.revoked_at === null)
         if (active === undefined) return yield* new ApiKeyNotFound({ name })
         const at = iso(yield* Clock.currentTimeMillis)
-        yield* repository.revoke(name, at)
+        yield* events.transaction(
+          Effect.as(repository.revoke(name, at), { value: undefined, events: [ApiKeyRevokedEvent.make({ name, by })] })
+        )
         // Refused from the next request on, and the streams opened with it end.
         yield* authentication.keyRevoked(active.prefix)
-        yield* events.publish(ApiKeyRevokedEvent.make({ name, by }))
         return apiKeyInfoOf({ ...active, revoked_at: at })
       })
     })

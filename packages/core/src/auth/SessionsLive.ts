@@ -181,11 +181,19 @@ export const layer = (
           return Option.map(revoked, infoOf)
         }),
         revoke: Effect.fn("Sessions.revoke")(function* (id: string, by: string) {
-          const revoked = yield* repository.revoke(id, yield* Clock.currentTimeMillis)
+          const now = yield* Clock.currentTimeMillis
+          // The revocation and its event commit together.
+          const revoked = yield* events.transaction(
+            Effect.map(repository.revoke(id, now), (found) => ({
+              value: found,
+              events: Option.isSome(found)
+                ? [LogoutEvent.make({ subject: found.value.subject, session_id: id, by })]
+                : []
+            }))
+          )
           yield* forget
           if (Option.isNone(revoked)) return yield* new SessionNotFound({ id })
           yield* announce(id, "session revoked")
-          yield* events.publish(LogoutEvent.make({ subject: revoked.value.subject, session_id: id, by }))
           return infoOf(revoked.value)
         }),
         validUntilEnded: Effect.fn("Sessions.validUntilEnded")(function* (session: PrincipalSession) {
