@@ -329,6 +329,13 @@ describe("session cookies", () => {
         assert.include(cleared.gatehouse_session!.attributes, "max-age=0")
         assert.deepStrictEqual(logout.json, { message: "signed out" })
         assert.strictEqual((yield* whoami(dave.cookie)).status, 401)
+        // Each ending is one auth/logout event: the admin's revocation, then carol's and dave's sign-outs.
+        const history = yield* request(`${server.baseUrl}/events?category=auth&limit=1000`, { key: server.apiKey })
+        const logouts = history.json.filter((e: { action: string }) => e.action === "logout")
+        assert.deepStrictEqual(
+          logouts.map((e: { data: { by: string } }) => e.data.by),
+          ["api-key:admin", "user:alice", "user:alice"]
+        )
       })
     )
   )

@@ -5,7 +5,6 @@ import {
   LoginEvent,
   LoginFailedEvent,
   LoginNotConfigured,
-  LogoutEvent,
   OidcLoginFailed,
   OidcUserNotAllowed,
   RateLimited,
@@ -206,12 +205,10 @@ export const layer = (options: LoginOptions): Layer.Layer<Login, never, Sessions
         }),
         logout: Effect.fn("Login.logout")(function* (cookie) {
           if (cookie === undefined) return {}
+          // Sessions.end records the sign-out (auth/logout) with it.
           const ended = yield* sessions.end(cookie)
           if (Option.isNone(ended)) return {}
           const session = ended.value
-          yield* events.publish(
-            LogoutEvent.make({ subject: session.subject, session_id: session.id, by: session.subject })
-          )
           if (session.method !== "oidc" || oidcClient === undefined) return {}
           const redirect = yield* oidcClient.endSessionUrl(postLogoutRedirectUri)
           return Option.isSome(redirect) ? { redirect: redirect.value } : {}

@@ -41,7 +41,7 @@ export class Sessions extends Context.Service<
     readonly csrfTokenOf: (cookie: Redacted.Redacted<string>) => string | undefined
     /** Whether `presented` is the CSRF token of the session in `cookie` (compared in constant time). */
     readonly csrfMatches: (cookie: Redacted.Redacted<string>, presented: string) => boolean
-    /** Ends the session a cookie holds (logout); the session, if it was active. */
+    /** Ends the session a cookie holds (logout, recorded as `auth/logout` by its subject); the session, if active. */
     readonly end: (cookie: Redacted.Redacted<string>) => Effect.Effect<Option.Option<SessionInfo>>
     /** Revokes a session by its public id (`gatehouse sessions revoke`); `by` is who did, for the event. */
     readonly revoke: (id: string, by: string) => Effect.Effect<SessionInfo, SessionNotFound>

@@ -175,7 +175,22 @@ export const layer = (
         end: Effect.fn("Sessions.end")(function* (cookie: Redacted.Redacted<string>) {
           const found = yield* activeRecord(cookie)
           if (Option.isNone(found)) return Option.none()
-          const revoked = yield* repository.revoke(found.value.id, yield* Clock.currentTimeMillis)
+          const now = yield* Clock.currentTimeMillis
+          // The sign-out and its event commit together.
+          const revoked = yield* events.transaction(
+            Effect.map(repository.revoke(found.value.id, now), (ended) => ({
+              value: ended,
+              events: Option.isSome(ended)
+                ? [
+                    LogoutEvent.make({
+                      subject: ended.value.subject,
+                      session_id: ended.value.id,
+                      by: ended.value.subject
+                    })
+                  ]
+                : []
+            }))
+          )
           yield* forget
           yield* announce(found.value.id, "session signed out")
           return Option.map(revoked, infoOf)

@@ -35,7 +35,7 @@ describe("API keys and sessions change with their events, or not at all", () => 
     }).pipe(Effect.provide(live))
   )
 
-  it.effect("a session whose revoked event cannot be stored stays active", () =>
+  it.effect("a session whose revoked or signed-out event cannot be stored stays active", () =>
     Effect.gen(function* () {
       const sessions = yield* Sessions
       const issued = yield* sessions.create({
@@ -47,6 +47,7 @@ describe("API keys and sessions change with their events, or not at all", () => 
       })
       yield* eventsFail
       assert.isTrue(Exit.isFailure(yield* Effect.exit(sessions.revoke(issued.session.id, "admin"))))
+      assert.isTrue(Exit.isFailure(yield* Effect.exit(sessions.end(issued.cookie))))
       assert.deepStrictEqual(
         (yield* sessions.list).map((s) => s.id),
         [issued.session.id]

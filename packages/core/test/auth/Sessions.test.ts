@@ -106,7 +106,7 @@ describe("Sessions", () => {
     )
   )
 
-  it.effect("logout and revocation end a session at once; revoking is an event", () =>
+  it.effect("logout and revocation end a session at once; each is an event, by whoever ended it", () =>
     withSessions((sessions) =>
       Effect.gen(function* () {
         const first = yield* sessions.create(alice)
@@ -125,7 +125,10 @@ describe("Sessions", () => {
         const events = yield* (yield* Events).history({ category: "auth" })
         assert.deepStrictEqual(
           events.map((e) => [e.action, e.data]),
-          [["logout", { subject: "user:bob", session_id: second.session.id, by: "api-key:admin" }]]
+          [
+            ["logout", { subject: alice.subject, session_id: first.session.id, by: alice.subject }],
+            ["logout", { subject: "user:bob", session_id: second.session.id, by: "api-key:admin" }]
+          ]
         )
       })
     )
