@@ -199,6 +199,28 @@ describe("OIDC sign-in against a real OpenID provider", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("starting a sign-in takes from the address's allowance: the 11th start at once is 429", () =>
+    Effect.gen(function* () {
+      const f = yield* setUp()
+      const start = Effect.promise(() =>
+        fetch(`${f.server.baseUrl}/auth/login?method=oidc`, {
+          redirect: "manual",
+          headers: { accept: "application/json" }
+        })
+      )
+      const statuses: Array<number> = []
+      for (let i = 0; i < 11; i++) statuses.push((yield* start).status)
+      assert.deepStrictEqual(statuses, [...Array.from({ length: 10 }, () => 302), 429])
+      const refused = yield* start
+      assert.strictEqual(refused.status, 429)
+      assert.isNotNull(refused.headers.get("retry-after"))
+      assert.strictEqual(
+        ((yield* Effect.promise(() => refused.json())) as { error: { code: string } }).error.code,
+        "rate_limited"
+      )
+    }).pipe(Effect.scoped)
+  )
+
   it.live("a callback without state is 400", () =>
     Effect.gen(function* () {
       const f = yield* setUp()

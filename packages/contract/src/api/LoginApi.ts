@@ -34,13 +34,14 @@ export class LoginApi extends HttpApiGroup.make("login").add(
   HttpApiEndpoint.get("start", "/auth/login", {
     query: { return_to: opt(Text), method: opt(Schema.Literals(["oidc", "password"])) },
     success: Redirect,
-    error: [toWireError(LoginNotConfigured), toWireError(OidcProviderFailed)]
+    error: [toWireError(LoginNotConfigured), toWireError(OidcProviderFailed), toWireError(RateLimited)]
   }).annotateMerge(
     OpenApi.annotations({
       summary: "Start signing in",
       description:
         "302 to the OpenID provider when OIDC is configured (and `method` is not `password`), else to the " +
-        "`/login` page. `return_to`: a path on this server to come back to (anything else is ignored)."
+        "`/login` page. `return_to`: a path on this server to come back to (anything else is ignored). Starting " +
+        "an OIDC sign-in takes one attempt from the client address's sign-in allowance (429 when it is used up)."
     })
   ),
   HttpApiEndpoint.post("login", "/auth/login", {

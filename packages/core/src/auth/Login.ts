@@ -42,8 +42,9 @@ export class Login extends Context.Service<
     ) => Effect.Effect<IssuedSession, InvalidCredentials | RateLimited | LoginNotConfigured>
     /** Starts an OIDC login that comes back to `returnTo` (a path on this server; anything else becomes `/`). */
     readonly beginOidc: (
-      returnTo: string | undefined
-    ) => Effect.Effect<OidcRedirect, LoginNotConfigured | OidcProviderFailed>
+      returnTo: string | undefined,
+      client: LoginClient
+    ) => Effect.Effect<OidcRedirect, LoginNotConfigured | OidcProviderFailed | RateLimited>
     /**
      * Finishes an OIDC login from the parameters of the provider's redirect to the callback (`code`, `state`, ...):
      * `stateCookie` is the state the browser was given by `beginOidc` (a callback in another browser, or replayed,

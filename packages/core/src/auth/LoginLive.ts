@@ -145,8 +145,16 @@ export const layer = (options: LoginOptions): Layer.Layer<Login, never, Sessions
           )
           return issued
         }),
-        beginOidc: Effect.fn("Login.beginOidc")(function* (returnTo) {
+        beginOidc: Effect.fn("Login.beginOidc")(function* (returnTo, client) {
           if (oidcClient === undefined) return yield* notConfigured("sign-in with OpenID Connect (auth.oidc)")
+          // Each start stores a pending login, for anyone who asks: it counts against the address's allowance.
+          const retryAfter = yield* throttle.attemptFrom(client.address)
+          if (retryAfter !== undefined) {
+            return yield* new RateLimited({
+              message: "too many sign-in attempts: wait before trying again",
+              retry_after_s: retryAfter
+            })
+          }
           const started = yield* oidcClient.begin()
           const now = yield* Clock.currentTimeMillis
           yield* pending.insert({

@@ -60,6 +60,17 @@ export const makeLoginThrottle = (policy: ThrottlePolicy = defaultThrottlePolicy
         byAddress.tokens -= 1
         return undefined
       }),
+    /**
+     * Takes an attempt from the address's allowance alone (starting an OIDC sign-in names no user); `undefined`
+     * when it may go ahead, else the seconds until it may try again.
+     */
+    attemptFrom: (address: string): Effect.Effect<number | undefined> =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        const byAddress = refill(addresses, address, policy.perAddress, now)
+        if (byAddress.tokens <= 0) return retryAfterSeconds(byAddress, now)
+        byAddress.tokens -= 1
+        return undefined
+      }),
     /** Records a failed attempt for the user name. */
     failed: (username: string): Effect.Effect<void> =>
       Effect.map(Clock.currentTimeMillis, (now) => {

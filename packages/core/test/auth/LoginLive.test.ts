@@ -107,7 +107,7 @@ describe("Login with a password", () => {
       Effect.gen(function* () {
         assert.deepStrictEqual(login.methods, { password: false, oidc: false })
         assert.instanceOf(yield* Effect.flip(password(login, "alice", "x")), LoginNotConfigured)
-        assert.instanceOf(yield* Effect.flip(login.beginOidc("/")), LoginNotConfigured)
+        assert.instanceOf(yield* Effect.flip(login.beginOidc("/", client)), LoginNotConfigured)
       })
     )
   )

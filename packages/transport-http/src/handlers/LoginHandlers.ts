@@ -180,7 +180,7 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
               // Both are configured: the page offers both.
               return HttpServerResponse.redirect(`/login?return_to=${encodeURIComponent(returnTo)}`, { status: 302 })
             }
-            const started = yield* login.beginOidc(returnTo)
+            const started = yield* login.beginOidc(returnTo, clientOf(request))
             const policy = yield* WebSocketPolicy
             return HttpServerResponse.setCookiesUnsafe(HttpServerResponse.redirect(started.url, { status: 302 }), [
               [
