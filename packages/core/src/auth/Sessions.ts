@@ -55,10 +55,10 @@ export class Sessions extends Context.Service<
   }
 >()("@gatehouse-edge/core/Sessions") {
   /**
-   * No browser sessions at all: every cookie is refused and none can be created. For compositions that only take
-   * API keys (a gRPC-only server, tests of the key path).
+   * For tests of compositions that only take API keys (the gRPC transport, the key path): no browser sessions at
+   * all, every cookie is refused and none can be created.
    */
-  static readonly layerNone: Layer.Layer<Sessions> = Layer.succeed(Sessions)(
+  static readonly layerTest: Layer.Layer<Sessions> = Layer.succeed(Sessions)(
     Sessions.of({
       ttlMs: 0,
       create: () => Effect.die(new Error("sessions are not enabled in this composition")),

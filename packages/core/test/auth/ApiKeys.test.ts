@@ -27,7 +27,7 @@ const services = Effect.map(
   Layer.build(
     Layer.merge(AuthenticationLive.layer, Layer.empty).pipe(
       Layer.provideMerge(ApiKeyRepository.layer),
-      Layer.provide(Sessions.layerNone),
+      Layer.provide(Sessions.layerTest),
       Layer.provide(StoreLive.layerMemory)
     )
   ),

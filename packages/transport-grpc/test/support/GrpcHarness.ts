@@ -65,7 +65,7 @@ export const grpcServerLayer = (options: Partial<GrpcServerOptions> = {}, config
   const core = AuthRequestsLive.layer({ ...AuthRequestsLive.defaultConfig, ...config }).pipe(
     Layer.provideMerge(EventBus.layer({ historyCap: 10_000 })),
     Layer.provideMerge(Layer.merge(AuthenticationLive.layer, storedKeys)),
-    Layer.provideMerge(Sessions.layerNone),
+    Layer.provideMerge(Sessions.layerTest),
     Layer.provideMerge(Layer.merge(EventRepository.layer, ApiKeyRepository.layer)),
     Layer.provideMerge(StoreLive.layerMemory)
   )
