@@ -1,4 +1,5 @@
 import { apiKeysMigration } from "../auth/ApiKeysMigration.js"
+import { oidcLoginsMigration } from "../auth/OidcLoginsMigration.js"
 import { sessionsMigration } from "../auth/SessionsMigration.js"
 import { authRequestsMigration } from "../authrequests/AuthRequestsMigration.js"
 import { eventsMigration } from "../events/EventsMigration.js"
@@ -14,7 +15,8 @@ export const migrations = {
   "2_api_keys": apiKeysMigration,
   "3_auth_requests": authRequestsMigration,
   "4_sessions": sessionsMigration,
-  "5_uptime": uptimeMigration
+  "5_uptime": uptimeMigration,
+  "6_oidc_logins_indexes": oidcLoginsMigration
 } as const
 
 /** The newest migration id this build knows. */

@@ -29,4 +29,18 @@ describe("OidcLoginRepository", () => {
       assert.isTrue(Option.isSome(yield* logins.take("state-3", 10)))
     }).pipe(Effect.provide(OidcLoginRepository.layerWith(3).pipe(Layer.provideMerge(StoreLive.layerMemory))))
   )
+
+  it.effect("finds the expired and the oldest logins through an index, not by scanning the table", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const planOf = (query: string) =>
+        Effect.map(sql.unsafe<{ detail: string }>(`EXPLAIN QUERY PLAN ${query}`), (rows) =>
+          rows.map((row) => row.detail).join("; ")
+        )
+      const expired = yield* planOf("DELETE FROM oidc_logins WHERE expires_at <= 5")
+      const oldest = yield* planOf("SELECT created_at FROM oidc_logins ORDER BY created_at DESC LIMIT 1 OFFSET 3")
+      assert.include(expired, "USING INDEX oidc_logins_expires")
+      assert.include(oldest, "INDEX oidc_logins_created")
+    }).pipe(Effect.provide(StoreLive.layerMemory))
+  )
 })

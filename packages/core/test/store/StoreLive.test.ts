@@ -109,7 +109,8 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
           [2, "api_keys"],
           [3, "auth_requests"],
           [4, "sessions"],
-          [5, "uptime"]
+          [5, "uptime"],
+          [6, "oidc_logins_indexes"]
         ]
       )
     })
