@@ -178,6 +178,62 @@ describe("WebSocket and request caps", () => {
     )
   )
 
+  it.live("counts an IPv6 /64 as one client for both caps: its other addresses do not get more", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        // The harness's loopback peer is a trusted proxy, so each request says which client it is for.
+        const h = yield* startHarness({
+          maxConcurrentRequestsPerClient: 2,
+          policy: { maxConnectionsPerClient: 2, maxConnections: 10 },
+          trustedProxy: (address) => address === "127.0.0.1"
+        })
+        const url = new URL(h.baseUrl)
+        const from = (address: string) => ({ authorization: `Bearer ${h.apiKey}`, "x-forwarded-for": address })
+        // Two streams from two addresses of one /64 fill its place; a third address of it gets 429.
+        for (const address of ["2001:db8:0:7::1", "2001:db8:0:7::2"]) {
+          yield* openWs(`${h.wsUrl}/health`, { key: h.apiKey, headers: { "x-forwarded-for": address } })
+        }
+        const third = yield* upgradeStatus(`${h.wsUrl}/health`, from("2001:db8:0:7::3"))
+        assert.strictEqual(third.status, 429)
+        assert.match(
+          JSON.parse(third.body).error.message,
+          /too many WebSocket streams from 2001:db8:0:7::\/64 \(limit 2\)/
+        )
+        assert.strictEqual((yield* upgradeStatus(`${h.wsUrl}/health`, from("2001:db8:0:8::1"))).status, 101)
+        const held = yield* Effect.forEach(["2001:db8:0:7::1", "2001:db8:0:7:ffff::2"], (address) =>
+          Effect.acquireRelease(
+            Effect.promise(
+              () =>
+                new Promise<net.Socket>((resolve) => {
+                  const socket = net.connect(Number(url.port), url.hostname, () => {
+                    socket.write(
+                      `POST /api/v1/route/validate HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${h.apiKey}\r\n` +
+                        `X-Forwarded-For: ${address}\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\napp:\n`
+                    )
+                    resolve(socket)
+                  })
+                  socket.on("error", () => {})
+                })
+            ),
+            (socket) => Effect.sync(() => socket.destroy())
+          )
+        )
+        const limited = yield* Effect.gen(function* () {
+          for (let i = 0; i < 100; i++) {
+            const reply = yield* request(`${h.baseUrl}/version`, { headers: { "x-forwarded-for": "2001:db8:0:7::3" } })
+            if (reply.status === 429) return reply
+            yield* Effect.sleep("20 millis")
+          }
+          return yield* Effect.die(new Error("a third address of the /64 was never limited"))
+        })
+        assert.match(limited.json.error.message, /too many concurrent requests from 2001:db8:0:7::\/64 \(limit 2\)/)
+        const neighbour = yield* request(`${h.baseUrl}/version`, { headers: { "x-forwarded-for": "2001:db8:0:8::1" } })
+        assert.strictEqual(neighbour.status, 200, "the next /64 is another client")
+        for (const socket of held) socket.destroy()
+      })
+    )
+  )
+
   it.live("refuses concurrent requests of one client over the cap with 429, and serves it again after", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -1,9 +1,10 @@
+import { clientKeyOf } from "@gatehouse-edge/contract/domain"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 
 /** How many sign-in attempts are let through, and how fast the allowance comes back. */
 export interface ThrottlePolicy {
-  /** Attempts one client address may make in a burst. */
+  /** Attempts one client may make in a burst (an IPv4 address, or an IPv6 /64: see `clientKeyOf`). */
   readonly perAddress: number
   /** Failed attempts one user name may have in a burst, from any address. */
   readonly perUser: number
@@ -22,9 +23,10 @@ interface Bucket {
 }
 
 /**
- * Token buckets for sign-in: every attempt takes one from its client address's bucket and every failure one from
- * the user name's bucket, so neither guessing many passwords from one address nor one user's password from many
- * addresses gets far. Time comes from `Clock` (tests drive it with `TestClock`).
+ * Token buckets for sign-in: every attempt takes one from its client's bucket and every failure one from the user
+ * name's bucket, so neither guessing many passwords from one address nor one user's password from many addresses
+ * gets far. A client is an IPv4 address or an IPv6 /64 (`clientKeyOf`): one IPv6 host can speak from every
+ * address of its /64. Time comes from `Clock` (tests drive it with `TestClock`).
  */
 export const makeLoginThrottle = (policy: ThrottlePolicy = defaultThrottlePolicy) => {
   const addresses = new Map<string, Bucket>()
@@ -53,7 +55,7 @@ export const makeLoginThrottle = (policy: ThrottlePolicy = defaultThrottlePolicy
      */
     attempt: (address: string, username: string): Effect.Effect<number | undefined> =>
       Effect.map(Clock.currentTimeMillis, (now) => {
-        const byAddress = refill(addresses, address, policy.perAddress, now)
+        const byAddress = refill(addresses, clientKeyOf(address), policy.perAddress, now)
         const byUser = refill(users, username, policy.perUser, now)
         if (byAddress.tokens <= 0) return retryAfterSeconds(byAddress, now)
         if (byUser.tokens <= 0) return retryAfterSeconds(byUser, now)
@@ -66,7 +68,7 @@ export const makeLoginThrottle = (policy: ThrottlePolicy = defaultThrottlePolicy
      */
     attemptFrom: (address: string): Effect.Effect<number | undefined> =>
       Effect.map(Clock.currentTimeMillis, (now) => {
-        const byAddress = refill(addresses, address, policy.perAddress, now)
+        const byAddress = refill(addresses, clientKeyOf(address), policy.perAddress, now)
         if (byAddress.tokens <= 0) return retryAfterSeconds(byAddress, now)
         byAddress.tokens -= 1
         return undefined

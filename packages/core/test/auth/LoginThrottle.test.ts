@@ -51,4 +51,15 @@ describe("LoginThrottle", () => {
       assert.isUndefined(yield* throttle.attempt("a", "u"), "a was forgotten, so it starts over")
     })
   )
+
+  it.effect("counts the addresses of one IPv6 /64 as one client, for passwords and OIDC starts alike", () =>
+    Effect.gen(function* () {
+      const throttle = makeLoginThrottle(policy)
+      for (let i = 1; i <= 2; i++) assert.isUndefined(yield* throttle.attempt(`2001:db8:0:7::${i}`, `user${i}`))
+      assert.isUndefined(yield* throttle.attemptFrom("2001:db8:0:7:ffff::3"))
+      assert.strictEqual(yield* throttle.attemptFrom("2001:db8:0:7::4"), 10, "a fourth address of the /64 waits")
+      assert.strictEqual(yield* throttle.attempt("2001:db8:0:7::5", "user5"), 10)
+      assert.isUndefined(yield* throttle.attemptFrom("2001:db8:0:8::1"), "the next /64 is another client")
+    })
+  )
 })

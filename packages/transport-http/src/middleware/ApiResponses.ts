@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { type ErrorBody, type ErrorCode, ErrorCodes } from "@gatehouse-edge/core/domain"
+import { clientKeyOf, type ErrorBody, type ErrorCode, ErrorCodes } from "@gatehouse-edge/core/domain"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -215,18 +215,20 @@ export const layerApiResponses = (limits: HttpLimits) => {
         // A WebSocket session is one long request: it counts against the stream caps instead. Only a real
         // handshake: an `Upgrade` header alone must not take a request out of the cap.
         if (isWebSocketUpgrade(request)) return answer(app)
-        const current = inFlight.get(client) ?? 0
+        // Counted per client (an IPv6 /64 is one: see clientKeyOf).
+        const counted = clientKeyOf(client)
+        const current = inFlight.get(counted) ?? 0
         if (current >= maxInFlight) {
           return finish(
-            errorResponse(429, `too many concurrent requests from ${client} (limit ${maxInFlight}): retry shortly`)
+            errorResponse(429, `too many concurrent requests from ${counted} (limit ${maxInFlight}): retry shortly`)
           )
         }
         // Counted and its release registered with no interruption in between: a client that leaves at that moment
         // must not keep a place for good.
         return answer(
           Effect.uninterruptibleMask((restore) => {
-            inFlight.set(client, (inFlight.get(client) ?? 0) + 1)
-            return Effect.onExit(restore(app), () => Effect.sync(() => release(client)))
+            inFlight.set(counted, (inFlight.get(counted) ?? 0) + 1)
+            return Effect.onExit(restore(app), () => Effect.sync(() => release(counted)))
           })
         )
       }),

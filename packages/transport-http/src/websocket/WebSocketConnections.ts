@@ -1,4 +1,4 @@
-import { RateLimited } from "@gatehouse-edge/core/domain"
+import { clientKeyOf, RateLimited } from "@gatehouse-edge/core/domain"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -6,14 +6,18 @@ import type * as Scope from "effect/Scope"
 import { WebSocketPolicy } from "./WebSocketPolicy.js"
 
 /**
- * The open WebSocket streams, counted per client address and in total, so one client (or many) cannot hold an
- * unbounded number of subscriptions, sockets and buffers. A stream holds its place for as long as it is open.
+ * The open WebSocket streams, counted per client (an IPv4 address, an IPv6 /64: see `clientKeyOf`) and in total,
+ * so one client (or many) cannot hold an unbounded number of subscriptions, sockets and buffers. A stream holds its
+ * place for as long as it is open.
  */
 export class WebSocketConnections extends Context.Service<
   WebSocketConnections,
   {
-    /** Takes a place for `client` until the scope closes, or fails with `RateLimited` (429) when a cap is reached. */
-    readonly acquire: (client: string) => Effect.Effect<void, RateLimited, Scope.Scope>
+    /**
+     * Takes a place for the client at `address` until the scope closes, or fails with `RateLimited` (429) when a
+     * cap is reached.
+     */
+    readonly acquire: (address: string) => Effect.Effect<void, RateLimited, Scope.Scope>
     /** How many streams are open. */
     readonly open: Effect.Effect<number>
   }
@@ -30,7 +34,8 @@ export class WebSocketConnections extends Context.Service<
         else perClient.set(client, left)
       })
     return WebSocketConnections.of({
-      acquire: Effect.fn("WebSocketConnections.acquire")(function* (client: string) {
+      acquire: Effect.fn("WebSocketConnections.acquire")(function* (address: string) {
+        const client = clientKeyOf(address)
         const policy = yield* WebSocketPolicy
         const mine = perClient.get(client) ?? 0
         if (mine >= policy.maxConnectionsPerClient) {

@@ -110,6 +110,8 @@ export interface HarnessOptions {
   readonly policy?: Partial<WebSocketPolicyShape>
   readonly maxBodyBytes?: number
   readonly maxConcurrentRequestsPerClient?: number
+  /** Proxies whose `X-Forwarded-For` is believed (none otherwise). */
+  readonly trustedProxy?: (address: string) => boolean
   readonly configYaml?: string
   /** The validation worker pool (size, queue); the server's defaults otherwise. */
   readonly validation?: ValidationWorkersLive.ValidationWorkersOptions
@@ -206,7 +208,8 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
     const policy = Layer.succeed(WebSocketPolicy)({ ...WebSocketPolicy.defaultValue(), ...options.policy })
     const app = layerHttpApp({
       maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
-      maxConcurrentRequestsPerClient: options.maxConcurrentRequestsPerClient
+      maxConcurrentRequestsPerClient: options.maxConcurrentRequestsPerClient,
+      trustedProxy: options.trustedProxy
     }).pipe(
       Layer.provideMerge(layerNodeHttpServer({ host: "127.0.0.1", port: 0 })),
       Layer.provideMerge(Layer.mergeAll(core, authentication, description, policy)),
