@@ -83,6 +83,26 @@ const rawStatusLine = (url: URL, raw: string) =>
       })
   )
 
+/** A request held in flight until the scope closes: its body is announced but never finished. */
+const heldRequest = (baseUrl: string, apiKey: string, extraHeaders = "") =>
+  Effect.acquireRelease(
+    Effect.promise(
+      () =>
+        new Promise<net.Socket>((resolve) => {
+          const url = new URL(baseUrl)
+          const socket = net.connect(Number(url.port), url.hostname, () => {
+            socket.write(
+              `POST /api/v1/route/validate HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${apiKey}\r\n` +
+                `${extraHeaders}Content-Type: text/plain\r\nContent-Length: 1000\r\n\r\napp:\n`
+            )
+            resolve(socket)
+          })
+          socket.on("error", () => {})
+        })
+    ),
+    (socket) => Effect.sync(() => socket.destroy())
+  )
+
 const manyRoutes = Array.from({ length: 200 }, (_, i) => `app-${i}:\n  port: ${1000 + i}\n`).join("")
 
 describe("WebSocket origin and Host checks", () => {
@@ -140,6 +160,23 @@ describe("WebSocket handshakes that do something first", () => {
       })
     )
   )
+
+  it.live("a handshake over the stream cap gets its 429 before the endpoint prepares anything", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness({ policy: { maxConnectionsPerClient: 1, maxConnections: 10 } })
+        const auth = { authorization: `Bearer ${h.apiKey}` }
+        // With a place free, the endpoint prepares the renewal, which fails here (no certificate is configured).
+        const prepared = yield* upgradeStatus(`${h.wsUrl}/cert/renew`, auth)
+        assert.notStrictEqual(prepared.status, 429, prepared.body)
+        yield* openWs(`${h.wsUrl}/health`, { key: h.apiKey })
+        // Without one: refused for the cap, the renewal never asked for.
+        const over = yield* upgradeStatus(`${h.wsUrl}/cert/renew`, auth)
+        assert.strictEqual(over.status, 429, over.body)
+        assert.match(JSON.parse(over.body).error.message, /too many WebSocket streams from 127\.0\.0\.1 \(limit 1\)/)
+      })
+    )
+  )
 })
 
 describe("WebSocket and request caps", () => {
@@ -187,7 +224,6 @@ describe("WebSocket and request caps", () => {
           policy: { maxConnectionsPerClient: 2, maxConnections: 10 },
           trustedProxy: (address) => address === "127.0.0.1"
         })
-        const url = new URL(h.baseUrl)
         const from = (address: string) => ({ authorization: `Bearer ${h.apiKey}`, "x-forwarded-for": address })
         // Two streams from two addresses of one /64 fill its place; a third address of it gets 429.
         for (const address of ["2001:db8:0:7::1", "2001:db8:0:7::2"]) {
@@ -201,22 +237,7 @@ describe("WebSocket and request caps", () => {
         )
         assert.strictEqual((yield* upgradeStatus(`${h.wsUrl}/health`, from("2001:db8:0:8::1"))).status, 101)
         const held = yield* Effect.forEach(["2001:db8:0:7::1", "2001:db8:0:7:ffff::2"], (address) =>
-          Effect.acquireRelease(
-            Effect.promise(
-              () =>
-                new Promise<net.Socket>((resolve) => {
-                  const socket = net.connect(Number(url.port), url.hostname, () => {
-                    socket.write(
-                      `POST /api/v1/route/validate HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${h.apiKey}\r\n` +
-                        `X-Forwarded-For: ${address}\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\napp:\n`
-                    )
-                    resolve(socket)
-                  })
-                  socket.on("error", () => {})
-                })
-            ),
-            (socket) => Effect.sync(() => socket.destroy())
-          )
+          heldRequest(h.baseUrl, h.apiKey, `X-Forwarded-For: ${address}\r\n`)
         )
         const limited = yield* Effect.gen(function* () {
           for (let i = 0; i < 100; i++) {
@@ -239,25 +260,8 @@ describe("WebSocket and request caps", () => {
       Effect.gen(function* () {
         const h = yield* startHarness({ maxConcurrentRequestsPerClient: 3 })
         const url = new URL(h.baseUrl)
-        // Three requests in flight: their bodies are announced but never finished.
-        const held = yield* Effect.forEach(Array.from({ length: 3 }), () =>
-          Effect.acquireRelease(
-            Effect.promise(
-              () =>
-                new Promise<net.Socket>((resolve) => {
-                  const socket = net.connect(Number(url.port), url.hostname, () => {
-                    socket.write(
-                      `POST /api/v1/route/validate HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${h.apiKey}\r\n` +
-                        "Content-Type: text/plain\r\nContent-Length: 1000\r\n\r\napp:\n"
-                    )
-                    resolve(socket)
-                  })
-                  socket.on("error", () => {})
-                })
-            ),
-            (socket) => Effect.sync(() => socket.destroy())
-          )
-        )
+        // Three requests in flight.
+        const held = yield* Effect.forEach(Array.from({ length: 3 }), () => heldRequest(h.baseUrl, h.apiKey))
         const limited = yield* eventuallyStatus(`${h.baseUrl}/version`, 429)
         assert.strictEqual(limited.json.error.code, "rate_limited")
         assert.strictEqual(limited.headers.get("retry-after"), "1")

@@ -5,10 +5,12 @@ import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { clientAddressOf } from "./ClientAddress.js"
 import { checkUpgradeOrigin } from "./OriginCheck.js"
 import { pathOf, shortened } from "./RequestedPath.js"
-import type { WebSocketConnections } from "./WebSocketConnections.js"
+import { StreamPlaceHeld, WebSocketConnections } from "./WebSocketConnections.js"
 import { serveWebSocket } from "./WebSocketSession.js"
 
 /**
@@ -19,45 +21,57 @@ export const isWebSocketUpgrade = (request: HttpServerRequest.HttpServerRequest)
   request.headers.upgrade?.toLowerCase() === "websocket" &&
   /(?:^|,)\s*upgrade\s*(?:,|$)/i.test(request.headers.connection ?? "")
 
-// A handshake's origin is checked before `upgrade` does anything: what it prepares can have effects (a renewal
-// started, a remote command checked over SSH), and a WebSocket carries no CSRF token, only its origin.
+// A handshake's origin is checked, and its stream's place taken, before `upgrade` does anything: what it prepares
+// can have effects (a renewal started, a remote command checked over SSH), a WebSocket carries no CSRF token, only
+// its origin, and a client over its stream cap must not start work it will not get. The place is held until the
+// stream ends (serving it takes no second one).
 const handshake = <S, A, E, R>(
   endpoint: S,
   request: HttpServerRequest.HttpServerRequest,
   upgrade: (endpoint: S) => Effect.Effect<A, E, R>
-) =>
-  Effect.andThen(
-    checkUpgradeOrigin(request),
-    Effect.suspend(() => upgrade(endpoint))
+): Effect.Effect<A, E | PermissionDenied | RateLimited, Exclude<R, Scope.Scope> | WebSocketConnections> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      yield* checkUpgradeOrigin(request)
+      yield* (yield* WebSocketConnections).acquire(clientAddressOf(request))
+      return yield* Effect.provideService(upgrade(endpoint), StreamPlaceHeld, true)
+    })
   )
 
 /**
  * Answers a request to the endpoint of a stream declared `upgradeOnly: true`: a WebSocket handshake from an
- * allowed origin gets what `upgrade` serves (`serveStream(endpoint, ...)`); any other request the 426 the contract
- * documents, naming the path it asked for. Its type takes only such a declaration, so a handler answers the way
- * its stream is declared.
+ * allowed origin, within the stream caps, gets what `upgrade` serves (`serveStream(endpoint, ...)`); any other
+ * request the 426 the contract documents, naming the path it asked for. Its type takes only such a declaration, so
+ * a handler answers the way its stream is declared.
  */
 export const streamOnly = <S extends StreamEndpoint & { readonly upgradeOnly: true }, A, E, R>(
   endpoint: S,
   request: HttpServerRequest.HttpServerRequest,
   upgrade: (endpoint: S) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | UpgradeRequired | PermissionDenied, R> =>
+): Effect.Effect<
+  A,
+  E | UpgradeRequired | PermissionDenied | RateLimited,
+  Exclude<R, Scope.Scope> | WebSocketConnections
+> =>
   isWebSocketUpgrade(request)
     ? handshake(endpoint, request, upgrade)
     : Effect.fail(new UpgradeRequired({ path: shortened(pathOf(request)) }))
 
 /**
  * Answers a request to the endpoint of a stream declared with a plain answer (`upgradeOnly: false`): a WebSocket
- * handshake from an allowed origin gets what `upgrade` serves, any other request `plain` (the snapshot the stream
- * starts from).
+ * handshake from an allowed origin, within the stream caps, gets what `upgrade` serves, any other request `plain`
+ * (the snapshot the stream starts from).
  */
 export const streamOrPlain = <S extends StreamEndpoint & { readonly upgradeOnly: false }, A, E, R, A2, E2, R2>(
   endpoint: S,
   request: HttpServerRequest.HttpServerRequest,
   upgrade: (endpoint: S) => Effect.Effect<A, E, R>,
   plain: Effect.Effect<A2, E2, R2>
-): Effect.Effect<A | A2, E | E2 | PermissionDenied, R | R2> =>
-  isWebSocketUpgrade(request) ? handshake(endpoint, request, upgrade) : plain
+): Effect.Effect<
+  A | A2,
+  E | E2 | PermissionDenied | RateLimited,
+  Exclude<R, Scope.Scope> | R2 | WebSocketConnections
+> => (isWebSocketUpgrade(request) ? handshake(endpoint, request, upgrade) : plain)
 
 type Frame<S extends StreamEndpoint> = S["frame"]["Type"]
 type Input<S extends StreamEndpoint> = S["input"] extends Schema.Top ? S["input"]["Type"] : never

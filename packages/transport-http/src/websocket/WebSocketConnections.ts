@@ -63,3 +63,12 @@ export class WebSocketConnections extends Context.Service<
     })
   })
 }
+
+/**
+ * Whether the current request already holds its stream's place: a declared stream's handshake takes it before the
+ * endpoint prepares anything (see `StreamEndpoint`), so a client over a cap starts no work; serving the stream then
+ * takes no second place.
+ */
+export class StreamPlaceHeld extends Context.Reference<boolean>("@gatehouse-edge/transport-http/StreamPlaceHeld", {
+  defaultValue: () => false
+}) {}

@@ -26,7 +26,7 @@ import { clientAddressOf } from "./ClientAddress.js"
 import { StreamCredential } from "./StreamCredential.js"
 import { encodeTextFrames } from "./TextFrames.js"
 import { webSocketOf } from "./TrackedWebSocket.js"
-import { WebSocketConnections } from "./WebSocketConnections.js"
+import { StreamPlaceHeld, WebSocketConnections } from "./WebSocketConnections.js"
 import { WebSocketPolicy } from "./WebSocketPolicy.js"
 
 /**
@@ -105,8 +105,9 @@ export const serveWebSocket = <E, R>(
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const policy = yield* WebSocketPolicy
-      // The stream's place is taken before the upgrade, so a client over a cap gets a 429 it can read.
-      yield* (yield* WebSocketConnections).acquire(clientAddressOf(request))
+      // The stream's place is taken before the upgrade (by the handshake already, for a declared stream), so a
+      // client over a cap gets a 429 it can read.
+      if (!(yield* StreamPlaceHeld)) yield* (yield* WebSocketConnections).acquire(clientAddressOf(request))
       const connection = (request.source as IncomingMessage).socket
       const socket = yield* Effect.orDie(request.upgrade)
       const pull = yield* Effect.orDie(Socket.readerString(socket))
