@@ -38,6 +38,12 @@ export interface NodeShellOptions {
    * OpenSSH's `MaxSessions`, which refuses the eleventh). Raise it for nodes configured with more.
    */
   readonly maxChannelsPerConnection?: number
+  /**
+   * Connections to one node at most (default 8): with the channels each carries, how many commands and follows
+   * run on a node at once. Past that a command fails at once (`SshUnreachable`, 503) instead of opening one more
+   * connection: the streams a client may hold are counted in thousands, a node's SSH server is not built for that.
+   */
+  readonly maxConnectionsPerNode?: number
 }
 
 /**
@@ -137,6 +143,7 @@ export const make = (options: NodeShellOptions = {}) =>
     const backoffMaxMs = Duration.toMillis(Duration.fromInputUnsafe(options.backoffMax ?? "30 seconds"))
     const maxOutputBytes = options.maxOutputBytes ?? 1024 * 1024
     const maxChannels = Math.max(1, options.maxChannelsPerConnection ?? 10)
+    const maxConnections = Math.max(1, options.maxConnectionsPerNode ?? 8)
     const stats = { connectionsOpened: 0, connectionsOpen: 0, channelsOpen: 0 }
     // Each channel's exit status, recorded as soon as the channel opens.
     const exits = new WeakMap<Ssh2.ClientChannel, ExitInfo>()
@@ -299,11 +306,11 @@ export const make = (options: NodeShellOptions = {}) =>
     /**
      * A connection to `target` with room for one more channel, reserved until the caller's scope closes: the
      * first connection while it has room, then a second one, and so on (a node refuses channels past its
-     * `MaxSessions`). Usually every command shares the first.
+     * `MaxSessions`), up to the node's connection cap. Usually every command shares the first.
      */
     const acquire = Effect.fnUntraced(function* (target: SshTarget) {
       const base = keyOf(target)
-      for (let slot = 0; ; slot++) {
+      for (let slot = 0; slot < maxConnections; slot++) {
         const key = JSON.stringify([base, slot])
         targets.set(key, target)
         const connection = yield* slotConnection(key)
@@ -316,6 +323,10 @@ export const make = (options: NodeShellOptions = {}) =>
         )
         return connection
       }
+      const detail =
+        `${maxConnections * maxChannels} commands already run on it (${maxConnections} connections of ` +
+        `${maxChannels} channels, the most Gatehouse opens to one node); try again when one ends`
+      return yield* new SshUnreachable({ node: target.node, detail })
     })
 
     /** An exec channel running `argv`, closed (never signalled: see test-infra §2.3) when the scope closes. */

@@ -183,6 +183,41 @@ describe("NodeShell over ssh2 (in-process fake node)", () => {
     }).pipe(Effect.provide(shell), Effect.scoped)
   )
 
+  it.live("past a connection's channels a second connection opens; past the node's connections a command fails", () =>
+    Effect.gen(function* () {
+      const node = yield* startFakeSshNode
+      node.on(() => true, follow)
+      node.on((command) => command === commandLine(["true"]), (exec) => exec.exit(0))
+      const service = yield* NodeShell
+      const started = yield* Effect.forEach(Array.from({ length: 4 }), () => Deferred.make<void>())
+      const fibers = yield* Effect.forEach(started, (first, i) =>
+        Effect.forkChild(
+          Stream.runForEach(service.lines(node.target(), ["tail", "-F", `/var/log/f${i}`]), () =>
+            Deferred.succeed(first, undefined)
+          )
+        )
+      )
+      yield* Effect.forEach(started, Deferred.await)
+      assert.deepStrictEqual(yield* service.stats, { connectionsOpened: 2, connectionsOpen: 2, channelsOpen: 4 })
+      const refused = yield* Effect.flip(service.run(node.target(), ["true"]))
+      assert.instanceOf(refused, SshUnreachable)
+      assert.match(refused.message, /4 commands already run on it \(2 connections of 2 channels/)
+      assert.strictEqual(node.signedIn(), 2, "no third connection was opened")
+      // One ends: its place is free again.
+      yield* Fiber.interrupt(fibers[0]!)
+      yield* eventuallyEffect(
+        Effect.map(service.stats, (s) => s.channelsOpen === 3),
+        "the client counted the channel closed"
+      )
+      assert.strictEqual((yield* service.run(node.target(), ["true"])).exitCode, 0)
+    }).pipe(
+      Effect.provide(
+        NodeShellLive.layerWith({ readyTimeout: "5 seconds", maxChannelsPerConnection: 2, maxConnectionsPerNode: 2 })
+      ),
+      Effect.scoped
+    )
+  )
+
   it.live("a stream the consumer stops early (take) closes its channel", () =>
     Effect.gen(function* () {
       const node = yield* startFakeSshNode
