@@ -253,6 +253,30 @@ describe("files", () => {
     )
   )
 
+  it.live("a file the file system refuses (a symlink loop) gets 503 with the reason, for reading and writing", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness({ routeFiles: { "main.yml": routes } })
+        fs.symlinkSync("loop.yml", path.join(h.routesDir, "loop.yml"))
+        const url = `${h.baseUrl}/file/content?type=routes&filename=loop.yml`
+        const read = yield* request(url, { key: h.apiKey })
+        assert.strictEqual(read.status, 503, read.text)
+        assert.strictEqual(read.json.error.code, "unavailable")
+        assert.strictEqual(
+          read.json.error.message,
+          'reading of routes file "loop.yml" failed: too many levels of symbolic links (ELOOP)'
+        )
+        const written = yield* sendYaml(url, h.apiKey, "other:\n  port: 9090\n", { method: "PUT" })
+        assert.strictEqual(written.status, 503, written.text)
+        assert.match(written.json.error.message, /^writing of routes file "loop\.yml" failed: too many levels/)
+        assert.notInclude(written.text, h.routesDir)
+        // The other files are served and written as before.
+        const main = `${h.baseUrl}/file/content?type=routes&filename=main.yml`
+        assert.strictEqual((yield* sendYaml(main, h.apiKey, "app:\n  port: 8081\n", { method: "PUT" })).status, 200)
+      })
+    )
+  )
+
   it.live("removes temp files left by an interrupted write when it starts", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -6,6 +6,7 @@ import {
   FileNotFound,
   FileNotRegular,
   FileOperationTimedOut,
+  FileSystemFailed,
   FileTooLarge,
   FileType,
   FileValidationResult,
@@ -38,6 +39,7 @@ export class FilesApi extends HttpApiGroup.make("files")
         toWireError(FileNotRegular),
         toWireError(FileTooLarge),
         toWireError(FileOperationTimedOut),
+        toWireError(FileSystemFailed),
         toWireError(MissingScope)
       ]
     })
@@ -58,6 +60,7 @@ export class FilesApi extends HttpApiGroup.make("files")
         toWireError(UnsafePath),
         toWireError(FileNotRegular),
         toWireError(FileOperationTimedOut),
+        toWireError(FileSystemFailed),
         toWireError(InvalidYaml),
         toWireError(ValidationFailed),
         toWireError(ValidationQueueFull),

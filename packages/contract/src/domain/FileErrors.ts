@@ -36,3 +36,14 @@ export class FileOperationTimedOut extends ApiError<FileOperationTimedOut>()("Fi
   fields: { type: FileType, filename: Schema.String, operation: Schema.String, timeout_ms: Schema.Int },
   message: (e) => `${e.operation} of ${e.type} file "${e.filename}" did not finish within ${e.timeout_ms} ms`
 }) {}
+
+/**
+ * The server's file system refused an operation on the file: no space left, permission denied, a read-only file
+ * system, a symlink loop, ... (`problem` says which, with the system's code). A write that fails this way left the
+ * file as it was (503).
+ */
+export class FileSystemFailed extends ApiError<FileSystemFailed>()("FileSystemFailed", {
+  code: "unavailable",
+  fields: { type: FileType, filename: Schema.String, operation: Schema.String, problem: Schema.String },
+  message: (e) => `${e.operation} of ${e.type} file "${e.filename}" failed: ${e.problem}`
+}) {}

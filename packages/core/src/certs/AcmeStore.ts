@@ -1,6 +1,7 @@
 import { createHash, generateKeyPairSync } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import { AcmeFailed } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
@@ -53,8 +54,9 @@ export const makeAcmeStore = (dataDir: string, directory: string) => {
     yield* ensureDir(accountDir)
     const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" })
     const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString()
-    yield* writeFileAtomic(file, pem, { mode: 0o600 })
-    yield* writeFileAtomic(path.join(accountDir, "directory.txt"), `${directory}\n`)
+    // At start-up, before anything is served: a disk that refuses these stops the start with its reason.
+    yield* Effect.orDie(writeFileAtomic(file, pem, { mode: 0o600 }))
+    yield* Effect.orDie(writeFileAtomic(path.join(accountDir, "directory.txt"), `${directory}\n`))
     return Redacted.make(pem)
   }).pipe(Effect.withSpan("AcmeStore.accountKey"))
 
@@ -74,7 +76,10 @@ export const makeAcmeStore = (dataDir: string, directory: string) => {
       return undefined
     })
 
-  /** Replaces the stored certificate of `name` (key and chain in one atomic write). */
+  /**
+   * Replaces the stored certificate of `name` (key and chain in one atomic write). A disk that refuses it fails the
+   * renewal (the old certificate stays, on disk and served), saying why.
+   */
   const saveCertificate = (name: string, pair: CertificatePair) =>
     Effect.andThen(
       ensureDir(certificateDir(name)),
@@ -82,6 +87,11 @@ export const makeAcmeStore = (dataDir: string, directory: string) => {
         path.join(certificateDir(name), "certificate.pem"),
         `${Redacted.value(pair.keyPem)}${pair.certPem}`,
         { mode: 0o600 }
+      ).pipe(
+        Effect.mapError(
+          (failure) =>
+            new AcmeFailed({ certificate: name, detail: `the new certificate could not be stored: ${failure.reason}` })
+        )
       )
     )
 
@@ -99,10 +109,15 @@ export const makeAcmeStore = (dataDir: string, directory: string) => {
       )
     })
 
+  // The renewal state only paces the next attempts: a disk that refuses it is logged, and the state kept in memory.
   const saveRecord = (name: string, record: RenewalRecord) =>
     Effect.andThen(
       ensureDir(certificateDir(name)),
-      writeFileAtomic(path.join(certificateDir(name), "state.json"), `${JSON.stringify(record, null, 2)}\n`)
+      writeFileAtomic(path.join(certificateDir(name), "state.json"), `${JSON.stringify(record, null, 2)}\n`).pipe(
+        Effect.catch((failure) =>
+          Effect.logWarning(`the renewal state of certificate ${name} could not be stored: ${failure.reason}`)
+        )
+      )
     )
 
   return { accountKey, loadCertificate, saveCertificate, loadRecord, saveRecord, certificateDir } as const

@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import { FileSystemFailure } from "./FileSystemFailure.js"
 
 /** Whether a directory entry is a temp file of {@link writeFileAtomic} (`.<name>.<12 hex digits>.tmp`). */
 export const isStaleTempFile = (name: string): boolean => /^\..+\.[0-9a-f]{12}\.tmp$/.test(name)
@@ -17,6 +19,69 @@ const modeOf = (file: string) =>
     Effect.orElseSucceed(() => 0o644)
   )
 
+const attempt = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: FileSystemFailure.of })
+
+/** A file's new content, written and synced next to it under a temp name, not yet in its place. */
+export interface StagedFile {
+  readonly temp: string
+  readonly file: string
+}
+
+/**
+ * The first half of {@link writeFileAtomic}: writes `content` to a temp file in the target's directory and fsyncs
+ * it. The target is untouched, and the temp file is removed when the scope closes unless {@link commitStaged} put
+ * it in place, so this half may fail or be interrupted (a timeout) at any point and leave nothing behind.
+ */
+export const stageFile = (
+  target: string,
+  content: string,
+  options: { readonly mode?: number } = {}
+): Effect.Effect<StagedFile, FileSystemFailure, Scope.Scope> =>
+  Effect.gen(function* () {
+    const file = yield* realFileOf(target)
+    const mode = options.mode ?? (yield* modeOf(file))
+    const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`)
+    // After a rename the name is gone and this removes nothing.
+    yield* Effect.addFinalizer(() => Effect.promise(() => fs.rm(temp, { force: true })))
+    yield* Effect.acquireUseRelease(
+      attempt(() => fs.open(temp, "wx", mode)),
+      (handle) =>
+        Effect.andThen(
+          // Exactly `mode`: the one given to open is narrowed by the process's umask.
+          attempt(() => handle.chmod(mode)),
+          Effect.andThen(
+            attempt(() => handle.writeFile(content, "utf8")),
+            attempt(() => handle.sync())
+          )
+        ),
+      (handle) => Effect.promise(() => handle.close())
+    )
+    return { temp, file }
+  })
+
+/**
+ * The second half of {@link writeFileAtomic}: renames the staged file over the target (the moment the write is
+ * made), then fsyncs the directory so the rename is durable. Not interruptible: once the rename is asked for, its
+ * outcome is what the caller learns. A failed rename leaves the target as it was; a failed directory sync is only
+ * logged, since the new content is in place and readers see it.
+ */
+export const commitStaged = (staged: StagedFile): Effect.Effect<void, FileSystemFailure> =>
+  Effect.uninterruptible(
+    Effect.gen(function* () {
+      yield* attempt(() => fs.rename(staged.temp, staged.file))
+      const dir = path.dirname(staged.file)
+      yield* Effect.acquireUseRelease(
+        attempt(() => fs.open(dir, "r")),
+        (handle) => attempt(() => handle.sync()),
+        (handle) => Effect.promise(() => handle.close())
+      ).pipe(
+        Effect.catch((failure) =>
+          Effect.logWarning(`${staged.file} was replaced, but its directory could not be synced: ${failure.reason}`)
+        )
+      )
+    })
+  )
+
 /**
  * Replaces `target` with `content` so that a reader (or a crash) sees either the old file or the new one, never a
  * mix: write a temp file in the same directory, fsync it, rename it over the target, then fsync the directory so
@@ -28,32 +93,5 @@ export const writeFileAtomic = (
   target: string,
   content: string,
   options: { readonly mode?: number } = {}
-): Effect.Effect<void> =>
-  Effect.gen(function* () {
-    const file = yield* realFileOf(target)
-    const mode = options.mode ?? (yield* modeOf(file))
-    const dir = path.dirname(file)
-    const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`)
-    const write = Effect.acquireUseRelease(
-      Effect.tryPromise(() => fs.open(temp, "wx", mode)),
-      (handle) =>
-        Effect.andThen(
-          // Exactly `mode`: the one given to open is narrowed by the process's umask.
-          Effect.tryPromise(() => handle.chmod(mode)),
-          Effect.andThen(
-            Effect.tryPromise(() => handle.writeFile(content, "utf8")),
-            Effect.tryPromise(() => handle.sync())
-          )
-        ),
-      (handle) => Effect.promise(() => handle.close())
-    ).pipe(
-      Effect.andThen(Effect.tryPromise(() => fs.rename(temp, file))),
-      Effect.tapCause(() => Effect.promise(() => fs.rm(temp, { force: true })))
-    )
-    const syncDir = Effect.acquireUseRelease(
-      Effect.tryPromise(() => fs.open(dir, "r")),
-      (handle) => Effect.tryPromise(() => handle.sync()),
-      (handle) => Effect.promise(() => handle.close())
-    )
-    yield* Effect.orDie(Effect.andThen(write, syncDir))
-  })
+): Effect.Effect<void, FileSystemFailure> =>
+  Effect.scoped(Effect.flatMap(stageFile(target, content, options), commitStaged))

@@ -1,6 +1,7 @@
 import type { Stats } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as Effect from "effect/Effect"
+import { FileSystemFailure } from "./FileSystemFailure.js"
 
 /** What a path names, found without opening it: a regular file and its size, nothing, or something else. */
 export type FileKind =
@@ -20,8 +21,11 @@ export const describeKind = (stats: Stats): string =>
           ? "a device"
           : "not a regular file"
 
-/** The kind of `file` (following symlinks). `stat` never blocks on a FIFO or device, unlike opening it. */
-export const fileKind = (file: string): Effect.Effect<FileKind> =>
+/**
+ * The kind of `file` (following symlinks). `stat` never blocks on a FIFO or device, unlike opening it. A failure
+ * other than absence (permission denied on a directory, a symlink loop) is a {@link FileSystemFailure}.
+ */
+export const fileKind = (file: string): Effect.Effect<FileKind, FileSystemFailure> =>
   Effect.tryPromise({ try: () => fs.stat(file), catch: (error) => error as NodeJS.ErrnoException }).pipe(
     Effect.map(
       (stats): FileKind =>
@@ -30,6 +34,6 @@ export const fileKind = (file: string): Effect.Effect<FileKind> =>
     Effect.catch((error) =>
       error.code === "ENOENT" || error.code === "ENOTDIR"
         ? Effect.succeed<FileKind>({ _tag: "Missing" })
-        : Effect.die(error)
+        : Effect.fail(FileSystemFailure.of(error))
     )
   )

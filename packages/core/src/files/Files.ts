@@ -3,6 +3,7 @@ import type {
   FileNotFound,
   FileNotRegular,
   FileOperationTimedOut,
+  FileSystemFailed,
   FileTooLarge,
   FileType,
   FileValidationResult,
@@ -28,7 +29,10 @@ export class Files extends Context.Service<
     readonly read: (
       type: FileType,
       filename: string
-    ) => Effect.Effect<string, FileNotFound | UnsafePath | FileNotRegular | FileTooLarge | FileOperationTimedOut>
+    ) => Effect.Effect<
+      string,
+      FileNotFound | UnsafePath | FileNotRegular | FileTooLarge | FileOperationTimedOut | FileSystemFailed
+    >
     /** Validates `content` (as part of the whole configuration), writes it atomically, then reloads. */
     readonly write: (
       type: FileType,
@@ -40,6 +44,7 @@ export class Files extends Context.Service<
       | UnsafePath
       | FileNotRegular
       | FileOperationTimedOut
+      | FileSystemFailed
       | InvalidYaml
       | ValidationFailed
       | ValidationUnavailable

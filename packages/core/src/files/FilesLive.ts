@@ -5,6 +5,7 @@ import {
   FileNotFound,
   FileNotRegular,
   FileOperationTimedOut,
+  FileSystemFailed,
   FileTooLarge,
   type FileType,
   FileValidationResult,
@@ -21,8 +22,9 @@ import { ConfigSource } from "../config/ConfigSource.js"
 import { isRouteFileName, readRouteSources } from "../routes/RouteFiles.js"
 import { Routes } from "../routes/Routes.js"
 import { RouteValidator } from "../routes/RouteValidator.js"
-import { isStaleTempFile, writeFileAtomic } from "./AtomicWrite.js"
+import { commitStaged, isStaleTempFile, stageFile } from "./AtomicWrite.js"
 import { fileKind } from "./FileKind.js"
+import { FileSystemFailure } from "./FileSystemFailure.js"
 import { Files } from "./Files.js"
 import { checkFileName, resolveInside } from "./SafePaths.js"
 import { readRegularFile } from "./SafeRead.js"
@@ -50,22 +52,41 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
   const validator = yield* RouteValidator
   const configName = options.configFile === undefined ? undefined : path.basename(options.configFile)
 
-  // Resolves a checked name to a path: config files only by the name of the running config file.
-  const locate = (type: FileType, filename: string): Effect.Effect<string, FileNotFound | UnsafePath> =>
-    Effect.flatMap(checkFileName(filename), (name): Effect.Effect<string, FileNotFound | UnsafePath> => {
-      if (type === "config") {
-        return name === configName && options.configFile !== undefined
-          ? Effect.succeed(options.configFile)
-          : Effect.fail(new FileNotFound({ type, filename }))
-      }
-      return Effect.andThen(
-        Effect.promise(() => fs.mkdir(options.routesDir, { recursive: true })),
-        resolveInside(options.routesDir, name)
+  // What a client learns of a file system failure: the operation, the file it named, and the reason with its code.
+  const failedAs =
+    (type: FileType, filename: string, operation: string) =>
+    <A, E, R>(effect: Effect.Effect<A, E | FileSystemFailure, R>): Effect.Effect<A, E | FileSystemFailed, R> =>
+      Effect.catchIf(
+        effect,
+        (error): error is FileSystemFailure => error instanceof FileSystemFailure,
+        (failure) => Effect.fail(new FileSystemFailed({ type, filename, operation, problem: failure.reason }))
       )
-    })
+
+  // Resolves a checked name to a path: config files only by the name of the running config file.
+  const locate = (
+    type: FileType,
+    filename: string
+  ): Effect.Effect<string, FileNotFound | UnsafePath | FileSystemFailure> =>
+    Effect.flatMap(
+      checkFileName(filename),
+      (name): Effect.Effect<string, FileNotFound | UnsafePath | FileSystemFailure> => {
+        if (type === "config") {
+          return name === configName && options.configFile !== undefined
+            ? Effect.succeed(options.configFile)
+            : Effect.fail(new FileNotFound({ type, filename }))
+        }
+        return Effect.andThen(
+          Effect.tryPromise({
+            try: () => fs.mkdir(options.routesDir, { recursive: true }),
+            catch: FileSystemFailure.of
+          }),
+          resolveInside(options.routesDir, name)
+        )
+      }
+    )
 
   // A file operation that hangs (a stuck disk, a network file system) must not hold its request forever.
-  const bounded = <A, E>(type: FileType, filename: string, operation: string, effect: Effect.Effect<A, E>) =>
+  const bounded = <A, E, R>(type: FileType, filename: string, operation: string, effect: Effect.Effect<A, E, R>) =>
     Effect.timeoutOrElse(effect, {
       duration: FILE_OPERATION_TIMEOUT_MS,
       orElse: () =>
@@ -84,7 +105,9 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
         Effect.gen(function* () {
           const file = yield* Effect.option(resolveInside(options.routesDir, name))
           if (file._tag === "None") return []
-          return (yield* fileKind(file.value))._tag === "File" ? [name] : []
+          // A file the server cannot even look at is not listed (reading it says why).
+          const kind = yield* fileKind(file.value).pipe(Effect.orElseSucceed(() => ({ _tag: "Missing" }) as const))
+          return kind._tag === "File" ? [name] : []
         }),
       { concurrency: 8 }
     )
@@ -96,13 +119,13 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
   }).pipe(Effect.withSpan("Files.list"))
 
   const read = Effect.fn("Files.read")(function* (type: FileType, filename: string) {
-    const file = yield* locate(type, filename)
+    const file = yield* failedAs(type, filename, "reading")(locate(type, filename))
     return yield* bounded(
       type,
       filename,
       "reading",
       readRegularFile(file, MAX_FILE_BYTES).pipe(
-        Effect.mapError((refusal): FileNotFound | FileNotRegular | FileTooLarge => {
+        Effect.mapError((refusal): FileNotFound | FileNotRegular | FileTooLarge | FileSystemFailed => {
           switch (refusal._tag) {
             case "Missing":
               return new FileNotFound({ type, filename })
@@ -110,6 +133,8 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
               return new FileNotRegular({ type, filename, kind: refusal.kind })
             case "TooLarge":
               return new FileTooLarge({ type, filename, size_bytes: refusal.size, limit_bytes: MAX_FILE_BYTES })
+            case "FileSystemFailure":
+              return new FileSystemFailed({ type, filename, operation: "reading", problem: refusal.reason })
           }
         })
       )
@@ -148,11 +173,16 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
   })
 
   const writeNow = Effect.fnUntraced(function* (type: FileType, filename: string, content: string) {
-    const target = yield* locate(type, filename)
-    yield* checkReplaceable(type, filename, target)
+    const failed = failedAs(type, filename, "writing")
+    const target = yield* failed(locate(type, filename))
+    yield* failed(checkReplaceable(type, filename, target))
     if (type === "config") yield* checkConfigText(content)
     else yield* checkRouteFile(filename, content)
-    yield* bounded(type, filename, "writing", writeFileAtomic(target, content))
+    // Only the staging is bounded: once the rename is asked for, the write is made, and the answer must say so
+    // (a timeout then would report a write that happened as one that did not).
+    yield* failed(
+      Effect.scoped(Effect.flatMap(bounded(type, filename, "writing", stageFile(target, content)), commitStaged))
+    )
     let message = `${type} file ${filename} written`
     if (type === "routes") {
       const outcome = yield* routes.reload

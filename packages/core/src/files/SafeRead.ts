@@ -2,18 +2,21 @@ import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as Effect from "effect/Effect"
 import { describeKind } from "./FileKind.js"
+import { FileSystemFailure } from "./FileSystemFailure.js"
 
 /** Why {@link readRegularFile} did not return the text. */
 export type ReadRefusal =
   | { readonly _tag: "Missing" }
   | { readonly _tag: "NotRegular"; readonly kind: string }
   | { readonly _tag: "TooLarge"; readonly size: number }
+  | FileSystemFailure
 
 /**
  * Reads a regular file as UTF-8 text without ever blocking: it is opened non-blocking (opening a FIFO for reading
  * would otherwise wait for a writer forever, holding one of libuv's four threads) and checked on the open handle,
  * so a file swapped for a FIFO between a check and the read is still refused. Files over `maxBytes` are refused
- * before any byte is read.
+ * before any byte is read. Any other failure of the file system (permission denied, a symlink loop, an I/O error)
+ * is a {@link FileSystemFailure}.
  */
 export const readRegularFile = (file: string, maxBytes: number): Effect.Effect<string, ReadRefusal> =>
   Effect.acquireUseRelease(
@@ -26,15 +29,15 @@ export const readRegularFile = (file: string, maxBytes: number): Effect.Effect<s
           ? Effect.fail<ReadRefusal>({ _tag: "Missing" })
           : error.code === "EISDIR"
             ? Effect.fail<ReadRefusal>({ _tag: "NotRegular", kind: "a directory" })
-            : Effect.die(error)
+            : Effect.fail(FileSystemFailure.of(error))
       )
     ),
     (handle) =>
       Effect.gen(function* () {
-        const stats = yield* Effect.promise(() => handle.stat())
+        const stats = yield* Effect.tryPromise({ try: () => handle.stat(), catch: FileSystemFailure.of })
         if (!stats.isFile()) return yield* Effect.fail<ReadRefusal>({ _tag: "NotRegular", kind: describeKind(stats) })
         if (stats.size > maxBytes) return yield* Effect.fail<ReadRefusal>({ _tag: "TooLarge", size: stats.size })
-        return yield* Effect.promise(() => handle.readFile("utf8"))
+        return yield* Effect.tryPromise({ try: () => handle.readFile("utf8"), catch: FileSystemFailure.of })
       }),
     (handle) => Effect.promise(() => handle.close())
   )

@@ -1,8 +1,9 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
-import { writeFileAtomic } from "../../src/files/AtomicWrite.js"
+import { Effect } from "effect"
+import { isStaleTempFile, writeFileAtomic } from "../../src/files/AtomicWrite.js"
+import { FileSystemFailure } from "../../src/files/FileSystemFailure.js"
 import { checkFileName, resolveInside } from "../../src/files/SafePaths.js"
 import { tempDir } from "../store/TempDir.js"
 
@@ -118,9 +119,27 @@ describe("writeFileAtomic", () => {
         const dir = yield* tempDir
         const target = path.join(dir, "taken")
         fs.mkdirSync(target) // renaming a file over a directory fails
-        const exit = yield* Effect.exit(writeFileAtomic(target, "new\n"))
-        assert.isTrue(Exit.isFailure(exit))
+        const failure = yield* Effect.flip(writeFileAtomic(target, "new\n"))
+        assert.instanceOf(failure, FileSystemFailure)
+        assert.strictEqual(failure.code, "EISDIR")
         assert.deepStrictEqual(fs.readdirSync(dir), ["taken"])
+      })
+    )
+  )
+
+  it.live("a write the file system refuses fails with the reason alone (no path), and leaves nothing behind", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        // A directory this process may not create files in: root may create files anywhere but in /sys.
+        const dir = process.getuid?.() === 0 ? "/sys" : yield* tempDir
+        if (dir !== "/sys") fs.chmodSync(dir, 0o500)
+        const failure = yield* Effect.flip(writeFileAtomic(path.join(dir, "routes.yml"), "app:\n  port: 1\n"))
+        assert.instanceOf(failure, FileSystemFailure)
+        assert.oneOf(failure.code, ["EACCES", "EROFS", "EPERM"])
+        assert.match(failure.reason, /^(permission denied|the file system is read-only|operation not permitted) \(E/)
+        assert.notInclude(failure.reason, dir)
+        assert.deepStrictEqual(fs.readdirSync(dir).filter(isStaleTempFile), [])
+        if (dir !== "/sys") fs.chmodSync(dir, 0o700)
       })
     )
   )
