@@ -127,7 +127,12 @@ const make = (config: AuthRequestsConfig) =>
     ) {
       yield* checkAuthId(authId)
       yield* checkUserName(userName)
-      // The node, the verdict and its event commit together.
+      // The node, the verdict and its event commit together; then its watchers are told, in the same
+      // uninterruptible step: a client that cancels once the change is committed must not leave them waiting.
+      const told = (outcome: { readonly changed: RequestRecord | undefined }) =>
+        outcome.changed === undefined
+          ? Effect.void
+          : Effect.map(renderOne(outcome.changed), (request) => waiters.notify(request))
       const outcome = yield* events.transaction<
         { readonly changed: RequestRecord | undefined; readonly node: NodeRecord; readonly user: UserRecord },
         VerdictError | UserNotFound | AddressPoolExhausted,
@@ -217,8 +222,7 @@ const make = (config: AuthRequestsConfig) =>
             ]
           }
         })
-      )
-      if (outcome.changed !== undefined) waiters.notify(yield* renderOne(outcome.changed))
+      ).pipe(Effect.tap(told), Effect.uninterruptible)
       return renderNode(outcome.node, outcome.user)
     })
 

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Stream } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import {
   AuthRequestAlreadyDecided,
@@ -8,8 +8,12 @@ import {
   AuthRequests,
   AuthRequestsLive,
   AuthRequestWrongKind,
+  EventBus,
+  EventRepository,
   Events,
   InvalidArgument,
+  type Recorded,
+  StoreLive,
   UserAlreadyExists,
   UserNotFound
 } from "../../src/index.js"
@@ -377,5 +381,57 @@ describe("AuthRequests", () => {
       }
       assert.strictEqual((yield* service.list({})).length, 0)
     }).pipe(Effect.provide(authRequestsOn()))
+  )
+
+  it.live("a register interrupted once its change is committed still tells the request's watchers", () =>
+    Effect.gen(function* () {
+      const committed = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      // The real event bus, with a pause right after a registration's transaction commits: where a cancel lands.
+      const pausingEvents = Layer.effect(
+        Events,
+        Effect.gen(function* () {
+          const real = yield* Events
+          return Events.of({
+            ...real,
+            transaction: <A, E, R>(change: Effect.Effect<Recorded<A>, E, R>): Effect.Effect<A, E, R> => {
+              let registers = false
+              const noted = Effect.map(change, (recorded) => {
+                registers = recorded.events.some((event) => event.action === "registered")
+                return recorded
+              })
+              return Effect.tap(real.transaction(noted), () =>
+                registers
+                  ? Effect.andThen(Deferred.succeed(committed, undefined), Deferred.await(release))
+                  : Effect.void
+              )
+            }
+          })
+        })
+      ).pipe(Layer.provide(EventBus.layer({ historyCap: 100 })), Layer.provide(EventRepository.layer))
+      const layer = AuthRequestsLive.layer(AuthRequestsLive.defaultConfig).pipe(
+        Layer.provideMerge(pausingEvents),
+        Layer.provideMerge(StoreLive.layerMemory)
+      )
+      yield* Effect.gen(function* () {
+        const service = yield* AuthRequests
+        const request = yield* service.create(registration("mkey-cancel"))
+        yield* service.createUser({ name: "alice" })
+        const states = yield* Effect.forkChild(
+          Stream.runCollect(Stream.map(service.watch(request.auth_id), (r) => r.state))
+        )
+        const registering = yield* Effect.forkChild(service.register(request.auth_id, "alice", "api-key:admin"))
+        yield* Deferred.await(committed)
+        // The cancel arrives while the change is committed but not yet told: it is delivered before the pause ends.
+        yield* Effect.sync(() => registering.interruptUnsafe())
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.await(registering)
+        assert.strictEqual((yield* service.get(request.auth_id)).state, "registered")
+        const seen = yield* Fiber.join(states).pipe(
+          Effect.timeoutOrElse({ duration: "5 seconds", orElse: () => Effect.succeed(["timed out"]) })
+        )
+        assert.deepStrictEqual(seen, ["pending", "registered"])
+      }).pipe(Effect.provide(layer))
+    })
   )
 })
