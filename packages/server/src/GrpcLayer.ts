@@ -24,7 +24,8 @@ export const layerGrpc = (config: GatehouseConfig) => {
         port: config.grpc.port,
         tls: config.grpc.tls,
         insecure: config.grpc.insecure,
-        unixSocket: config.grpc.unixSocket
+        unixSocket: config.grpc.unixSocket,
+        limits: config.grpc.limits
       })
     )
   )

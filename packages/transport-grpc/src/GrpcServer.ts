@@ -7,8 +7,9 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { HealthImplementation } from "grpc-health-check"
 import { bearerAuthenticator, type CallAuthenticator, unixSocketAuthenticator } from "./CallAuthentication.js"
+import { defaultGrpcLimits, type GrpcLimits, makeCallLimits } from "./CallLimits.js"
+import { addHealthService } from "./GrpcHealth.js"
 import { makeAuthServiceHandlers } from "./handlers/AuthServiceHandlers.js"
 import { gatehousePackageDefinition, loadGatehouseProto, requiredScopes } from "./ProtoLoader.js"
 
@@ -22,8 +23,17 @@ export interface GrpcServerOptions {
   readonly insecure?: boolean | undefined
   /** A unix socket served without authentication, created with mode 0770. */
   readonly unixSocket?: string | undefined
-  /** Largest message accepted or sent (default 4 MiB): larger ones are RESOURCE_EXHAUSTED. */
+  /** Largest message sent (default 4 MiB): a larger answer is RESOURCE_EXHAUSTED. */
   readonly maxMessageBytes?: number | undefined
+  /**
+   * Largest request message accepted (default 64 KiB; the largest real request is a few KiB): a larger one is
+   * RESOURCE_EXHAUSTED before any of it is buffered past the limit.
+   */
+  readonly maxRequestBytes?: number | undefined
+  /** Calls and streams at once per client and in total (default: the HTTP API's, {@link defaultGrpcLimits}). */
+  readonly limits?: Partial<GrpcLimits> | undefined
+  /** How long a watch waits for a client that stopped reading before ending it with `slow_consumer` (30 s). */
+  readonly drainTimeoutMs?: number | undefined
   /** How often a pending WatchAuthRequest repeats its state (default 15 s). */
   readonly heartbeatMs?: number | undefined
   /** How long shutdown waits for in-flight calls before cancelling them (default 10 s). */
@@ -60,13 +70,41 @@ const shutdown = (server: grpc.Server, graceMs: number) =>
     })
   })
 
+// A socket left by a killed process would make the bind fail, so it goes; anything else at that path (a file, a
+// directory: a mistyped path) is refused, never deleted.
+const removeStaleSocket = (socketPath: string) =>
+  Effect.tryPromise({
+    try: async () => {
+      const found = await fs.lstat(socketPath).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === "ENOENT") return undefined
+        throw error
+      })
+      if (found === undefined) return
+      if (!found.isSocket()) throw new Error("something other than a socket is there; remove it or choose another path")
+      await fs.rm(socketPath)
+    },
+    catch: (error) =>
+      new GrpcServerError({
+        message: `cannot use ${socketPath} for the gRPC unix socket: ${error instanceof Error ? error.message : String(error)}`
+      })
+  })
+
 /** One grpc-js server with the AuthService (authenticated as given), health checking and reflection. */
 const makeServer = Effect.fnUntraced(function* (options: GrpcServerOptions, authenticate: CallAuthenticator) {
   const context = yield* Effect.context<AuthRequests | Authentication>()
-  const maxBytes = options.maxMessageBytes ?? 4 * 1024 * 1024
+  const limits = makeCallLimits({ ...defaultGrpcLimits, ...options.limits })
   const server = new grpc.Server({
-    "grpc.max_receive_message_length": maxBytes,
-    "grpc.max_send_message_length": maxBytes
+    "grpc.max_receive_message_length": options.maxRequestBytes ?? 64 * 1024,
+    "grpc.max_send_message_length": options.maxMessageBytes ?? 4 * 1024 * 1024,
+    // grpc-js leaves these unbounded: streams per connection (as many as one client may have open), and the
+    // memory one HTTP/2 session may buffer (MB; Node's own default), past which the connection is closed.
+    "grpc.max_concurrent_streams": limits.size.callsPerClient + limits.size.streamsPerClient,
+    "grpc-node.max_session_memory": 10,
+    // A peer that vanished (power loss, a cut link) stops answering pings: its connection and calls are dropped.
+    "grpc.keepalive_time_ms": 30_000,
+    "grpc.keepalive_timeout_ms": 10_000,
+    // A connection without calls for 5 minutes is closed (clients reconnect on their next call).
+    "grpc.max_connection_idle_ms": 300_000
   })
   server.addService(
     loadGatehouseProto().gatehouse.v1.AuthService.service,
@@ -74,13 +112,17 @@ const makeServer = Effect.fnUntraced(function* (options: GrpcServerOptions, auth
       context,
       authenticate,
       requiredScopes: requiredScopes(),
-      heartbeatMs: options.heartbeatMs ?? 15_000
+      heartbeatMs: options.heartbeatMs ?? 15_000,
+      limits,
+      drainTimeoutMs: options.drainTimeoutMs ?? 30_000
     })
   )
-  new HealthImplementation({ "": "SERVING", "gatehouse.v1.AuthService": "SERVING" }).addToServer(server)
+  const notServing = addHealthService(server, limits)
   new ReflectionService(gatehousePackageDefinition()).addToServer(server)
-  yield* Effect.addFinalizer(() => shutdown(server, options.shutdownGraceMs ?? 10_000))
-  return server
+  yield* Effect.addFinalizer(() =>
+    Effect.andThen(Effect.sync(notServing), shutdown(server, options.shutdownGraceMs ?? 10_000))
+  )
+  return { server, limits }
 })
 
 /**
@@ -115,13 +157,12 @@ export const layer = (
       } else {
         credentials = grpc.ServerCredentials.createInsecure()
       }
-      const tcp = yield* makeServer(options, bearerAuthenticator)
+      const { server: tcp } = yield* makeServer(options, bearerAuthenticator)
       const port = yield* bind(tcp, address, credentials)
       if (options.unixSocket !== undefined) {
         const socketPath = options.unixSocket
-        // A stale socket from a killed process would make the bind fail.
-        yield* Effect.promise(() => fs.rm(socketPath, { force: true }))
-        const local = yield* makeServer(options, unixSocketAuthenticator)
+        yield* removeStaleSocket(socketPath)
+        const { server: local } = yield* makeServer(options, unixSocketAuthenticator)
         yield* bind(local, `unix:${socketPath}`, grpc.ServerCredentials.createInsecure())
         yield* Effect.tryPromise({
           try: () => fs.chmod(socketPath, 0o770),

@@ -309,7 +309,11 @@ describe("gRPC AuthService", () => {
         assert.strictEqual(winners.length, 1)
         assert.deepInclude([a, r].find((o) => !("ok" in o))!, { code: grpc.status.FAILED_PRECONDITION })
       }
-    }).pipe(Effect.scoped, Effect.provide(grpcServerLayer({}, { maxPending: 2000 })))
+    }).pipe(
+      Effect.scoped,
+      // 1,000 calls at once from one client: past the default cap of 256 (refused, RESOURCE_EXHAUSTED).
+      Effect.provide(grpcServerLayer({ limits: { callsPerClient: 1000 } }, { maxPending: 2000 }))
+    )
   )
 
   it.effect("Watch: the current state, each change, the end; a decided request's stored verdict at once", () =>

@@ -48,11 +48,18 @@ const HttpSection = Schema.Struct({
 
 const TlsFiles = Schema.Struct({ cert: PathValue, key: PathValue })
 
+const GrpcLimits = Schema.Struct({
+  calls_per_client: opt(PositiveInt),
+  streams_per_client: opt(PositiveInt),
+  streams: opt(PositiveInt)
+})
+
 const GrpcSection = Schema.Struct({
   addr: opt(ListenAddressValue),
   unix_socket: opt(PathValue),
   tls: opt(TlsFiles),
-  insecure: opt(Schema.Boolean)
+  insecure: opt(Schema.Boolean),
+  limits: opt(GrpcLimits)
 })
 
 const RoleName = Schema.Literals(["admin", "operator", "viewer"])

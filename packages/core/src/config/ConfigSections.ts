@@ -42,6 +42,12 @@ export interface GrpcConfig {
   readonly unixSocket: string | undefined
   readonly insecure: boolean
   readonly tls: TlsFilesConfig | undefined
+  /** Calls and streams at once, per client (an IPv4 address, an IPv6 /64) and streams in total. */
+  readonly limits: {
+    readonly callsPerClient: number
+    readonly streamsPerClient: number
+    readonly streams: number
+  }
 }
 
 /** A certificate and its private key, as absolute paths. */

@@ -152,6 +152,12 @@ export const resolveConfig = (
       port: grpc.port,
       unixSocket: optionalPath(resolve, ["grpc", "unix_socket"], file.grpc?.unix_socket),
       insecure: file.grpc?.insecure ?? false,
+      // The HTTP API's defaults: a client's calls and streams cost about the same on either transport.
+      limits: {
+        callsPerClient: file.grpc?.limits?.calls_per_client ?? ConfigDefaults.maxRequestsPerClient,
+        streamsPerClient: file.grpc?.limits?.streams_per_client ?? ConfigDefaults.maxStreamsPerClient,
+        streams: file.grpc?.limits?.streams ?? ConfigDefaults.maxStreams
+      },
       tls:
         file.grpc?.tls === undefined
           ? undefined

@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto"
-import { grants, MissingScope, type Principal, type Scope } from "@gatehouse-edge/core/domain"
+import {
+  ClientTooSlow,
+  grants,
+  MissingScope,
+  type Principal,
+  RateLimited,
+  type Scope
+} from "@gatehouse-edge/core/domain"
 import { Authentication, AuthRequests } from "@gatehouse-edge/core/services"
 import type * as grpc from "@grpc/grpc-js"
 import * as Cause from "effect/Cause"
@@ -11,6 +18,7 @@ import * as Schedule from "effect/Schedule"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import type { CallAuthenticator } from "../CallAuthentication.js"
+import type { CallLimits } from "../CallLimits.js"
 import { callFailure } from "../GrpcStatus.js"
 import type { AuthRequest as ProtoAuthRequest } from "../gen/gatehouse/v1/AuthRequest.js"
 import type { AuthServiceHandlers } from "../gen/gatehouse/v1/AuthService.js"
@@ -25,11 +33,16 @@ export interface HandlerOptions {
   /** The scope each method declares in the protos (`requiredScopes()`). */
   readonly requiredScopes: Readonly<Record<string, Scope>>
   readonly heartbeatMs: number
+  /** The listener's per-client and total caps on calls and streams. */
+  readonly limits: CallLimits
+  /** How long a watch waits for a client that does not read before ending it with `slow_consumer`. */
+  readonly drainTimeoutMs: number
 }
 
 /**
- * The `gatehouse.v1.AuthService` handlers: each call is authenticated, then runs the core operation as its own
- * fiber (interrupted when the client cancels), and answers with the result or with the status of its error.
+ * The `gatehouse.v1.AuthService` handlers: each call takes a place within the listener's caps (RESOURCE_EXHAUSTED
+ * past them), is authenticated, then runs the core operation as its own fiber (interrupted when the client
+ * cancels), and answers with the result or with the status of its error.
  * The caller's scopes must grant the scope the method declares (PERMISSION_DENIED naming it otherwise).
  * `decided_by` is the authenticated principal's subject, never a field of the request.
  */
@@ -51,6 +64,8 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
   ) => {
     const spanName = `AuthService.${method}`
     return (call: grpc.ServerUnaryCall<Req, Res>, callback: grpc.sendUnaryData<Res>) => {
+      const place = options.limits.call(call.getPeer())
+      if (place instanceof RateLimited) return callback(callFailure(Cause.fail(place), randomUUID()).error)
       // The call's span, without a stack trace: it would only name this line, and capturing one costs ~10 µs of a
       // call that is ~150 µs in all on a busy server (bench/auth-requests.ts).
       const fiber = run(
@@ -62,6 +77,7 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
       )
       call.on("cancelled", () => run(Fiber.interrupt(fiber)))
       fiber.addObserver((exit) => {
+        place()
         if (Exit.isSuccess(exit)) return callback(null, exit.value)
         if (Cause.hasInterruptsOnly(exit.cause)) return
         const requestId = randomUUID()
@@ -120,37 +136,47 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
     ),
     WatchAuthRequest: (call) => {
       const requestId = randomUUID()
-      // One write at a time, waiting for 'drain' when the peer is slow: backpressure reaches the core stream.
+      const place = options.limits.stream(call.getPeer())
+      if (place instanceof RateLimited) return void call.emit("error", callFailure(Cause.fail(place), requestId).error)
+      // One write at a time, waiting for 'drain' when the peer is slow: backpressure reaches the core stream. A
+      // client that stops reading altogether is let go after a while, as on the WebSocket API.
       const write = (message: ProtoAuthRequest) =>
         Effect.callback<void>((resume) => {
-          if (call.write(message)) resume(Effect.void)
-          else call.once("drain", () => resume(Effect.void))
-        })
+          if (call.write(message)) return resume(Effect.void)
+          const drained = () => resume(Effect.void)
+          call.once("drain", drained)
+          return Effect.sync(() => call.off("drain", drained))
+        }).pipe(
+          Effect.timeoutOrElse({
+            duration: options.drainTimeoutMs,
+            orElse: () => Effect.fail(new ClientTooSlow({ queued_bytes: call.writableLength }))
+          })
+        )
       const program = Effect.gen(function* () {
         const principal = yield* authorize("WatchAuthRequest", call.metadata)
         let last: ProtoAuthRequest | undefined
         const semaphore = yield* Semaphore.make(1)
         const send = (message: ProtoAuthRequest) => Semaphore.withPermits(semaphore, 1)(write(message))
         // While pending, the current state again every heartbeat: proxies keep the call open and the waiter
-        // knows the server is alive.
-        yield* Effect.forkScoped(
-          Effect.repeat(
-            Effect.suspend(() => (last === undefined ? Effect.void : send(last))),
-            Schedule.spaced(options.heartbeatMs)
-          ).pipe(Effect.delay(options.heartbeatMs))
-        )
+        // knows the server is alive. Raced with the watch, so a heartbeat that cannot be written ends the call.
+        const heartbeat = Effect.repeat(
+          Effect.suspend(() => (last === undefined ? Effect.void : send(last))),
+          Schedule.spaced(options.heartbeatMs)
+        ).pipe(Effect.delay(options.heartbeatMs), Effect.andThen(Effect.never))
         yield* service.watch(call.request.authId).pipe(
           Stream.runForEach((request) => {
             last = toProtoAuthRequest(request)
             return send(last)
           }),
+          Effect.raceFirst(heartbeat),
           // The key is checked when the call starts only: the watch ends (UNAUTHENTICATED) when it is revoked or expires.
           Effect.raceFirst(authentication.validUntilRevoked(principal))
         )
-      }).pipe(Effect.scoped, Effect.withSpan("AuthService.WatchAuthRequest"))
+      }).pipe(Effect.withSpan("AuthService.WatchAuthRequest"))
       const fiber = run(program)
       call.on("cancelled", () => run(Fiber.interrupt(fiber)))
       fiber.addObserver((exit) => {
+        place()
         if (Exit.isSuccess(exit)) return call.end()
         if (Cause.hasInterruptsOnly(exit.cause)) return
         const failure = callFailure(exit.cause, requestId)

@@ -1,0 +1,43 @@
+import { randomUUID } from "node:crypto"
+import { RateLimited } from "@gatehouse-edge/core/domain"
+import type * as grpc from "@grpc/grpc-js"
+import * as Cause from "effect/Cause"
+import { HealthImplementation, type ServingStatus } from "grpc-health-check"
+import type { CallLimits } from "./CallLimits.js"
+import { callFailure } from "./GrpcStatus.js"
+
+/** The services health checking answers for: the server as a whole (`""`) and the AuthService. */
+const servedNames = ["", "gatehouse.v1.AuthService"] as const
+
+/**
+ * Adds `grpc.health.v1.Health` (from grpc-health-check) to a listener, with what a public, unauthenticated
+ * endpoint needs besides: a `Watch` takes a stream place within the listener's caps (RESOURCE_EXHAUSTED past
+ * them), and a `Watch` of a name the server does not serve is answered `SERVICE_UNKNOWN` and held without being
+ * registered (the library keeps a watcher set for every name asked for, forever: any client could grow it). The
+ * returned function turns every status to NOT_SERVING, for shutdown.
+ */
+export const addHealthService = (server: grpc.Server, limits: CallLimits): (() => void) => {
+  const health = new HealthImplementation(Object.fromEntries(servedNames.map((name) => [name, "SERVING"])))
+  const served = new Set<string>(servedNames)
+  health.addToServer({
+    addService: (service, implementation) => {
+      const watch = implementation.watch as grpc.handleServerStreamingCall<{ service: string }, unknown>
+      server.addService(service as unknown as grpc.ServiceDefinition, {
+        ...(implementation as grpc.UntypedServiceImplementation),
+        watch: (call: grpc.ServerWritableStream<{ service: string }, unknown>) => {
+          const place = limits.stream(call.getPeer())
+          if (place instanceof RateLimited)
+            return void call.emit("error", callFailure(Cause.fail(place), randomUUID()).error)
+          call.once("cancelled", place)
+          call.once("close", place)
+          if (served.has(call.request.service)) return watch(call)
+          call.write({ status: "SERVICE_UNKNOWN" })
+        }
+      })
+    }
+  })
+  const notServing: ServingStatus = "NOT_SERVING"
+  return () => {
+    for (const name of servedNames) health.setStatus(name, notServing)
+  }
+}

@@ -1,0 +1,143 @@
+import * as fs from "node:fs"
+import * as http2 from "node:http2"
+import * as os from "node:os"
+import * as path from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import * as grpc from "@grpc/grpc-js"
+import * as protoLoader from "@grpc/proto-loader"
+import { Effect, Layer } from "effect"
+import { protoPath as healthProtoPath } from "grpc-health-check"
+import { clientOfPeer, makeCallLimits } from "../src/CallLimits.js"
+import { GrpcServerAddress, GrpcServerError } from "../src/index.js"
+import { call, clientOf, grpcServerLayer, keys, ok } from "./support/GrpcHarness.js"
+
+const sshCheck = { kind: "AUTH_REQUEST_KIND_SSH_CHECK", sshCheck: { src: "127.0.0.1", dst: "db1", localUser: "root" } }
+
+type HealthClient = grpc.Client & { Watch: (request: { service: string }) => grpc.ClientReadableStream<unknown> }
+
+const healthClient = Effect.gen(function* () {
+  const address = yield* GrpcServerAddress
+  const health = grpc.loadPackageDefinition(protoLoader.loadSync(healthProtoPath)) as unknown as {
+    grpc: { health: { v1: { Health: new (a: string, c: grpc.ChannelCredentials) => HealthClient } } }
+  }
+  const client = new health.grpc.health.v1.Health(`127.0.0.1:${address.port}`, grpc.credentials.createInsecure())
+  yield* Effect.addFinalizer(() => Effect.sync(() => client.close()))
+  return client
+})
+
+/** The first message of a stream, or how it ended first ("<code>: <details>"). */
+const firstOf = (stream: grpc.ClientReadableStream<unknown>) =>
+  Effect.callback<unknown>((resume) => {
+    stream.once("data", (message) => resume(Effect.succeed(message)))
+    stream.once("error", (error: grpc.ServiceError) => resume(Effect.succeed(`${error.code}: ${error.details}`)))
+  })
+
+describe("gRPC limits", () => {
+  it.effect(
+    "a client's streams are capped (watches and health watches together); a cancelled one frees its place",
+    () =>
+      Effect.gen(function* () {
+        const client = yield* clientOf({ apiKey: keys.valid.key })
+        const health = yield* healthClient
+        const created = ok(yield* call<{ authRequest: { authId: string } }>(client, "CreateAuthRequest", sshCheck))
+        const watch = client.WatchAuthRequest({ authId: created.authRequest.authId })
+        watch.on("error", () => {})
+        assert.isObject(yield* firstOf(watch))
+        const healthWatch = health.Watch({ service: "" })
+        healthWatch.on("error", () => {})
+        assert.deepStrictEqual(yield* firstOf(healthWatch), { status: 1 }) // SERVING
+        // A third stream from the same client is refused, before any work, with the cap it passed.
+        const third = client.WatchAuthRequest({ authId: created.authRequest.authId })
+        assert.strictEqual(yield* firstOf(third), "8: too many streams from 127.0.0.1 (limit 2)")
+        watch.cancel()
+        let reopened: unknown
+        for (let i = 0; i < 200; i++) {
+          const again = health.Watch({ service: "no.such.Service" })
+          again.on("error", () => {})
+          reopened = yield* firstOf(again)
+          if (typeof reopened !== "string") break
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+        }
+        // A name the server does not serve is answered, and not kept.
+        assert.deepStrictEqual(reopened, { status: 3 }) // SERVICE_UNKNOWN
+        healthWatch.cancel()
+      }).pipe(Effect.scoped, Effect.provide(grpcServerLayer({ limits: { streamsPerClient: 2 } })))
+  )
+
+  it.live("a watch whose client stops reading is ended with slow_consumer once its writes wait too long", () =>
+    Effect.gen(function* () {
+      const client = yield* clientOf({ apiKey: keys.valid.key })
+      const created = ok(yield* call<{ authRequest: { authId: string } }>(client, "CreateAuthRequest", sshCheck))
+      const address = yield* GrpcServerAddress
+      // A raw HTTP/2 client with a 1 KiB window that reads nothing: the server's writes soon wait for it.
+      const session = http2.connect(`http://127.0.0.1:${address.port}`, { settings: { initialWindowSize: 1024 } })
+      yield* Effect.addFinalizer(() => Effect.sync(() => session.destroy()))
+      const authId = Buffer.from(created.authRequest.authId)
+      const message = Buffer.concat([Buffer.from([0x0a, authId.length]), authId])
+      const frame = Buffer.concat([Buffer.from([0, 0, 0, 0, message.length]), message])
+      const stream = session.request({
+        ":method": "POST",
+        ":path": "/gatehouse.v1.AuthService/WatchAuthRequest",
+        "content-type": "application/grpc",
+        te: "trailers",
+        authorization: `Bearer ${keys.valid.key}`
+      })
+      stream.end(frame)
+      stream.pause()
+      const status = yield* Effect.callback<string>((resume) => {
+        stream.on("trailers", (trailers) =>
+          resume(Effect.succeed(`${trailers["grpc-status"]}: ${decodeURIComponent(String(trailers["grpc-message"]))}`))
+        )
+        stream.on("error", (error) => resume(Effect.succeed(`stream error: ${error.message}`)))
+        // Reading again only well after the server gave up: what was queued arrives, then the status.
+        setTimeout(() => stream.resume(), 3000)
+      })
+      assert.strictEqual(status, "8: client too slow")
+    }).pipe(Effect.scoped, Effect.provide(grpcServerLayer({ heartbeatMs: 1, drainTimeoutMs: 500 })))
+  )
+
+  it.effect("a request message over 64 KiB is RESOURCE_EXHAUSTED, and the server keeps answering", () =>
+    Effect.gen(function* () {
+      const client = yield* clientOf({ apiKey: keys.valid.key })
+      const huge = yield* call(client, "GetAuthRequest", { authId: "x".repeat(70 * 1024) })
+      assert.deepInclude(huge, { code: grpc.status.RESOURCE_EXHAUSTED })
+      const created = ok(yield* call<{ authRequest: { authId: string } }>(client, "CreateAuthRequest", sshCheck))
+      assert.match(created.authRequest.authId, /^ghreq_/)
+    }).pipe(Effect.scoped, Effect.provide(grpcServerLayer()))
+  )
+
+  it.effect("a unix socket path taken by something else is refused, never deleted", () =>
+    Effect.gen(function* () {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gatehouse-grpc-path-"))
+      const taken = path.join(dir, "gatehouse.sock")
+      fs.writeFileSync(taken, "operator's file\n")
+      const refused = yield* Effect.flip(Layer.build(grpcServerLayer({ unixSocket: taken })))
+      assert.instanceOf(refused, GrpcServerError)
+      assert.match(refused.message, /something other than a socket is there/)
+      assert.strictEqual(fs.readFileSync(taken, "utf8"), "operator's file\n")
+      fs.rmSync(dir, { recursive: true, force: true })
+    }).pipe(Effect.scoped)
+  )
+
+  it("counts calls per client: an IPv6 /64 is one, the unix socket's clients are one", () => {
+    assert.strictEqual(clientOfPeer("127.0.0.1:50000"), "127.0.0.1")
+    assert.strictEqual(clientOfPeer("::ffff:127.0.0.1:50000"), "127.0.0.1")
+    assert.strictEqual(clientOfPeer("2001:db8:0:7::1:50000"), "2001:db8:0:7::/64")
+    assert.strictEqual(clientOfPeer("unknown"), "unknown")
+    const limits = makeCallLimits({ callsPerClient: 2, streamsPerClient: 1, streams: 2 })
+    const first = limits.call("10.0.0.1:1")
+    const second = limits.call("10.0.0.1:2")
+    assert.isFunction(first)
+    assert.isFunction(second)
+    assert.notInstanceOf(limits.call("10.0.0.2:1"), Error, "another client has its own count")
+    assert.match(String((limits.call("10.0.0.1:3") as Error).message), /too many concurrent calls from 10\.0\.0\.1/)
+    ;(first as () => void)()
+    ;(first as () => void)() // twice gives back one place only
+    assert.isFunction(limits.call("10.0.0.1:4"))
+    assert.instanceOf(limits.call("10.0.0.1:5"), Error)
+    assert.isFunction(limits.stream("10.0.0.1:6"))
+    assert.isFunction(limits.stream("10.0.0.2:6"))
+    assert.match(String((limits.stream("10.0.0.3:6") as Error).message), /too many streams on this server \(limit 2\)/)
+    assert.strictEqual(limits.openStreams(), 2)
+  })
+})
