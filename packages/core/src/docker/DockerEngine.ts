@@ -18,8 +18,11 @@ const dockerode = lazyModule(() => import("dockerode"))
 /** One configured engine: its name and a call that maps the engine's failures to typed errors. */
 export interface DockerEngine {
   readonly host: string
-  /** Runs one dockerode call; a down engine fails at once during its back-off instead of waiting on the network. */
-  readonly call: <A>(f: (docker: Dockerode) => Promise<A>) => Effect.Effect<A, EngineError>
+  /**
+   * Runs one dockerode call; a down engine fails at once during its back-off instead of waiting on the network,
+   * and an engine that does not answer within `timeoutMs` (default {@link engineCallTimeoutMs}) counts as down.
+   */
+  readonly call: <A>(f: (docker: Dockerode) => Promise<A>, timeoutMs?: number) => Effect.Effect<A, EngineError>
   /**
    * Opens a long response of the engine (`GET path`, e.g. a log follow) as a paused readable of its body, without
    * node's HTTP client (see `openEngineStream`); failures mapped and backed off as `call`'s are.
@@ -47,6 +50,13 @@ export const engineStatus = (error: unknown): number | undefined => (error as Do
 
 const backoffInitialMs = 500
 const backoffMaxMs = 30_000
+
+/**
+ * How long an engine call may go unanswered (dockerode sets no timeout): an engine that accepts connections and
+ * never answers (a stuck daemon, a host that drops packets) would otherwise hold every call that lists its
+ * containers, on every engine, for good. Long enough for a stop (`t: 10`, then the kill) to answer.
+ */
+export const engineCallTimeoutMs = 30_000
 
 /**
  * Connects to one engine (`unix:///path`, or `tcp://host:port` with TLS files read now). No API version is set:
@@ -105,16 +115,17 @@ export const makeDockerEngine = Effect.fn("DockerEngine.make")(function* (config
   let retryAt = 0
   let lastError: DockerHostUnreachable | undefined
 
-  const attempt = <A>(effect: Effect.Effect<A, unknown>): Effect.Effect<A, EngineError> =>
+  const attempt = <A>(effect: Effect.Effect<A, unknown>, timeoutMs: number): Effect.Effect<A, EngineError> =>
     Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
-      if (lastError !== undefined && now < retryAt) {
-        return yield* new DockerHostUnreachable({
-          host,
-          detail: `${lastError.detail} (next attempt in ${retryAt - now} ms)`
-        })
-      }
+      // The same error as long as the engine is down: a text that changed with every read (the time left) made
+      // each re-read of the Docker routes a new problem, announced again every 2 s.
+      if (lastError !== undefined && now < retryAt) return yield* lastError
       return yield* effect.pipe(
+        Effect.timeoutOrElse({
+          duration: timeoutMs,
+          orElse: () => Effect.fail({ message: `no answer within ${timeoutMs / 1000} s` })
+        }),
         Effect.tap(() =>
           Effect.sync(() => {
             failures = 0
@@ -135,8 +146,12 @@ export const makeDockerEngine = Effect.fn("DockerEngine.make")(function* (config
         })
       )
     })
-  const call = <A>(f: (docker: Dockerode) => Promise<A>): Effect.Effect<A, EngineError> =>
-    attempt(Effect.tryPromise({ try: () => f(docker), catch: (error) => error }))
-  const stream = (path: string) => attempt(openEngineStream(connect, path))
+  const call = <A>(
+    f: (docker: Dockerode) => Promise<A>,
+    timeoutMs = engineCallTimeoutMs
+  ): Effect.Effect<A, EngineError> =>
+    attempt(Effect.tryPromise({ try: () => f(docker), catch: (error) => error }), timeoutMs)
+  // Bounded until the response starts; the body then flows for as long as the caller reads it.
+  const stream = (path: string) => attempt(openEngineStream(connect, path), engineCallTimeoutMs)
   return { host, call, stream } satisfies DockerEngine
 })

@@ -61,8 +61,8 @@ const jsonLines = () => {
   }
 }
 
-// A daemon shutting down still answers for a moment: its ping must fail, or the daemon must be gone, within this.
-const ping = (engine: DockerEngine) => Effect.asVoid(engine.call((d) => d.ping()))
+// Whether a followed engine is still there (after its stream broke): a ping has nothing to wait for, so 5 s.
+const ping = (engine: DockerEngine) => Effect.asVoid(engine.call((d) => d.ping(), 5_000))
 
 /** An engine event (`GET /events`) as far as it is read. */
 interface EngineEvent {

@@ -212,8 +212,16 @@ describe("DockerEngine.stream", () => {
         const unreachable = yield* Effect.flip(down.stream("/x"))
         assert.instanceOf(unreachable, DockerHostUnreachable)
         assert.match(unreachable.message, /ENOENT/)
-        const again = yield* Effect.flip(down.stream("/x"))
-        assert.match(again.message, /next attempt in \d+ ms/, "backed off, as its other calls are")
+        // An engine that hangs up without answering: backed off, as its other calls are. The next call fails at
+        // once with the same error (word for word: a re-read of the routes must not see a new problem), without
+        // a second connection.
+        const hangingUp = yield* fakeEngine((socket) => socket.destroy())
+        const dropped = yield* engineAt(`tcp://127.0.0.1:${hangingUp.port}`)
+        const first = yield* Effect.flip(dropped.stream("/x"))
+        assert.instanceOf(first, DockerHostUnreachable)
+        const again = yield* Effect.flip(dropped.stream("/x"))
+        assert.strictEqual(again.message, first.message)
+        assert.strictEqual(hangingUp.requests.length, 1, "no second connection during the back-off")
       })
     )
   )
