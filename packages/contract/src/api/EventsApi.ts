@@ -17,8 +17,9 @@ export class EventsApi extends HttpApiGroup.make("events")
           summary: "Event history",
           description:
             "Events newest last. `since`: only events after this id; `limit` (1–1000, default 100): the newest n; " +
-            "`category`: one category. WebSocket on the same path: the matching history, then live events. " +
-            "A consumer that does not keep up is closed with 1008."
+            "`category`: one category. WebSocket on the same path: the matching history, then live events; with " +
+            "`since`, the history is every stored event after it, whatever the limit. A consumer that does not " +
+            "keep up is closed with 1008: resume with `since` = the last id received."
         })
       )
   )

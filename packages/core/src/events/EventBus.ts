@@ -5,12 +5,16 @@ import * as Clock from "effect/Clock"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as EventIds from "./EventIds.js"
 import { EventRepository } from "./EventRepository.js"
 import { Events, type Recorded } from "./Events.js"
+
+// Events read per page when a follower resumes after `since`.
+const replayPageSize = 500
 
 /** Tuning of the bus. */
 export interface EventBusOptions {
@@ -154,14 +158,30 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
         // Subscribe first, then read: an event stored after the read is already being queued for us, and one
         // queued that is also in the snapshot (or older than it) is skipped by id, which is time order.
         const { queue } = yield* subscribe(query.category, bufferSize)
-        const snapshot = yield* repository.list(query)
-        const after = snapshot.at(-1)?.id ?? query.since
+        // The last event the history gave; the live events start after it.
+        let after = query.since
+        const seen = (event: Event) => {
+          after = event.id
+        }
+        const history =
+          query.since === undefined
+            ? Stream.fromIterableEffect(repository.list(query))
+            : // A resume: every stored event after `since`, a page at a time (the history cap bounds them).
+              Stream.paginate(query.since, (since) =>
+                Effect.map(repository.page(since, query.category, replayPageSize), (page) => [
+                  page,
+                  page.length < replayPageSize ? Option.none() : Option.some(page.at(-1)!.id)
+                ])
+              )
         // One event per pull, not the whole queue: an event counts as "behind" until the consumer asks for
         // the next, so `bufferSize` bounds exactly how far a consumer can lag.
         const live = Stream.fromEffectRepeat(Queue.take(queue)).pipe(
           Stream.filter((event) => after === undefined || event.id > after)
         )
-        return Stream.concat(Stream.fromIterable(snapshot), live)
+        return Stream.concat(
+          Stream.tap(history, (event) => Effect.sync(() => seen(event))),
+          live
+        )
       })
     ).pipe(Stream.withSpan("Events.follow"))
 

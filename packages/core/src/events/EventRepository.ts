@@ -46,6 +46,8 @@ export class EventRepository extends Context.Service<
     readonly append: (event: Event, cap: number) => Effect.Effect<void>
     /** Events matching the query, oldest first; `limit` keeps the newest. */
     readonly list: (query: EventQuery) => Effect.Effect<ReadonlyArray<Event>>
+    /** The oldest `count` events after `since` (of `category`, if given), oldest first: a page of a replay. */
+    readonly page: (since: string, category: string | undefined, count: number) => Effect.Effect<ReadonlyArray<Event>>
   }
 >()("@gatehouse-edge/core/EventRepository") {
   /** The repository on the store's `SqlClient`. */
@@ -119,7 +121,18 @@ export class EventRepository extends Context.Service<
         return rows.map(toEvent).reverse()
       })
 
-      return EventRepository.of({ transaction, insert, append, list })
+      const page = Effect.fn("EventRepository.page")(function* (
+        since: string,
+        category: string | undefined,
+        count: number
+      ) {
+        const rows = yield* sql<EventRow>`SELECT id, timestamp, level, category, action, data FROM events
+          WHERE id > ${since} ${category === undefined ? sql`` : sql`AND category = ${category}`}
+          ORDER BY id ASC LIMIT ${count}`.pipe(Effect.orDie)
+        return rows.map(toEvent)
+      })
+
+      return EventRepository.of({ transaction, insert, append, list, page })
     })
   )
 }

@@ -29,8 +29,10 @@ export class Events extends Context.Service<
     readonly history: (query: EventQuery) => Effect.Effect<ReadonlyArray<Event>>
     /**
      * The matching history, then every new matching event as it is published: no gap and no duplicate
-     * between the two. A subscriber that falls more than `bufferSize` events behind fails with
-     * {@link SubscriberTooSlow} (resume with `since` = the last id received). Ends when the bus shuts down.
+     * between the two. With `since`, the history is every stored event after it (`limit` does not apply: a
+     * resume must not skip any); without, the newest `limit`. A subscriber that falls more than `bufferSize`
+     * events behind fails with {@link SubscriberTooSlow} (resume with `since` = the last id received). Ends when
+     * the bus shuts down.
      */
     readonly follow: (
       query: EventQuery,

@@ -54,6 +54,27 @@ describe("EventBus follow", () => {
     })
   )
 
+  it.effect("a resume (since) replays every stored event after it, past any limit and page, then live ones", () =>
+    Effect.gen(function* () {
+      const { bus } = yield* busIn(yield* tempDir, { historyCap: 5000 })
+      const first = yield* bus.publish(input("e0"))
+      for (let i = 1; i < 1200; i++) yield* bus.publish(input(`e${i}`, i % 2 === 0 ? "config" : "health"))
+      // The HTTP API sends every follow a limit (100 by default): a resume must not keep only the newest 100.
+      const resumed = yield* collect(untilDone(bus.follow({ since: first.id, limit: 100 })))
+      const configOnly = yield* collect(untilDone(bus.follow({ since: first.id, limit: 100, category: "config" })))
+      yield* eventually(
+        "2 subscribers",
+        Effect.map(bus.subscriberCount, (n) => n === 2)
+      )
+      yield* bus.publish(input("done", "config"))
+      yield* Fiber.join(resumed.fiber)
+      yield* Fiber.join(configOnly.fiber)
+      const expected = Array.from({ length: 1199 }, (_, i) => `e${i + 1}`)
+      assert.deepStrictEqual(actions(resumed.received), [...expected, "done"])
+      assert.deepStrictEqual(actions(configOnly.received), [...expected.filter((_, i) => (i + 1) % 2 === 0), "done"])
+    })
+  )
+
   it.effect("no duplicate: an event stored before the snapshot but delivered after subscribing comes once", () =>
     Effect.gen(function* () {
       const gate = yield* makeGate
