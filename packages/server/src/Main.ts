@@ -7,11 +7,17 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
 import { gatehouseCli } from "./Cli.js"
+import { subcommandOf } from "./Subcommand.js"
 import { versionInfo } from "./Version.js"
 
-// SIGTERM/SIGINT interrupt the program; a server that then shut down cleanly exits 0, as supervisors expect.
+// SIGTERM/SIGINT interrupt the program. A server that then shut down cleanly exits 0, as supervisors expect; any
+// other command stopped that way did not finish, and exits 130 like other command-line tools (a script that reads
+// `KEY=$(gatehouse apikey create ...)` must not take an interrupted run for a success).
+const serving = subcommandOf(process.argv.slice(2)) === "serve"
 const teardown: Runtime.Teardown = (exit, onExit) =>
-  Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+  serving && Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)
+    ? onExit(0)
+    : Runtime.defaultTeardown(exit, onExit)
 
 // A reader that stops early (`gatehouse openapi | head`) closes the pipe: stop quietly, as other command-line tools
 // do, rather than die of an unhandled EPIPE with a stack trace. (`serve` too: its log has nowhere to go.)

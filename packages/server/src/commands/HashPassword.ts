@@ -26,18 +26,22 @@ const promptHidden = (question: string) =>
     process.stderr.write(question)
     stdin.setRawMode(true)
     stdin.setEncoding("utf8")
+    // The terminal as it was, and nothing left reading it: stdin kept flowing would hold the process open.
+    const done = () => {
+      stdin.off("data", onData)
+      stdin.setRawMode(false)
+      stdin.pause()
+      process.stderr.write("\n")
+    }
     const onData = (text: string) => {
       for (const char of text) {
         if (char === "\r" || char === "\n" || char === "\u0004") {
-          stdin.off("data", onData)
-          stdin.setRawMode(false)
-          stdin.pause()
-          process.stderr.write("\n")
+          done()
           return resume(Effect.succeed(typed))
         }
+        // Ctrl-C in raw mode is a character, not a signal: stop as the signal would (exit 130).
         if (char === "\u0003") {
-          stdin.setRawMode(false)
-          process.stderr.write("\n")
+          done()
           return resume(Effect.interrupt)
         }
         typed = char === "\u007f" || char === "\b" ? typed.slice(0, -1) : typed + char
