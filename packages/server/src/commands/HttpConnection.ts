@@ -38,19 +38,25 @@ export interface HttpFlags {
  */
 export const withClient = <A, E>(flags: HttpFlags, use: (client: GatehouseClient["Service"]) => Effect.Effect<A, E>) =>
   Effect.gen(function* () {
-    const { config } = yield* readServerConfig({ config: flags.config, data: flags.data })
-    // A server listening on every interface is reached on loopback.
-    const local = formatListenAddress(config.http)
-      .replace(/^0\.0\.0\.0:/, "127.0.0.1:")
-      .replace(/^\[::\]:/, "[::1]:")
-    const baseUrl = Option.getOrElse(flags.server, () => `http://${local}`)
-    const apiKey = yield* readApiKey(flags.apiKeyFile, config.dataDir)
+    const keyFromEnv = (process.env.GATEHOUSE_API_KEY ?? "") !== ""
+    // With the server's URL and a key given, the local config has nothing to add: it is not read at all (an admin
+    // next to the server's config need not have the server's secrets, which its ${NAME} references would ask for).
+    const needsConfig = Option.isNone(flags.server) || (Option.isNone(flags.apiKeyFile) && !keyFromEnv)
+    const config = needsConfig
+      ? (yield* readServerConfig({ config: flags.config, data: flags.data })).config
+      : undefined
+    const baseUrl = Option.getOrElse(flags.server, () => {
+      // A server listening on every interface is reached on loopback.
+      const local = formatListenAddress(config!.http)
+        .replace(/^0\.0\.0\.0:/, "127.0.0.1:")
+        .replace(/^\[::\]:/, "[::1]:")
+      return `http://${local}`
+    })
+    const apiKey = yield* readApiKey(flags.apiKeyFile, config?.dataDir ?? "")
     const { GatehouseClient, WebSocketClosed } = yield* loadClient()
     const called = Effect.flatMap(GatehouseClient, use).pipe(Effect.provide(GatehouseClient.layer({ baseUrl, apiKey })))
     return yield* Effect.catch(called, (error: unknown) => {
-      if (HttpClientError.isHttpClientError(error)) {
-        return failWith([`gatehouse: cannot reach the HTTP API at ${baseUrl}: ${error.message}`])
-      }
+      if (HttpClientError.isHttpClientError(error)) return Effect.flatMap(describeHttpFailure(error, baseUrl), failWith)
       if (error instanceof WebSocketClosed) {
         return failWith([
           `gatehouse: the stream closed with ${error.code}${error.reason === "" ? "" : `: ${error.reason}`}`
@@ -60,6 +66,47 @@ export const withClient = <A, E>(flags: HttpFlags, use: (client: GatehouseClient
       return failWith([`gatehouse: ${error instanceof Error ? error.message : String(error)}`])
     })
   })
+
+// Why a connection failed, from the innermost cause that says (fetch wraps the socket's error: ECONNREFUSED,
+// ENOTFOUND, a certificate's code) rather than only "Transport error".
+const transportCause = (cause: unknown): string | undefined => {
+  let reason: string | undefined
+  for (let current = cause, depth = 0; current instanceof Error && depth < 5; depth++) {
+    const code = (current as { readonly code?: unknown }).code
+    reason =
+      typeof code === "string"
+        ? `${code}${current.message.includes(code) ? "" : `: ${current.message}`}`
+        : current.message
+    current = (current as { readonly cause?: unknown }).cause
+  }
+  return reason
+}
+
+/**
+ * What the CLI says of a failed HTTP call, on one line: the server could not be reached (and why), or it answered
+ * with a status the contract does not declare for the call (a 500 from a defect, a 503 while it shuts down): then
+ * its status, its message and the request id that finds the cause in the server's log.
+ */
+const describeHttpFailure = (error: HttpClientError.HttpClientError, baseUrl: string) => {
+  const reason = error.reason
+  if (!("response" in reason)) {
+    const why = reason._tag === "TransportError" ? transportCause(reason.cause) : undefined
+    return Effect.succeed([`gatehouse: cannot reach the HTTP API at ${baseUrl}: ${why ?? error.message}`])
+  }
+  const status = reason.response.status
+  return Effect.map(Effect.option(reason.response.json), (body) => {
+    const answered = Option.getOrUndefined(body) as
+      | { readonly error?: { readonly message?: unknown; readonly request_id?: unknown } }
+      | undefined
+    const message = answered?.error?.message
+    const requestId = answered?.error?.request_id
+    return [
+      `gatehouse: the server answered ${status}` +
+        (typeof message === "string" ? `: ${message}` : "") +
+        (typeof requestId === "string" ? ` (request id ${requestId}: the server's log has the cause)` : "")
+    ]
+  })
+}
 
 /**
  * A schema error (an argument the typed client refuses to send, or an answer it cannot read) on one line: Effect
