@@ -154,6 +154,7 @@ export interface GatehousePromiseClient extends AsyncDisposable {
 }
 
 // Optional fields the caller left undefined are left out: the contract's optional keys take no `undefined`.
+// (JavaScript, and TypeScript without exactOptionalPropertyTypes, write `{ since: undefined }` for "not given".)
 const defined = <A extends object>(value: A) =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
     [K in keyof A]: Exclude<A[K], undefined>
@@ -240,8 +241,8 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
       watch: () => iterate((c) => c.health.watch())
     },
     events: {
-      list: (query, o) => call((c) => c.events.list(query === undefined ? {} : { query }), o),
-      watch: (query) => iterate((c) => c.events.watch(query))
+      list: (query, o) => call((c) => c.events.list({ query: defined(query ?? {}) }), o),
+      watch: (query) => iterate((c) => c.events.watch(defined(query ?? {})))
     },
     files: {
       list: (o) => call((c) => c.files.list(), o),
@@ -271,8 +272,8 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
       lxc: (node, vmid, action, o) => call((c) => c.hypervisor.lxc({ params: { node, vmid, action } }), o),
       watchNodeStats: (node) => iterate((c) => c.hypervisor.watchNodeStats(node)),
       watchGuestStats: (node, vmid) => iterate((c) => c.hypervisor.watchGuestStats(node, vmid)),
-      journal: (query) => iterate((c) => c.hypervisor.journal(query)),
-      tail: (query) => iterate((c) => c.hypervisor.tail(query))
+      journal: (query) => iterate((c) => c.hypervisor.journal(defined(query))),
+      tail: (query) => iterate((c) => c.hypervisor.tail(defined(query)))
     },
     docker: {
       containers: (o) => call((c) => c.docker.containers(), o),
@@ -281,7 +282,7 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
       act: (id, action, o) => call((c) => c.docker.act({ params: { id, action } }), o),
       watchContainers: () => iterate((c) => c.docker.watchContainers()),
       watchStats: (id) => iterate((c) => c.docker.watchStats(id)),
-      followLogs: (id, query) => iterate((c) => c.docker.followLogs(id, query))
+      followLogs: (id, query) => iterate((c) => c.docker.followLogs(id, defined(query ?? {})))
     },
     login: {
       login: (username, password, o) => call((c) => c.login.login({ payload: { username, password } }), o),

@@ -2,7 +2,14 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { createGatehouseClient, type GatehousePromiseClient, type RouteValidationMessage } from "@gatehouse-edge/client"
-import { InvalidYaml, RouteNotFound, Unauthenticated, ValidationFailed } from "@gatehouse-edge/core/domain"
+import {
+  DockerNotConfigured,
+  HypervisorNotConfigured,
+  InvalidYaml,
+  RouteNotFound,
+  Unauthenticated,
+  ValidationFailed
+} from "@gatehouse-edge/core/domain"
 import { Effect } from "effect"
 import { startTestServer, type TestServer } from "../../../test/support/TestServer.js"
 import { routeFile } from "./support/Clients.js"
@@ -151,6 +158,29 @@ describe("promise client: streams", () => {
           // Events are typed: narrowing on category/action and the data's source gives the routes reload's fields.
           if (event.action === "reload" && event.data.source === "routes" && event.data.added.includes("web")) break
         }
+      })
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("optional fields given as undefined are left out, as if not given (plain JavaScript writes them)", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServer({ routeFiles: { "app.yml": routeFile("app") } })
+      // What a caller writes in plain JavaScript, or in TypeScript without exactOptionalPropertyTypes.
+      const absent = undefined as unknown as string
+      yield* withClient(server, async (client) => {
+        assert.isArray(await client.events.list({ limit: 5, category: absent }))
+        fs.writeFileSync(path.join(server.routesDir, "web.yml"), routeFile("web"))
+        for await (const event of client.events.watch({ category: absent, since: absent })) {
+          if (event.action === "reload") break
+        }
+        // Refused by the server (nothing configured), not by the client's schema for an explicit undefined.
+        const first = async (lines: AsyncIterable<unknown>) => {
+          for await (const line of lines) return line
+        }
+        const journal = await rejection(first(client.hypervisor.journal({ node: "pve1", vmid: absent as unknown as number })))
+        assert.instanceOf(journal, HypervisorNotConfigured)
+        const logs = await rejection(first(client.docker.followLogs("web", { since: absent })))
+        assert.instanceOf(logs, DockerNotConfigured)
       })
     }).pipe(Effect.scoped)
   )
