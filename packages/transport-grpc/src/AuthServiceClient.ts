@@ -15,6 +15,9 @@ import {
   toProtoFilter
 } from "./handlers/ProtoMapping.js"
 
+// grpc.status.CANCELLED (grpc-js is a type-only import here).
+const CANCELLED = 1
+
 /** `gatehouse.v1.AuthService` as Effects on domain values (the same JSON shapes as the HTTP API). */
 export interface AuthServiceEffectClient {
   readonly create: (input: NewAuthRequest) => Effect.Effect<AuthRequest, AuthServiceCallError>
@@ -67,17 +70,24 @@ export const authServiceEffectClient = (client: RawClient): AuthServiceEffectCli
       Effect.acquireRelease(
         Effect.sync(() => {
           const call = client.WatchAuthRequest({ authId })
+          const watch = { call, cancelledHere: false }
           call.on("data", (message: AuthRequest__Output) => {
             Queue.offerUnsafe(queue, fromProtoAuthRequest(message))
           })
           call.on("end", () => Queue.endUnsafe(queue))
           call.on("error", (error: grpc.ServiceError) => {
-            // Our own cancel (the consumer left) is not a failure of the stream.
-            if (error.code !== 1) Queue.failCauseUnsafe(queue, Cause.fail(AuthServiceCallError.fromServiceError(error)))
+            // Our own cancel (the consumer left) is not a failure of the stream; a CANCELLED from the server or a
+            // proxy is: the request may still be pending, and the watch must not look like it ended.
+            if (watch.cancelledHere && error.code === CANCELLED) return
+            Queue.failCauseUnsafe(queue, Cause.fail(AuthServiceCallError.fromServiceError(error)))
           })
-          return call
+          return watch
         }),
-        (call) => Effect.sync(() => call.cancel())
+        (watch) =>
+          Effect.sync(() => {
+            watch.cancelledHere = true
+            watch.call.cancel()
+          })
       ).pipe(Effect.asVoid)
     ),
   createUser: (user) =>

@@ -5,9 +5,10 @@ import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import * as grpc from "@grpc/grpc-js"
 import * as protoLoader from "@grpc/proto-loader"
-import { Effect, Layer } from "effect"
+import { Context, Deferred, Effect, Exit, Fiber, Layer, Scope, Stream } from "effect"
 import { protoPath as healthProtoPath } from "grpc-health-check"
 import { clientOfPeer, makeCallLimits } from "../src/CallLimits.js"
+import { authServiceEffectClient, makeAuthServiceClient } from "../src/client.js"
 import { GrpcServerAddress, GrpcServerError } from "../src/index.js"
 import { call, clientOf, grpcServerLayer, keys, ok } from "./support/GrpcHarness.js"
 
@@ -94,6 +95,34 @@ describe("gRPC limits", () => {
       })
       assert.strictEqual(status, "8: client too slow")
     }).pipe(Effect.scoped, Effect.provide(grpcServerLayer({ heartbeatMs: 1, drainTimeoutMs: 500 })))
+  )
+
+  it.live("a watch the server cuts off (its shutdown) fails in the typed client; it does not look like an end", () =>
+    Effect.gen(function* () {
+      const serverScope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(grpcServerLayer({ shutdownGraceMs: 1 }), serverScope)
+      const address = Context.get(context, GrpcServerAddress)
+      const raw = makeAuthServiceClient({
+        address: `127.0.0.1:${address.port}`,
+        apiKey: keys.valid.key,
+        insecure: true
+      })
+      yield* Effect.addFinalizer(() => Effect.sync(() => raw.close()))
+      const client = authServiceEffectClient(raw)
+      const created = yield* client.create({
+        kind: "ssh_check",
+        ssh_check: { src: "127.0.0.1", dst: "db1", local_user: "root" }
+      })
+      const started = yield* Deferred.make<void>()
+      const watching = yield* Effect.forkChild(
+        Stream.runCollect(Stream.tap(client.watch(created.auth_id), () => Deferred.succeed(started, undefined)))
+      )
+      yield* Deferred.await(started)
+      // Past its (1 ms) grace, the server cancels the calls still open.
+      yield* Scope.close(serverScope, Exit.void)
+      const exit = yield* Fiber.await(watching)
+      assert.isTrue(Exit.isFailure(exit), `the watch ended as if finished: ${JSON.stringify(exit)}`)
+    }).pipe(Effect.scoped)
   )
 
   it.effect("a request message over 64 KiB is RESOURCE_EXHAUSTED, and the server keeps answering", () =>
