@@ -14,11 +14,12 @@ const servedNames = ["", "gatehouse.v1.AuthService"] as const
  * endpoint needs besides: a `Watch` takes a stream place within the listener's caps (RESOURCE_EXHAUSTED past
  * them), and a `Watch` of a name the server does not serve is answered `SERVICE_UNKNOWN` and held without being
  * registered (the library keeps a watcher set for every name asked for, forever: any client could grow it). The
- * returned function turns every status to NOT_SERVING, for shutdown.
+ * returned function is for shutdown: every status turns NOT_SERVING, which open watches receive, and they end.
  */
 export const addHealthService = (server: grpc.Server, limits: CallLimits): (() => void) => {
   const health = new HealthImplementation(Object.fromEntries(servedNames.map((name) => [name, "SERVING"])))
   const served = new Set<string>(servedNames)
+  const open = new Set<grpc.ServerWritableStream<{ service: string }, unknown>>()
   health.addToServer({
     addService: (service, implementation) => {
       const watch = implementation.watch as grpc.handleServerStreamingCall<{ service: string }, unknown>
@@ -28,8 +29,13 @@ export const addHealthService = (server: grpc.Server, limits: CallLimits): (() =
           const place = limits.stream(call.getPeer())
           if (place instanceof RateLimited)
             return void call.emit("error", callFailure(Cause.fail(place), randomUUID()).error)
-          call.once("cancelled", place)
-          call.once("close", place)
+          open.add(call)
+          const ended = () => {
+            open.delete(call)
+            place()
+          }
+          call.once("cancelled", ended)
+          call.once("close", ended)
           if (served.has(call.request.service)) return watch(call)
           call.write({ status: "SERVICE_UNKNOWN" })
         }
@@ -39,5 +45,6 @@ export const addHealthService = (server: grpc.Server, limits: CallLimits): (() =
   const notServing: ServingStatus = "NOT_SERVING"
   return () => {
     for (const name of servedNames) health.setStatus(name, notServing)
+    for (const call of open) call.end()
   }
 }

@@ -1,10 +1,11 @@
 import * as fs from "node:fs/promises"
-import { grpcPlaintextRefusal } from "@gatehouse-edge/core/domain"
+import { grpcPlaintextRefusal, ServerShuttingDown } from "@gatehouse-edge/core/domain"
 import type { Authentication, AuthRequests } from "@gatehouse-edge/core/services"
 import * as grpc from "@grpc/grpc-js"
 import { ReflectionService } from "@grpc/reflection"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { bearerAuthenticator, type CallAuthenticator, unixSocketAuthenticator } from "./CallAuthentication.js"
@@ -92,6 +93,7 @@ const removeStaleSocket = (socketPath: string) =>
 /** One grpc-js server with the AuthService (authenticated as given), health checking and reflection. */
 const makeServer = Effect.fnUntraced(function* (options: GrpcServerOptions, authenticate: CallAuthenticator) {
   const context = yield* Effect.context<AuthRequests | Authentication>()
+  const stopping = yield* Deferred.make<never, ServerShuttingDown>()
   const limits = makeCallLimits({ ...defaultGrpcLimits, ...options.limits })
   const server = new grpc.Server({
     "grpc.max_receive_message_length": options.maxRequestBytes ?? 64 * 1024,
@@ -114,13 +116,19 @@ const makeServer = Effect.fnUntraced(function* (options: GrpcServerOptions, auth
       requiredScopes: requiredScopes(),
       heartbeatMs: options.heartbeatMs ?? 15_000,
       limits,
-      drainTimeoutMs: options.drainTimeoutMs ?? 30_000
+      drainTimeoutMs: options.drainTimeoutMs ?? 30_000,
+      shuttingDown: Deferred.await(stopping)
     })
   )
   const notServing = addHealthService(server, limits)
   new ReflectionService(gatehousePackageDefinition()).addToServer(server)
+  // Open streams end first (watches with shutting_down, health watches after NOT_SERVING), then in-flight calls
+  // get the grace period.
   yield* Effect.addFinalizer(() =>
-    Effect.andThen(Effect.sync(notServing), shutdown(server, options.shutdownGraceMs ?? 10_000))
+    Effect.andThen(
+      Effect.all([Deferred.fail(stopping, new ServerShuttingDown()), Effect.sync(notServing)], { discard: true }),
+      shutdown(server, options.shutdownGraceMs ?? 10_000)
+    )
   )
   return { server, limits }
 })

@@ -5,7 +5,8 @@ import {
   MissingScope,
   type Principal,
   RateLimited,
-  type Scope
+  type Scope,
+  type ServerShuttingDown
 } from "@gatehouse-edge/core/domain"
 import { Authentication, AuthRequests } from "@gatehouse-edge/core/services"
 import type * as grpc from "@grpc/grpc-js"
@@ -37,6 +38,8 @@ export interface HandlerOptions {
   readonly limits: CallLimits
   /** How long a watch waits for a client that does not read before ending it with `slow_consumer`. */
   readonly drainTimeoutMs: number
+  /** Fails with `ServerShuttingDown` once the server begins to stop: open watches end with it at once. */
+  readonly shuttingDown: Effect.Effect<never, ServerShuttingDown>
 }
 
 /**
@@ -170,7 +173,10 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
           }),
           Effect.raceFirst(heartbeat),
           // The key is checked when the call starts only: the watch ends (UNAUTHENTICATED) when it is revoked or expires.
-          Effect.raceFirst(authentication.validUntilRevoked(principal))
+          Effect.raceFirst(authentication.validUntilRevoked(principal)),
+          // A stopping server ends its watches (UNAVAILABLE, shutting_down), as the WebSocket API does with 1001,
+          // rather than holding its shutdown for the grace period and then cutting them off.
+          Effect.raceFirst(options.shuttingDown)
         )
       }).pipe(Effect.withSpan("AuthService.WatchAuthRequest"))
       const fiber = run(program)
