@@ -1,4 +1,5 @@
 import { DockerEvents } from "@gatehouse-edge/contract/domain"
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -30,16 +31,26 @@ export const layer: Layer.Layer<never, never, Docker | RouteProviders | Events> 
     const first = yield* Effect.result(docker.routeState)
     // No engine configured: no provider at all, so the route table and `/route/list` are unchanged.
     if (first._tag === "Failure") return
+    // A container event the store cannot record (full, busy past its timeout) is logged and passed over: the
+    // provider must go on reading the engines, or the Docker routes would stay as they were until a restart.
     const recorded = docker.events.pipe(
       Stream.tap((event) =>
-        events.publish(
-          DockerEvents[event.action]({
-            host: event.host,
-            id: event.id,
-            name: event.name,
-            ...(event.detail === undefined ? {} : { detail: event.detail })
-          })
-        )
+        events
+          .publish(
+            DockerEvents[event.action]({
+              host: event.host,
+              id: event.id,
+              name: event.name,
+              ...(event.detail === undefined ? {} : { detail: event.detail })
+            })
+          )
+          .pipe(
+            Effect.catchCause((cause) =>
+              Cause.hasInterruptsOnly(cause)
+                ? Effect.failCause(cause)
+                : Effect.logWarning(`the docker/${event.action} event of ${event.name} could not be recorded`, cause)
+            )
+          )
       )
     )
     let engineDown = first.success.issues.some(isEngineIssue)

@@ -23,8 +23,11 @@ const stateWith = (badLabel: string): ProviderState => ({
 
 const started: ContainerEvent = { host: "local", id: "c0ffee", name: "other", action: "start" }
 
-/** The Docker service as far as the provider uses it: `routeState` answers `state()`, counted in `counter.reads`. */
-const stubDocker = (state: () => ProviderState) =>
+/**
+ * The Docker service as far as the provider uses it: `routeState` answers `state()`, counted in `counter.reads`.
+ * `events` may wrap the real event bus the provider records into.
+ */
+const stubDocker = (state: () => ProviderState, events: (real: Events["Service"]) => Events["Service"] = (e) => e) =>
   Effect.gen(function* () {
     const counter = { reads: 0 }
     const containerEvents = yield* Queue.unbounded<ContainerEvent>()
@@ -41,7 +44,11 @@ const stubDocker = (state: () => ProviderState) =>
       DockerRouteProvider.layer.pipe(
         Layer.provideMerge(RoutesLive.layer),
         Layer.provideMerge(
-          EventBus.layer().pipe(Layer.provide(EventRepository.layer), Layer.provide(StoreLive.layerMemory))
+          Layer.effect(Events, Effect.map(Effect.service(Events), events)).pipe(
+            Layer.provide(
+              EventBus.layer().pipe(Layer.provide(EventRepository.layer), Layer.provide(StoreLive.layerMemory))
+            )
+          )
         ),
         Layer.provide(Layer.succeed(Docker, docker))
       )
@@ -127,6 +134,44 @@ describe("the Docker route provider", () => {
       yield* eventually(
         "the new problem announced",
         Effect.map(problemsAnnounced, (n) => n === 2)
+      )
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("a container event the store refuses to record is logged; the provider goes on reading the engines", () =>
+    Effect.gen(function* () {
+      let current = stateWith("proxy.api.port")
+      let refuse = true
+      const { counter, containerEvents, context } = yield* stubDocker(
+        () => current,
+        (real) => ({
+          ...real,
+          publish: (input) =>
+            input.category === "docker" && refuse
+              ? Effect.sync(() => {
+                  refuse = false
+                }).pipe(Effect.andThen(Effect.die(new Error("SQLITE_FULL: database or disk is full"))))
+              : real.publish(input)
+        })
+      )
+      const routes = Context.get(context, Routes)
+      for (let i = 0; i < 100; i++) yield* Effect.yieldNow
+      yield* Queue.offer(containerEvents, started)
+      yield* eventually(
+        "the refused record",
+        Effect.sync(() => !refuse)
+      )
+      // The next read (the 30 s resync) still happens, and its routes reach the table.
+      current = { routes: [{ ...current.routes[0]!, route: validRoute('api:\n  port: "9090"\n') }], issues: [] }
+      const before = counter.reads
+      yield* TestClock.adjust("30 seconds")
+      yield* eventually(
+        "a read after the refused record",
+        Effect.sync(() => counter.reads > before)
+      )
+      yield* eventually(
+        "the new routes in the table",
+        Effect.map(routes.list, (list) => list.some((r) => r.route.alias === "api"))
       )
     }).pipe(Effect.scoped)
   )
