@@ -1,8 +1,10 @@
 import type { UptimePeriod, UptimeQuery } from "@gatehouse-edge/contract/domain"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as RcMap from "effect/RcMap"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
@@ -10,6 +12,7 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { Health } from "../health/Health.js"
 import { Routes } from "../routes/Routes.js"
+import { KeyWith } from "../util/KeyWith.js"
 import { Uptime } from "./Uptime.js"
 import { aggregateRoute } from "./UptimeAggregation.js"
 import { bucketWidthMs, retentionCutoffOf, uptimePeriods } from "./UptimeBuckets.js"
@@ -117,18 +120,28 @@ export const make: Effect.Effect<
     return yield* pageOf(yield* checkUptimeQuery(input))
   })
 
+  // One page stream per query, shared by all its watchers (each building its own page every second would cost a
+  // core's worth for a few hundred watchers of 1,000 routes); a late watcher gets the latest page at once.
+  const sharedPages = yield* RcMap.make({
+    lookup: ({ value: checked }: KeyWith<CheckedUptimeQuery>) =>
+      Stream.share(
+        SubscriptionRef.changes(samples).pipe(
+          // A page slower to build than a second skips samples instead of queueing them.
+          Stream.buffer({ capacity: 1, strategy: "sliding" }),
+          Stream.mapEffect(() => pageOf(checked))
+        ),
+        { capacity: 1, strategy: "sliding", replay: 1 }
+      ),
+    idleTimeToLive: Duration.zero
+  })
+
   const watch = Effect.fn("Uptime.watch")(function* (input: UptimeQuery) {
     const checked = yield* checkUptimeQuery(input)
-    const pages = SubscriptionRef.changes(samples).pipe(
-      // A page slower to build than a second skips samples instead of queueing them.
-      Stream.buffer({ capacity: 1, strategy: "sliding" }),
-      Stream.mapEffect(() => pageOf(checked))
-    )
     const counted = Effect.acquireRelease(
       Effect.sync(() => watchers++),
       () => Effect.sync(() => watchers--)
     )
-    return Stream.unwrap(Effect.as(counted, pages))
+    return Stream.unwrap(Effect.andThen(counted, RcMap.get(sharedPages, new KeyWith(JSON.stringify(checked), checked))))
   })
 
   // Added before the fibers start, so it runs after they are interrupted: the last samples reach the store.

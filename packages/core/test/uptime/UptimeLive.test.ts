@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { HealthMemory } from "../../src/health/Health.js"
 import { RoutesMemory } from "../../src/routes/Routes.js"
@@ -189,6 +189,24 @@ describe("Uptime: queries and watchers", () => {
         assert.deepStrictEqual(watchError.issues[0]!.path, [field])
       }
       assert.strictEqual((yield* uptime.query({ limit: 1000, keyword: "k".repeat(253) })).total, 0)
+    }).pipe(Effect.provide(uptimeWorld({ routes: [routeRecord("app")], health: {} })))
+  )
+
+  it.effect("watchers of one query share its pages (one built per sample); another query has its own", () =>
+    Effect.gen(function* () {
+      const uptime = yield* Uptime
+      const pagesOf = (query: Parameters<typeof uptime.watch>[0]) =>
+        Effect.flatMap(uptime.watch(query), (pages) => Effect.forkChild(Stream.runCollect(Stream.take(pages, 3))))
+      const first = yield* pagesOf({ period: "1h" })
+      const second = yield* pagesOf({ period: "1h" })
+      const other = yield* pagesOf({ period: "1d" })
+      for (let i = 0; i < 100; i++) yield* Effect.yieldNow
+      yield* secondsOf([{ app: info("healthy") }, { app: info("unhealthy") }, { app: info("healthy") }])
+      const [a, b, c] = [yield* Fiber.join(first), yield* Fiber.join(second), yield* Fiber.join(other)]
+      assert.strictEqual(a.length, 3)
+      // The very same page objects: built once, delivered to both.
+      for (let i = 0; i < 3; i++) assert.strictEqual(a[i], b[i], `page ${i}`)
+      assert.notStrictEqual(a[2], c[2])
     }).pipe(Effect.provide(uptimeWorld({ routes: [routeRecord("app")], health: {} })))
   )
 })

@@ -155,7 +155,8 @@ describe("UptimeRepository", () => {
   it.effect("a store from before uptime is migrated, its data kept, never reset", () =>
     Effect.gen(function* () {
       const filename = path.join(yield* tempDir, "gatehouse.db")
-      const { "5_uptime": _, ...before } = migrations
+      // A build without uptime had the migrations before it (effect/sql's Migrator runs only ids above the newest).
+      const before = Object.fromEntries(Object.entries(migrations).filter(([id]) => Number.parseInt(id, 10) < 5))
       const event = {
         ...testEvent("kept"),
         id: "0190f5c4-0000-7000-8000-000000000001",
