@@ -101,6 +101,20 @@ export const logsSuite = (engine: ContainerEngine) =>
       tty = yield* docker.logs("tty", { limit: 10 })
     }
     assert.deepStrictEqual(tty, [{ stream: "stdout", line: "hello from a tty" }])
+    // A TTY has one output: asked for stderr alone, there is nothing (at once, not after reading back 10,000 lines).
+    assert.deepStrictEqual(yield* docker.logs("tty", { limit: 10, stdout: false }), [])
+    // A TTY log whose last line is a JSON value is still lines of text (dockerode would parse the body as JSON).
+    yield* engine.run("tty-json", {
+      Tty: true,
+      Cmd: ["sh", "-c", `echo '{"level":"info"}'; exec sleep 1000`],
+      StopSignal: "SIGKILL"
+    })
+    let json = yield* docker.logs("tty-json", { limit: 1 })
+    while (json.length === 0 && Date.now() < ttyDeadline + 10_000) {
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 50)))
+      json = yield* docker.logs("tty-json", { limit: 1 })
+    }
+    assert.deepStrictEqual(json, [{ stream: "stdout", line: '{"level":"info"}' }])
 
     const follow = yield* collect(yield* docker.followLogs("chatty", { limit: 2, stderr: false }))
     const lines = yield* follow.next(5)

@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream"
 import type {
   ContainerAction,
   ContainerLogLine,
@@ -9,6 +10,7 @@ import {
   ContainerIdAmbiguous,
   ContainerNotFound,
   DockerFailed,
+  DockerHostUnreachable,
   DockerNotConfigured,
   InvalidArgument,
   RouteNotFound,
@@ -45,7 +47,20 @@ import { makeEventResume } from "./EventResume.js"
 const defaultLimit = 100
 // How far back a one-output read of the last lines looks (see `readLogs`): a container that wrote this many lines
 // to one output since its last line to the other has no more of the latter to show.
-const maxTailWindow = 100_000
+const maxTailWindow = 10_000
+
+/** The whole of an engine response's body (a non-follow read, which the engine ends). */
+const readToEnd = (host: string) => (body: Readable) =>
+  Effect.callback<Buffer, DockerHostUnreachable>((resume) => {
+    const chunks: Array<Buffer> = []
+    body.on("data", (chunk: Buffer) => chunks.push(chunk))
+    body.once("end", () => resume(Effect.succeed(Buffer.concat(chunks))))
+    body.once("error", (error) =>
+      resume(Effect.fail(new DockerHostUnreachable({ host, detail: `the response broke off: ${error.message}` })))
+    )
+    body.resume()
+    return Effect.sync(() => body.destroy())
+  })
 
 interface Found extends ListedContainer {
   readonly engine: DockerEngine
@@ -281,13 +296,19 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
   const lastLines = Effect.fnUntraced(function* (found: Found, query: LogQuery, tty: boolean) {
     const limit = query.limit ?? defaultLimit
     const wanted = wantedBy(query)
+    // A TTY has one output, read as stdout: without stdout there is nothing to look back for.
+    if (tty && query.stdout === false) return { lines: [], tail: limit, inWindow: 0 }
     let tail = limit
     for (;;) {
-      const bytes = yield* found.engine.call((d) =>
-        d.getContainer(found.id).logs({ ...logOptions(oneOutputWindow(query), tail), follow: false })
-      )
+      // The raw body, not dockerode's: it parses a body that happens to be JSON (a TTY log whose last lines are
+      // one JSON value) and hands back an object instead of the bytes.
+      const path = `/containers/${encodeURIComponent(found.id)}/logs?${queryOf({
+        ...logOptions(oneOutputWindow(query), tail),
+        follow: false
+      })}`
+      const bytes = yield* Effect.flatMap(found.engine.stream(path), readToEnd(found.host))
       const decoder = makeLogDecoder({ tty, timestamps: query.timestamps ?? false })
-      const lines = [...decoder.push(bytes as Buffer), ...decoder.end()]
+      const lines = [...decoder.push(bytes), ...decoder.end()]
       const kept = lines.filter(wanted)
       // The engine's `tail` counts its own messages; a line it split counts twice, so cut to the lines asked for.
       if (kept.length >= limit || lines.length < tail || tail >= maxTailWindow) {
