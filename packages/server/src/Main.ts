@@ -2,6 +2,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Cause from "effect/Cause"
+import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -13,11 +14,18 @@ import { versionInfo } from "./Version.js"
 // SIGTERM/SIGINT interrupt the program. A server that then shut down cleanly exits 0, as supervisors expect; any
 // other command stopped that way did not finish, and exits 130 like other command-line tools (a script that reads
 // `KEY=$(gatehouse apikey create ...)` must not take an interrupted run for a success).
+// A command line the parser refuses (an unknown flag, a missing argument) exits 2, as usage errors do elsewhere: a
+// script can tell it from the command's own failure (`validate` finding bad routes exits 1).
 const serving = subcommandOf(process.argv.slice(2)) === "serve"
-const teardown: Runtime.Teardown = (exit, onExit) =>
-  serving && Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)
-    ? onExit(0)
-    : Runtime.defaultTeardown(exit, onExit)
+const isUsageError = (cause: Cause.Cause<unknown>) => {
+  const error = Cause.squash(cause)
+  return CliError.isCliError(error) && error._tag === "ShowHelp" && error.errors.length > 0
+}
+const teardown: Runtime.Teardown = (exit, onExit) => {
+  if (Exit.isFailure(exit) && serving && Cause.hasInterruptsOnly(exit.cause)) return onExit(0)
+  if (Exit.isFailure(exit) && isUsageError(exit.cause)) return onExit(2)
+  return Runtime.defaultTeardown(exit, onExit)
+}
 
 // A reader that stops early (`gatehouse openapi | head`) closes the pipe: stop quietly, as other command-line tools
 // do, rather than die of an unhandled EPIPE with a stack trace. (`serve` too: its log has nowhere to go.)
