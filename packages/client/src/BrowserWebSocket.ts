@@ -1,3 +1,4 @@
+import { CsrfHeaderName } from "@gatehouse-edge/contract/api"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -8,6 +9,7 @@ import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import { csrfTokenFromDocument } from "./CsrfToken.js"
 import { WebSocketClosed } from "./WebSocketClosed.js"
 import type { WebSocketConnection, WebSocketRequest } from "./WebSocketConnection.js"
 
@@ -53,8 +55,15 @@ export const openBrowserWebSocket = <E>(
     )
 
     if (!(yield* Deferred.await(opened))) {
+      // Asked again as a plain GET to read why: with the CSRF header, which the GET of an endpoint that acts
+      // (a renewal) needs under the session cookie, or the refusal read would be that 403 instead of the real one.
+      const csrf = csrfTokenFromDocument()
       const response = yield* Effect.tryPromise({
-        try: () => fetch(request.url, { credentials: "include" }),
+        try: () =>
+          fetch(request.url, {
+            credentials: "include",
+            ...(csrf === undefined ? {} : { headers: { [CsrfHeaderName]: csrf } })
+          }),
         catch: (cause) =>
           new HttpClientError.HttpClientError({
             reason: new HttpClientError.TransportError({ request: httpRequest, cause, description: "WebSocket failed" })

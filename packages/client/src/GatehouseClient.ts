@@ -1,4 +1,4 @@
-import { Authorization, CsrfCookieName, CsrfHeaderName, GatehouseApi } from "@gatehouse-edge/contract/api"
+import { Authorization, CsrfHeaderName, GatehouseApi } from "@gatehouse-edge/contract/api"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
@@ -9,6 +9,7 @@ import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { apiCalls, type GroupCalls } from "./ApiCalls.js"
+import { csrfTokenFromDocument } from "./CsrfToken.js"
 import { type GatehouseStreams, makeStreams } from "./GatehouseStreams.js"
 
 /**
@@ -106,16 +107,6 @@ export const normalizeBaseUrl = (baseUrl: string | URL): string =>
     .replace(/\/api\/v1$/, "")
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
-
-// In a browser the CSRF token is the `gatehouse_csrf` cookie, readable by the page's script by design.
-const csrfTokenFromDocument = (): string | undefined => {
-  const cookie = (globalThis as { readonly document?: { readonly cookie?: string } }).document?.cookie
-  const entry = cookie
-    ?.split(";")
-    .map((part) => part.trim())
-    .find((part) => part.startsWith(`${CsrfCookieName}=`))
-  return entry === undefined ? undefined : decodeURIComponent(entry.slice(CsrfCookieName.length + 1))
-}
 
 // An API key goes in `Authorization`; without one the browser's cookie authenticates (see withCsrfToken).
 const authorizationClient = (apiKey: Redacted.Redacted<string> | undefined) =>

@@ -177,7 +177,9 @@ describe("promise client: streams", () => {
         const first = async (lines: AsyncIterable<unknown>) => {
           for await (const line of lines) return line
         }
-        const journal = await rejection(first(client.hypervisor.journal({ node: "pve1", vmid: absent as unknown as number })))
+        const journal = await rejection(
+          first(client.hypervisor.journal({ node: "pve1", vmid: absent as unknown as number }))
+        )
         assert.instanceOf(journal, HypervisorNotConfigured)
         const logs = await rejection(first(client.docker.followLogs("web", { since: absent })))
         assert.instanceOf(logs, DockerNotConfigured)
