@@ -139,7 +139,9 @@ const gatehouse = await startGatehouse({
     ...(process.env.BENCH_NODE_IMPORT === undefined ? [] : ["--import", process.env.BENCH_NODE_IMPORT])
   ],
   // The waiters are one client's streams: past the default cap of 1,000 per client (4,000 in all) they are refused.
-  configYaml: `grpc:\n  limits: { streams_per_client: ${Math.max(1000, waiterCount)}, streams: ${Math.max(4000, waiterCount)} }\n`,
+  configYaml:
+    `grpc:\n  limits: { streams_per_client: ${Math.max(1000, waiterCount)}, ` +
+    `streams: ${Math.max(4000, waiterCount)} }\n`,
   env: {
     GATEHOUSE_GRPC_ADDR: `127.0.0.1:${grpcPort}`,
     GATEHOUSE_AUTH_REQUESTS_MAX_PENDING: String(Math.max(1024, waiterCount * 2)),

@@ -65,7 +65,8 @@ describe("the CLI's HTTP failures, in one line each", () => {
         const dir = yield* tempDir
         fs.writeFileSync(
           path.join(dir, "gatehouse.yml"),
-          "auth:\n  oidc:\n    issuer: https://id.example.com\n    client_id: gatehouse\n    client_secret: ${OIDC_SECRET}\n"
+          "auth:\n  oidc:\n    issuer: https://id.example.com\n    client_id: gatehouse\n" +
+            "    client_secret: ${OIDC_SECRET}\n"
         )
         const server = yield* fakeServer(200, [])
         const run = yield* runCli(["apikey", "list", "--server", server.url], { env: key, cwd: dir })

@@ -86,7 +86,9 @@ const removeStaleSocket = (socketPath: string) =>
     },
     catch: (error) =>
       new GrpcServerError({
-        message: `cannot use ${socketPath} for the gRPC unix socket: ${error instanceof Error ? error.message : String(error)}`
+        message:
+          `cannot use ${socketPath} for the gRPC unix socket: ` +
+          (error instanceof Error ? error.message : String(error))
       })
   })
 
