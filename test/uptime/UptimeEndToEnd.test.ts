@@ -89,8 +89,9 @@ describe("uptime end to end", () => {
         const badLimit = yield* cli(["--limit", "0"])
         assert.strictEqual(badLimit.code, 1)
         assert.strictEqual(badLimit.stderr, 'gatehouse: invalid "limit": Expected a value between 1 and 1000\n')
+        // A value the command line's parser refuses: a usage error (2), not a failure of the command (1).
         const badPeriod = yield* cli(["--period", "2h"])
-        assert.strictEqual(badPeriod.code, 1)
+        assert.strictEqual(badPeriod.code, 2)
 
         // --watch prints a page per sample until interrupted: two JSON lines, then Ctrl-C.
         const watched = yield* Effect.callback<ReadonlyArray<RouteUptimePage>>((resume) => {

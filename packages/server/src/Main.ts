@@ -8,11 +8,13 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Runtime from "effect/Runtime"
 import { gatehouseCli } from "./Cli.js"
+import { endsOnCtrlC } from "./commands/Following.js"
 import { subcommandOf } from "./Subcommand.js"
 import { versionInfo } from "./Version.js"
 
-// SIGTERM/SIGINT interrupt the program. A server that then shut down cleanly exits 0, as supervisors expect; any
-// other command stopped that way did not finish, and exits 130 like other command-line tools (a script that reads
+// SIGTERM/SIGINT interrupt the program. A server that then shut down cleanly exits 0, as supervisors expect, and
+// so does a command following a stream (a journal, logs -f, --watch: Ctrl-C is how it ends); any other command
+// stopped that way did not finish, and exits 130 like other command-line tools (a script that reads
 // `KEY=$(gatehouse apikey create ...)` must not take an interrupted run for a success).
 // A command line the parser refuses (an unknown flag, a missing argument) exits 2, as usage errors do elsewhere: a
 // script can tell it from the command's own failure (`validate` finding bad routes exits 1).
@@ -22,7 +24,7 @@ const isUsageError = (cause: Cause.Cause<unknown>) => {
   return CliError.isCliError(error) && error._tag === "ShowHelp" && error.errors.length > 0
 }
 const teardown: Runtime.Teardown = (exit, onExit) => {
-  if (Exit.isFailure(exit) && serving && Cause.hasInterruptsOnly(exit.cause)) return onExit(0)
+  if (Exit.isFailure(exit) && (serving || endsOnCtrlC()) && Cause.hasInterruptsOnly(exit.cause)) return onExit(0)
   if (Exit.isFailure(exit) && isUsageError(exit.cause)) return onExit(2)
   return Runtime.defaultTeardown(exit, onExit)
 }

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { formatNode, formatRequest, print } from "./AuthOutput.js"
+import { untilCtrlC } from "./Following.js"
 import { connect, grpcFlags } from "./GrpcConnection.js"
 
 const authId = Flag.String("auth-id").pipe(Flag.withDescription("The request's id (ghreq_...)"))
@@ -64,13 +65,12 @@ const watch = Command.make(
   Effect.fn("gatehouse.auth.watch")(function* (flags) {
     const { client, reportCallErrors } = yield* connect(flags)
     yield* reportCallErrors(
-      client
-        .watch(flags.id)
-        .pipe(
-          Stream.runForEach((request) =>
-            flags.json ? Console.log(JSON.stringify(request)) : Console.log(formatRequest(request))
-          )
-        )
+      client.watch(flags.id).pipe(
+        Stream.runForEach((request) =>
+          flags.json ? Console.log(JSON.stringify(request)) : Console.log(formatRequest(request))
+        ),
+        untilCtrlC
+      )
     )
   }, Effect.scoped)
 ).pipe(Command.withDescription("Print a request's state, then each change, until it is decided or expires"))

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { print } from "./AuthOutput.js"
+import { untilCtrlC } from "./Following.js"
 import { httpFlags, withClient } from "./HttpConnection.js"
 
 const container = Argument.String("container").pipe(
@@ -48,7 +49,7 @@ const stats = Command.make(
     const show = (s: ContainerStats) => print(flags.json, s, formatStats)
     yield* withClient(flags, (c) =>
       flags.watch
-        ? Stream.runForEach(c.docker.watchStats(flags.container), show)
+        ? untilCtrlC(Stream.runForEach(c.docker.watchStats(flags.container), show))
         : Effect.flatMap(c.docker.stats({ params: { id: flags.container } }), show)
     )
   })
@@ -93,7 +94,7 @@ const logs = Command.make(
       flags.json ? Console.log(JSON.stringify(line)) : Console.log(formatLine(line))
     yield* withClient(flags, (c) =>
       flags.follow
-        ? Stream.runForEach(c.docker.followLogs(flags.container, query), show)
+        ? untilCtrlC(Stream.runForEach(c.docker.followLogs(flags.container, query), show))
         : Effect.flatMap(c.docker.logs({ params: { id: flags.container }, query }), (lines) =>
             Effect.forEach(lines, show, { discard: true })
           )

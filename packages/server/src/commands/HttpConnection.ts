@@ -8,6 +8,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { clientFlags, readApiKey } from "./ClientFlags.js"
+import { untilCtrlC } from "./Following.js"
 import { failWith, readServerConfig } from "./ServerConfig.js"
 
 // The typed client (the HTTP API's contract: every endpoint's schemas) is loaded when a command calls the server:
@@ -123,4 +124,5 @@ const oneLineSchemaError = (message: string) => {
 }
 
 /** Prints each line of a follow until it ends or Ctrl-C, which interrupts the stream and closes the socket. */
-export const printLines = <E>(lines: Stream.Stream<string, E>) => Stream.runForEach(lines, (line) => Console.log(line))
+export const printLines = <E>(lines: Stream.Stream<string, E>) =>
+  untilCtrlC(Stream.runForEach(lines, (line) => Console.log(line)))

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { print } from "./AuthOutput.js"
+import { untilCtrlC } from "./Following.js"
 import { httpFlags, printLines, withClient } from "./HttpConnection.js"
 
 const node = Argument.String("node").pipe(Argument.withDescription("The Proxmox VE node"))
@@ -79,14 +80,14 @@ const stats = Command.make(
     yield* withClient(flags, (c) => {
       if (guest !== undefined && guest !== 0) {
         return flags.watch
-          ? Stream.runForEach(c.hypervisor.watchGuestStats(flags.node, guest), (line) => Console.log(line))
+          ? untilCtrlC(Stream.runForEach(c.hypervisor.watchGuestStats(flags.node, guest), (line) => Console.log(line)))
           : Effect.flatMap(c.hypervisor.guestStats({ params: { node: flags.node, vmid: guest } }), (line) =>
               Console.log(line)
             )
       }
       const show = (s: NodeStats) => print(flags.json, s, formatNodeStats)
       return flags.watch
-        ? Stream.runForEach(c.hypervisor.watchNodeStats(flags.node), show)
+        ? untilCtrlC(Stream.runForEach(c.hypervisor.watchNodeStats(flags.node), show))
         : Effect.flatMap(c.hypervisor.nodeStats({ params: { node: flags.node } }), show)
     })
   })

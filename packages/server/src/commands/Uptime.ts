@@ -5,6 +5,7 @@ import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import { untilCtrlC } from "./Following.js"
 import { httpFlags, withClient } from "./HttpConnection.js"
 
 // One character per point of the history column, readable on any terminal.
@@ -91,7 +92,7 @@ export const uptimeCommand = Command.make(
           )
     yield* withClient(flags, (c) =>
       flags.watch
-        ? Stream.runForEach(c.metrics.watchUptime(query), (page) => show(page, true))
+        ? untilCtrlC(Stream.runForEach(c.metrics.watchUptime(query), (page) => show(page, true)))
         : Effect.flatMap(c.metrics.uptime({ query }), (page) => show(page, false))
     )
   })
