@@ -133,96 +133,98 @@ const make = (config: AuthRequestsConfig) =>
         outcome.changed === undefined
           ? Effect.void
           : Effect.map(renderOne(outcome.changed), (request) => waiters.notify(request))
-      const outcome = yield* events.transaction<
-        { readonly changed: RequestRecord | undefined; readonly node: NodeRecord; readonly user: UserRecord },
-        VerdictError | UserNotFound | AddressPoolExhausted,
-        never
-      >(
-        Effect.gen(function* () {
-          const at = yield* Clock.currentTimeMillis
-          const request = yield* find(authId)
-          if (request.kind !== "registration") {
-            return yield* new AuthRequestWrongKind({ auth_id: authId, kind: request.kind, expected: "registration" })
-          }
-          const user = yield* repository.findUser(userName).pipe(
-            Effect.flatMap(
-              Option.match({
-                onNone: () => Effect.fail(new UserNotFound({ name: userName })),
-                onSome: Effect.succeed
-              })
+      const outcome = yield* events
+        .transaction<
+          { readonly changed: RequestRecord | undefined; readonly node: NodeRecord; readonly user: UserRecord },
+          VerdictError | UserNotFound | AddressPoolExhausted,
+          never
+        >(
+          Effect.gen(function* () {
+            const at = yield* Clock.currentTimeMillis
+            const request = yield* find(authId)
+            if (request.kind !== "registration") {
+              return yield* new AuthRequestWrongKind({ auth_id: authId, kind: request.kind, expected: "registration" })
+            }
+            const user = yield* repository.findUser(userName).pipe(
+              Effect.flatMap(
+                Option.match({
+                  onNone: () => Effect.fail(new UserNotFound({ name: userName })),
+                  onSome: Effect.succeed
+                })
+              )
             )
-          )
-          const refused = refusal(request, "registered", at)
-          if (refused !== undefined) return yield* refused
-          if (request.state === "registered") {
-            // The same verdict again: fine if it names the same user, a conflicting one otherwise.
-            if (request.user_id !== user.id || request.node_id === null) {
-              return yield* new AuthRequestAlreadyDecided({ auth_id: authId, state: request.state })
+            const refused = refusal(request, "registered", at)
+            if (refused !== undefined) return yield* refused
+            if (request.state === "registered") {
+              // The same verdict again: fine if it names the same user, a conflicting one otherwise.
+              if (request.user_id !== user.id || request.node_id === null) {
+                return yield* new AuthRequestAlreadyDecided({ auth_id: authId, state: request.state })
+              }
+              const nodes = yield* repository.nodesById([request.node_id])
+              return {
+                value: { changed: undefined, node: nodes.get(request.node_id)!, user },
+                events: []
+              }
             }
-            const nodes = yield* repository.nodesById([request.node_id])
-            return {
-              value: { changed: undefined, node: nodes.get(request.node_id)!, user },
-              events: []
-            }
-          }
-          const existing = yield* repository.findNodeByMachineKey(request.machine_key ?? "")
-          let node: NodeRecord
-          if (Option.isSome(existing)) {
-            node = {
-              ...existing.value,
-              node_key: request.node_key ?? "",
-              hostname: request.hostname ?? "",
-              user_id: user.id,
-              register_method: "cli"
-            }
-            yield* repository.updateNode(node)
-          } else {
-            const addresses = yield* allocate(request.hostname ?? "")
-            node = yield* repository.insertNode({
-              machine_key: request.machine_key ?? "",
-              node_key: request.node_key ?? "",
-              disco_key: "",
-              hostname: request.hostname ?? "",
-              given_name: addresses.givenName,
-              user_id: user.id,
-              ipv4: addresses.ipv4,
-              ipv6: addresses.ipv6,
-              register_method: "cli",
-              tags: "[]",
-              created_at: at,
-              expiry: null,
-              last_seen: null
-            })
-          }
-          const changed = yield* repository.decide({
-            authId,
-            to: "registered",
-            at,
-            by: decidedBy,
-            userId: user.id,
-            nodeId: node.id
-          })
-          if (Option.isNone(changed)) {
-            // Decided by someone else between the read and the update: the node change rolls back with this.
-            const current = yield* find(authId)
-            return yield* refusal(current, "registered", at) ?? new AuthRequestExpired({ auth_id: authId })
-          }
-          return {
-            value: { changed: changed.value, node, user },
-            events: [
-              AuthRequestEvents.registered({
-                auth_id: authId,
-                kind: "registration",
-                decided_by: decidedBy,
-                user: user.name,
-                node_id: node.id,
-                ip_addresses: [node.ipv4, node.ipv6].filter((a): a is string => a !== null),
-                reauthorised: Option.isSome(existing)
+            const existing = yield* repository.findNodeByMachineKey(request.machine_key ?? "")
+            let node: NodeRecord
+            if (Option.isSome(existing)) {
+              node = {
+                ...existing.value,
+                node_key: request.node_key ?? "",
+                hostname: request.hostname ?? "",
+                user_id: user.id,
+                register_method: "cli"
+              }
+              yield* repository.updateNode(node)
+            } else {
+              const addresses = yield* allocate(request.hostname ?? "")
+              node = yield* repository.insertNode({
+                machine_key: request.machine_key ?? "",
+                node_key: request.node_key ?? "",
+                disco_key: "",
+                hostname: request.hostname ?? "",
+                given_name: addresses.givenName,
+                user_id: user.id,
+                ipv4: addresses.ipv4,
+                ipv6: addresses.ipv6,
+                register_method: "cli",
+                tags: "[]",
+                created_at: at,
+                expiry: null,
+                last_seen: null
               })
-            ]
-          }
-        })
-      ).pipe(Effect.tap(told), Effect.uninterruptible)
+            }
+            const changed = yield* repository.decide({
+              authId,
+              to: "registered",
+              at,
+              by: decidedBy,
+              userId: user.id,
+              nodeId: node.id
+            })
+            if (Option.isNone(changed)) {
+              // Decided by someone else between the read and the update: the node change rolls back with this.
+              const current = yield* find(authId)
+              return yield* refusal(current, "registered", at) ?? new AuthRequestExpired({ auth_id: authId })
+            }
+            return {
+              value: { changed: changed.value, node, user },
+              events: [
+                AuthRequestEvents.registered({
+                  auth_id: authId,
+                  kind: "registration",
+                  decided_by: decidedBy,
+                  user: user.name,
+                  node_id: node.id,
+                  ip_addresses: [node.ipv4, node.ipv6].filter((a): a is string => a !== null),
+                  reauthorised: Option.isSome(existing)
+                })
+              ]
+            }
+          })
+        )
+        .pipe(Effect.tap(told), Effect.uninterruptible)
       return renderNode(outcome.node, outcome.user)
     })
 

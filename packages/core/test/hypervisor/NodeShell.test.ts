@@ -187,7 +187,10 @@ describe("NodeShell over ssh2 (in-process fake node)", () => {
     Effect.gen(function* () {
       const node = yield* startFakeSshNode
       node.on(() => true, follow)
-      node.on((command) => command === commandLine(["true"]), (exec) => exec.exit(0))
+      node.on(
+        (command) => command === commandLine(["true"]),
+        (exec) => exec.exit(0)
+      )
       const service = yield* NodeShell
       const started = yield* Effect.forEach(Array.from({ length: 4 }), () => Deferred.make<void>())
       const fibers = yield* Effect.forEach(started, (first, i) =>
