@@ -1,37 +1,12 @@
 import { execFile, spawn } from "node:child_process"
-import * as net from "node:net"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { gatehouseCommand } from "../../../test/support/Cli.js"
 import { requireTool } from "../../../test/support/e2e.js"
+import { silentServer } from "../../../test/support/SilentServer.js"
 
 const python = requireTool("python3")
-
-/** A loopback server that accepts connections and never answers; resolves `connected` at the first one. */
-const silentServer = Effect.acquireRelease(
-  Effect.promise(
-    () =>
-      new Promise<{ server: net.Server; port: number; connected: Promise<void> }>((resolve) => {
-        let onConnection: () => void = () => {}
-        const connected = new Promise<void>((done) => {
-          onConnection = done
-        })
-        const sockets = new Set<net.Socket>()
-        const server = net.createServer((socket) => {
-          sockets.add(socket)
-          onConnection()
-        })
-        server.on("close", () => {
-          for (const socket of sockets) socket.destroy()
-        })
-        server.listen(0, "127.0.0.1", () =>
-          resolve({ server, port: (server.address() as net.AddressInfo).port, connected })
-        )
-      })
-  ),
-  ({ server }) => Effect.sync(() => server.close())
-)
 
 describe("a command stopped by a signal", () => {
   it.live(

@@ -1,36 +1,14 @@
-import * as net from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
+import { silentServer } from "../../../../test/support/SilentServer.js"
 import { engineCallTimeoutMs, makeDockerEngine } from "../../src/docker/DockerEngine.js"
 import { DockerHostUnreachable } from "../../src/index.js"
-
-/** A TCP server on loopback that accepts connections and never answers: a stuck engine. */
-const silentEngine = Effect.acquireRelease(
-  Effect.promise(
-    () =>
-      new Promise<{ server: net.Server; sockets: Set<net.Socket>; port: number }>((resolve) => {
-        const sockets = new Set<net.Socket>()
-        const server = net.createServer((socket) => {
-          sockets.add(socket)
-          socket.on("close", () => sockets.delete(socket))
-        })
-        server.listen(0, "127.0.0.1", () =>
-          resolve({ server, sockets, port: (server.address() as net.AddressInfo).port })
-        )
-      })
-  ),
-  ({ server, sockets }) =>
-    Effect.sync(() => {
-      for (const socket of sockets) socket.destroy()
-      server.close()
-    })
-)
 
 describe("a Docker engine that accepts connections and never answers", () => {
   it.effect("fails a call as unreachable after the call timeout, then fails at once with the same error", () =>
     Effect.gen(function* () {
-      const silent = yield* silentEngine
+      const silent = yield* silentServer
       const engine = yield* makeDockerEngine({ name: "stuck", url: `tcp://127.0.0.1:${silent.port}`, tls: undefined })
       const listing = yield* Effect.forkChild(engine.call((d) => d.listContainers({ all: true })))
       yield* TestClock.adjust(engineCallTimeoutMs)
