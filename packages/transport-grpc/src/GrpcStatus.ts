@@ -1,18 +1,20 @@
 import { type ErrorCode, errorCodeOf, grpcStatusOf, wireDetailsOf } from "@gatehouse-edge/core/domain"
 import * as grpc from "@grpc/grpc-js"
 import * as Cause from "effect/Cause"
+import { requestIdMetadata } from "./CallLog.js"
 import { errorCodeKey, errorDetailsKey } from "./ErrorMetadata.js"
 
 /** What a failed call sends: its status from the one error table, and whether the cause needs logging. */
 export interface CallFailure {
   readonly error: Partial<grpc.StatusObject>
+  /** The error's machine code, as the trailers carry it. */
+  readonly code: ErrorCode
   /** A defect or an unmapped error: the client gets a generic message; the cause belongs in the log. */
   readonly unexpected: boolean
 }
 
 const metadataOf = (requestId: string, code: ErrorCode, details: ReadonlyArray<unknown> | undefined) => {
-  const metadata = new grpc.Metadata()
-  metadata.set("x-request-id", requestId)
+  const metadata = requestIdMetadata(requestId)
   metadata.set(errorCodeKey, code)
   if (details !== undefined) metadata.set(errorDetailsKey, Buffer.from(JSON.stringify(details), "utf8"))
   return metadata
@@ -29,10 +31,10 @@ export const callFailure = (cause: Cause.Cause<unknown>, requestId: string): Cal
   const code = failure === undefined ? "internal" : errorCodeOf(failure.error)
   if (code === "internal") {
     const metadata = metadataOf(requestId, code, undefined)
-    return { error: { code: grpc.status.INTERNAL, details: "internal error", metadata }, unexpected: true }
+    return { error: { code: grpc.status.INTERNAL, details: "internal error", metadata }, code, unexpected: true }
   }
   const error = failure!.error
   const message = error instanceof Error ? error.message : code
   const metadata = metadataOf(requestId, code, wireDetailsOf(error))
-  return { error: { code: grpcStatusOf(code), details: message, metadata }, unexpected: false }
+  return { error: { code: grpcStatusOf(code), details: message, metadata }, code, unexpected: false }
 }

@@ -9,7 +9,7 @@ import {
   type ServerShuttingDown
 } from "@gatehouse-edge/core/domain"
 import { Authentication, AuthRequests } from "@gatehouse-edge/core/services"
-import type * as grpc from "@grpc/grpc-js"
+import * as grpc from "@grpc/grpc-js"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -20,7 +20,8 @@ import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import type { CallAuthenticator } from "../CallAuthentication.js"
 import type { CallLimits } from "../CallLimits.js"
-import { callFailure } from "../GrpcStatus.js"
+import { logCall, requestIdMetadata, statusName } from "../CallLog.js"
+import { type CallFailure, callFailure } from "../GrpcStatus.js"
 import type { AuthRequest as ProtoAuthRequest } from "../gen/gatehouse/v1/AuthRequest.js"
 import type { AuthServiceHandlers } from "../gen/gatehouse/v1/AuthService.js"
 import { fromProtoCreate, fromProtoFilter, toProtoAuthRequest, toProtoNode, toProtoUser } from "./ProtoMapping.js"
@@ -61,14 +62,33 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
         : Effect.fail(new MissingScope({ scope: needed }))
     })
 
+  // Every call ends in one log line with its status and id, whichever way it ends (an answer, an error, the
+  // client's cancel, a cap).
+  const finish = (method: string, started: number, requestId: string, code: grpc.status, failure?: CallFailure) =>
+    run(
+      logCall({
+        method: `gatehouse.v1.AuthService/${method}`,
+        code: statusName(code),
+        duration_ms: Date.now() - started,
+        request_id: requestId,
+        error: failure?.code
+      })
+    )
+
   const unary = <Req, Res>(
     method: string,
     handle: (request: Req, principal: Principal) => Effect.Effect<Res, unknown, Services>
   ) => {
     const spanName = `AuthService.${method}`
     return (call: grpc.ServerUnaryCall<Req, Res>, callback: grpc.sendUnaryData<Res>) => {
+      const started = Date.now()
+      const requestId = randomUUID()
+      const fail = (failure: CallFailure) => {
+        finish(method, started, requestId, failure.error.code ?? grpc.status.INTERNAL, failure)
+        callback(failure.error)
+      }
       const place = options.limits.call(call.getPeer())
-      if (place instanceof RateLimited) return callback(callFailure(Cause.fail(place), randomUUID()).error)
+      if (place instanceof RateLimited) return fail(callFailure(Cause.fail(place), requestId))
       // The call's span, without a stack trace: it would only name this line, and capturing one costs ~10 µs of a
       // call that is ~150 µs in all on a busy server (bench/auth-requests.ts).
       const fiber = run(
@@ -76,17 +96,19 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
           Effect.flatMap(authorize(method, call.metadata), (principal) => handle(call.request, principal)),
           spanName,
           { captureStackTrace: false }
-        )
+        ).pipe(Effect.annotateLogs({ request_id: requestId }))
       )
       call.on("cancelled", () => run(Fiber.interrupt(fiber)))
       fiber.addObserver((exit) => {
         place()
-        if (Exit.isSuccess(exit)) return callback(null, exit.value)
-        if (Cause.hasInterruptsOnly(exit.cause)) return
-        const requestId = randomUUID()
+        if (Exit.isSuccess(exit)) {
+          finish(method, started, requestId, grpc.status.OK)
+          return callback(null, exit.value, requestIdMetadata(requestId))
+        }
+        if (Cause.hasInterruptsOnly(exit.cause)) return finish(method, started, requestId, grpc.status.CANCELLED)
         const failure = callFailure(exit.cause, requestId)
         if (failure.unexpected) logUnexpected(method, requestId, exit.cause)
-        callback(failure.error)
+        fail(failure)
       })
     }
   }
@@ -138,9 +160,14 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
         .pipe(Effect.map((nodes) => ({ nodes: nodes.map(toProtoNode) })))
     ),
     WatchAuthRequest: (call) => {
+      const started = Date.now()
       const requestId = randomUUID()
+      const fail = (failure: CallFailure) => {
+        finish("WatchAuthRequest", started, requestId, failure.error.code ?? grpc.status.INTERNAL, failure)
+        call.emit("error", failure.error)
+      }
       const place = options.limits.stream(call.getPeer())
-      if (place instanceof RateLimited) return void call.emit("error", callFailure(Cause.fail(place), requestId).error)
+      if (place instanceof RateLimited) return fail(callFailure(Cause.fail(place), requestId))
       // One write at a time, waiting for 'drain' when the peer is slow: backpressure reaches the core stream. A
       // client that stops reading altogether is let go after a while, as on the WebSocket API.
       const write = (message: ProtoAuthRequest) =>
@@ -178,16 +205,20 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
           // rather than holding its shutdown for the grace period and then cutting them off.
           Effect.raceFirst(options.shuttingDown)
         )
-      }).pipe(Effect.withSpan("AuthService.WatchAuthRequest"))
+      }).pipe(Effect.withSpan("AuthService.WatchAuthRequest"), Effect.annotateLogs({ request_id: requestId }))
       const fiber = run(program)
       call.on("cancelled", () => run(Fiber.interrupt(fiber)))
       fiber.addObserver((exit) => {
         place()
-        if (Exit.isSuccess(exit)) return call.end()
-        if (Cause.hasInterruptsOnly(exit.cause)) return
+        if (Exit.isSuccess(exit)) {
+          finish("WatchAuthRequest", started, requestId, grpc.status.OK)
+          return call.end(requestIdMetadata(requestId))
+        }
+        if (Cause.hasInterruptsOnly(exit.cause))
+          return finish("WatchAuthRequest", started, requestId, grpc.status.CANCELLED)
         const failure = callFailure(exit.cause, requestId)
         if (failure.unexpected) logUnexpected("WatchAuthRequest", requestId, exit.cause)
-        call.emit("error", failure.error)
+        fail(failure)
       })
     }
   }
