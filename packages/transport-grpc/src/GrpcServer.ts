@@ -1,4 +1,5 @@
 import * as fs from "node:fs/promises"
+import * as path from "node:path"
 import { grpcPlaintextRefusal, ServerShuttingDown } from "@gatehouse-edge/core/domain"
 import type { Authentication, AuthRequests } from "@gatehouse-edge/core/services"
 import * as grpc from "@grpc/grpc-js"
@@ -71,6 +72,11 @@ const shutdown = (server: grpc.Server, graceMs: number) =>
     })
   })
 
+const unixSocketError = (socketPath: string, error: unknown) => {
+  const reason = error instanceof Error ? error.message : String(error)
+  return new GrpcServerError({ message: `cannot use ${socketPath} for the gRPC unix socket: ${reason}` })
+}
+
 // A socket left by a killed process would make the bind fail, so it goes; anything else at that path (a file, a
 // directory: a mistyped path) is refused, never deleted.
 const removeStaleSocket = (socketPath: string) =>
@@ -84,12 +90,47 @@ const removeStaleSocket = (socketPath: string) =>
       if (!found.isSocket()) throw new Error("something other than a socket is there; remove it or choose another path")
       await fs.rm(socketPath)
     },
-    catch: (error) =>
-      new GrpcServerError({
-        message:
-          `cannot use ${socketPath} for the gRPC unix socket: ` +
-          (error instanceof Error ? error.message : String(error))
+    catch: (error) => unixSocketError(socketPath, error)
+  })
+
+/**
+ * Binds the unix socket so that it is never reachable with another mode than 0770: the socket needs no key, and a
+ * connection made while it had the umask's mode (0777 under umask 0) would keep its access after a chmod. So it is
+ * bound in a fresh directory of its own (mode 0700), given its mode there, then hard-linked into place (which, as a
+ * bind does, fails when something took the path meanwhile, never replacing it). The socket is removed when the
+ * scope closes, if it is still ours. A temporary path is 12 characters more than the socket's directory; a unix
+ * socket path is at most 107 bytes in all.
+ */
+const bindUnixSocket = (server: grpc.Server, socketPath: string) =>
+  Effect.gen(function* () {
+    const linked = yield* Effect.acquireUseRelease(
+      Effect.tryPromise({
+        try: () => fs.mkdtemp(path.join(path.dirname(socketPath), ".gh-")),
+        catch: (error) => unixSocketError(socketPath, error)
+      }),
+      (privateDir) => {
+        const privatePath = path.join(privateDir, "s")
+        return Effect.andThen(
+          bind(server, `unix:${privatePath}`, grpc.ServerCredentials.createInsecure()),
+          Effect.tryPromise({
+            try: async () => {
+              await fs.chmod(privatePath, 0o770)
+              await fs.link(privatePath, socketPath)
+              return fs.lstat(socketPath)
+            },
+            catch: (error) => unixSocketError(socketPath, error)
+          })
+        )
+      },
+      (privateDir) => Effect.promise(() => fs.rm(privateDir, { recursive: true, force: true }))
+    )
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(async () => {
+        const current = await fs.lstat(socketPath).catch(() => undefined)
+        if (current !== undefined && current.ino === linked.ino && current.dev === linked.dev)
+          await fs.rm(socketPath, { force: true })
       })
+    )
   })
 
 /** One grpc-js server with the AuthService (authenticated as given), health checking and reflection. */
@@ -173,11 +214,7 @@ export const layer = (
         const socketPath = options.unixSocket
         yield* removeStaleSocket(socketPath)
         const { server: local } = yield* makeServer(options, unixSocketAuthenticator)
-        yield* bind(local, `unix:${socketPath}`, grpc.ServerCredentials.createInsecure())
-        yield* Effect.tryPromise({
-          try: () => fs.chmod(socketPath, 0o770),
-          catch: (error) => new GrpcServerError({ message: `cannot set the mode of ${socketPath}: ${String(error)}` })
-        })
+        yield* bindUnixSocket(local, socketPath)
       }
       return GrpcServerAddress.of({ host: options.host, port, unixSocket: options.unixSocket })
     })
