@@ -1,5 +1,6 @@
 import { Authorization, CsrfHeaderName, GatehouseApi } from "@gatehouse-edge/contract/api"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as HttpClient from "effect/http/HttpClient"
@@ -30,6 +31,12 @@ export interface GatehouseClientOptions {
    * browser), `"same-origin"` with one.
    */
   readonly credentials?: "include" | "same-origin" | "omit" | undefined
+  /**
+   * How long a stream's WebSocket upgrade may wait for the server's answer before the stream fails with a
+   * `TransportError` (default 30 s; not in a browser, whose WebSocket has its own). Plain calls go through `fetch`,
+   * which gives up on a connection after 10 s and on an answer after 300 s (Node's defaults). `Infinity`: no limit.
+   */
+  readonly handshakeTimeout?: Duration.Input | undefined
 }
 
 /**
@@ -122,6 +129,13 @@ const withCsrfToken = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
     return csrf === undefined ? request : HttpClientRequest.setHeader(request, CsrfHeaderName, csrf)
   })
 
+// `ws` takes 0 as "no timeout"; Node's timers would fire an infinite one at once.
+const handshakeTimeoutMs = (timeout: Duration.Input | undefined) => {
+  if (timeout === undefined) return undefined
+  const ms = Duration.toMillis(timeout)
+  return Number.isFinite(ms) ? Math.max(1, ms) : 0
+}
+
 /** Builds the client on the given `HttpClient` (see {@link GatehouseClient.layer} for the fetch-based default). */
 export const makeGatehouseClient = Effect.fn("GatehouseClient.make")(function* (options: GatehouseClientOptions) {
   const baseUrl = normalizeBaseUrl(options.baseUrl)
@@ -133,7 +147,8 @@ export const makeGatehouseClient = Effect.fn("GatehouseClient.make")(function* (
   const calls = apiCalls(api)
   const streams = makeStreams({
     baseUrl,
-    authorization: apiKey === undefined ? undefined : `Bearer ${Redacted.value(apiKey)}`
+    authorization: apiKey === undefined ? undefined : `Bearer ${Redacted.value(apiKey)}`,
+    handshakeTimeoutMs: handshakeTimeoutMs(options.handshakeTimeout)
   })
   return GatehouseClient.of({
     system: calls.system,

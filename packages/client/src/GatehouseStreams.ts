@@ -110,6 +110,8 @@ export interface StreamOptions {
   readonly baseUrl: string
   /** Sent as `Authorization: Bearer <key>` on the upgrade request; none in a browser (its cookie goes instead). */
   readonly authorization?: string | undefined
+  /** How long an upgrade may wait for the server's answer before the stream fails (default 30 s). */
+  readonly handshakeTimeoutMs?: number | undefined
 }
 
 /** Decodes the text frames of a declared stream endpoint with its frame schema. */
@@ -139,7 +141,10 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
   const connect = <E>(
     url: Effect.Effect<string, Schema.SchemaError>,
     refused: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, E>
-  ) => Effect.flatMap(url, (u) => openWebSocket({ url: u, headers, refused }))
+  ) =>
+    Effect.flatMap(url, (u) =>
+      openWebSocket({ url: u, headers, refused, handshakeTimeoutMs: options.handshakeTimeoutMs })
+    )
 
   // A declared stream's URL and refusal decoding come from the HttpApi endpoint it names, its frames' schema from
   // the declaration: nothing here is written per endpoint.

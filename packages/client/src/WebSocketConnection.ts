@@ -27,6 +27,11 @@ export interface WebSocketRequest<E> {
   readonly highWaterMark?: number | undefined
   /** Largest refusal body read, in bytes. */
   readonly maxRefusalBytes?: number | undefined
+  /**
+   * How long the upgrade may take, from connecting to the server's answer (default 30 s). A server that accepts
+   * the connection and never answers (hung, or not an HTTP server) would otherwise hold the stream for good.
+   */
+  readonly handshakeTimeoutMs?: number | undefined
 }
 
 /** An open WebSocket: the server's text frames and a way to send frames. Closed when its scope closes. */
@@ -47,6 +52,7 @@ type Handshake =
 
 const DEFAULT_HIGH_WATER_MARK = 256
 const DEFAULT_MAX_REFUSAL_BYTES = 1024 * 1024
+const DEFAULT_HANDSHAKE_TIMEOUT_MS = 30_000
 const CLOSE_HANDSHAKE_TIMEOUT = "2 seconds"
 
 const toWebSocketUrl = (url: string) => url.replace(/^http(s?):/i, "ws$1:")
@@ -103,7 +109,10 @@ export const openWebSocket: <E>(
 
     const ws = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const socket = new WebSocket(toWebSocketUrl(request.url), { headers: { ...request.headers } })
+        const socket = new WebSocket(toWebSocketUrl(request.url), {
+          headers: { ...request.headers },
+          handshakeTimeout: request.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS
+        })
         socket.on("open", () => {
           state = "open"
           settle({ _tag: "Open" })

@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Queue, Stream } from "effect"
+import { silentServer } from "../../../test/support/SilentServer.js"
+import { GatehouseClient } from "../src/GatehouseClient.js"
 import { makeStreams } from "../src/GatehouseStreams.js"
 import { openWebSocket } from "../src/WebSocketConnection.js"
 import { type Refusal, startFakeServer } from "./support/FakeServer.js"
@@ -194,6 +196,30 @@ describe("refusals", () => {
       if (error._tag !== "HttpClientError") return
       assert.strictEqual(error.reason._tag, "StatusCodeError")
       assert.include(error.message, "101")
+    }).pipe(Effect.scoped)
+  )
+})
+
+describe("a server that never answers the upgrade", () => {
+  it.live("the stream fails with a TransportError once the handshake timeout passes, through the client's option", () =>
+    Effect.gen(function* () {
+      const silent = yield* silentServer
+      const client = yield* GatehouseClient.pipe(
+        Effect.provide(
+          GatehouseClient.layer({
+            baseUrl: `http://127.0.0.1:${silent.port}`,
+            apiKey: "gh_test_key",
+            handshakeTimeout: "300 millis"
+          })
+        )
+      )
+      const error = yield* Effect.flip(Stream.runDrain(client.health.watch()))
+      assert.strictEqual(error._tag, "HttpClientError")
+      if (error._tag !== "HttpClientError") return
+      assert.strictEqual(error.reason._tag, "TransportError")
+      assert.match(String((error.reason.cause as Error | undefined)?.message), /handshake has timed out/)
+      // It was the server that did not answer: the connection had been made.
+      assert.strictEqual(yield* Effect.promise(() => silent.connected).pipe(Effect.as(true)), true)
     }).pipe(Effect.scoped)
   )
 })
