@@ -42,22 +42,38 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 // The name an unauthenticated client sent goes into events and logs bounded and printable.
 const bounded = (name: string) => JSON.stringify(name.slice(0, 64)).slice(1, -1)
 
+/**
+ * The configured user whose hash an unknown user name is checked against: one picked by the name, always the same
+ * for a name. With users whose hashes cost differently (argon2id and bcrypt, or other costs), always the first
+ * one's would make every unknown name answer at its speed, and a known name of another kind stand out.
+ */
+export const decoyFor = <U>(users: ReadonlyArray<U>, username: string): U | undefined =>
+  users[createHash("sha256").update(username).digest().readUInt32BE(0) % users.length]
+
 const rank: Readonly<Record<Role, number>> = { viewer: 0, operator: 1, admin: 2 }
 
 const asStrings = (value: unknown): ReadonlyArray<string> =>
   Array.isArray(value) ? value.map(String) : typeof value === "string" ? [value] : []
 
-/** The name an OIDC user goes by: `preferred_username`, else the email, else the subject id. */
-const usernameOf = (claims: OidcClaims) => String(claims.preferred_username ?? claims.email ?? claims.sub ?? "unknown")
+/**
+ * The email the provider vouches for: only with `email_verified: true`. Where users may set any address (self
+ * sign-up, some multi-tenant providers), an unverified one would let anybody claim an allowed user's email.
+ */
+const verifiedEmailOf = (claims: OidcClaims) =>
+  claims.email_verified === true && typeof claims.email === "string" && claims.email !== "" ? claims.email : undefined
+
+/** The name an OIDC user goes by: `preferred_username`, else the verified email, else the subject id. */
+const usernameOf = (claims: OidcClaims) =>
+  String(claims.preferred_username ?? verifiedEmailOf(claims) ?? claims.sub ?? "unknown")
 
 /**
- * Whether the claims admit the user, and with which role: `allowed_users` (user name, email or subject) and
+ * Whether the claims admit the user, and with which role: `allowed_users` (user name, verified email or subject) and
  * `allowed_groups` admit (either suffices; both empty: every user of the provider); the highest role one of the
  * user's groups maps to, else `default_role`.
  */
 export const oidcRoleOf = (oidc: OidcConfig, claims: OidcClaims): Role | undefined => {
   const groups = asStrings(claims[oidc.groupsClaim])
-  const names = [usernameOf(claims), String(claims.email ?? ""), String(claims.sub ?? "")].filter((n) => n !== "")
+  const names = [usernameOf(claims), verifiedEmailOf(claims) ?? "", String(claims.sub ?? "")].filter((n) => n !== "")
   const open = oidc.allowedUsers.length === 0 && oidc.allowedGroups.length === 0
   const admitted =
     open ||
@@ -73,7 +89,7 @@ export const oidcRoleOf = (oidc: OidcConfig, claims: OidcClaims): Role | undefin
 /**
  * {@link Login} for the configured local users and OpenID provider. Password attempts are throttled per client
  * address and per user name (token buckets, see `LoginThrottle`); an unknown user name verifies the password
- * against a configured user's hash, so it costs the same as a wrong password and answers the same.
+ * against a configured user's hash (see {@link decoyFor}), so it costs as a wrong password does and answers the same.
  */
 export const layer = (options: LoginOptions): Layer.Layer<Login, never, Sessions | OidcLoginRepository | Events> =>
   Layer.effect(
@@ -84,7 +100,7 @@ export const layer = (options: LoginOptions): Layer.Layer<Login, never, Sessions
       const events = yield* Events
       const throttle = makeLoginThrottle(options.throttle ?? defaultThrottlePolicy)
       const users = new Map(options.users.map((user) => [user.name, user]))
-      const decoy = options.users[0]
+      const configured = options.users.length > 0
       const oidc = options.oidc
       const redirectUri = `${options.publicUrl}/api/v1/auth/callback`
       // Where the provider sends the browser after its end-session page: the sign-in page.
@@ -109,7 +125,7 @@ export const layer = (options: LoginOptions): Layer.Layer<Login, never, Sessions
       return Login.of({
         methods: { password: options.users.length > 0, oidc: oidc !== undefined },
         password: Effect.fn("Login.password")(function* (credentials, client) {
-          if (decoy === undefined) return yield* notConfigured("sign-in with a password (auth.users)")
+          if (!configured) return yield* notConfigured("sign-in with a password (auth.users)")
           const retryAfter = yield* throttle.attempt(client.address, credentials.username)
           if (retryAfter !== undefined) {
             yield* refuse(credentials.username, "session", client, "too many attempts")
@@ -120,11 +136,10 @@ export const layer = (options: LoginOptions): Layer.Layer<Login, never, Sessions
           }
           const user = users.get(credentials.username)
           const matches = yield* verifyPassword(
-            Redacted.value((user ?? decoy).passwordHash),
+            Redacted.value((user ?? decoyFor(options.users, credentials.username)!).passwordHash),
             Redacted.value(credentials.password)
           )
           if (user === undefined || !matches) {
-            yield* throttle.failed(credentials.username)
             yield* refuse(
               credentials.username,
               "session",
@@ -133,6 +148,7 @@ export const layer = (options: LoginOptions): Layer.Layer<Login, never, Sessions
             )
             return yield* new InvalidCredentials()
           }
+          yield* throttle.succeeded(credentials.username)
           const issued = yield* sessions.create({
             subject: `user:${user.name}`,
             method: "session",

@@ -23,10 +23,14 @@ interface Bucket {
 }
 
 /**
- * Token buckets for sign-in: every attempt takes one from its client's bucket and every failure one from the user
- * name's bucket, so neither guessing many passwords from one address nor one user's password from many addresses
- * gets far. A client is an IPv4 address or an IPv6 /64 (`clientKeyOf`): one IPv6 host can speak from every
- * address of its /64. Time comes from `Clock` (tests drive it with `TestClock`).
+ * Token buckets for sign-in: every attempt takes one from its client's bucket and one from the user name's, and a
+ * success gives the user name's back, so neither guessing many passwords from one address nor one user's password
+ * from many addresses gets far. The user name's token is taken before the password is checked: attempts sent at
+ * once cannot all pass a check that only a finished failure would have counted. An attempt its client may not make
+ * touches no user name's bucket, so a flood of refused attempts under made-up names cannot push a locked user
+ * name's bucket out of the map (and its count with it). A client is an IPv4 address or an IPv6 /64
+ * (`clientKeyOf`): one IPv6 host can speak from every address of its /64. Time comes from `Clock` (tests drive it
+ * with `TestClock`).
  */
 export const makeLoginThrottle = (policy: ThrottlePolicy = defaultThrottlePolicy) => {
   const addresses = new Map<string, Bucket>()
@@ -50,16 +54,17 @@ export const makeLoginThrottle = (policy: ThrottlePolicy = defaultThrottlePolicy
 
   return {
     /**
-     * Takes an attempt from the address's allowance; `undefined` when it may go ahead, else the seconds until it
-     * may try again (the address's or the user name's allowance is used up).
+     * Takes an attempt from the client's allowance and one from the user name's; `undefined` when it may go
+     * ahead, else the seconds until it may try again (either allowance is used up, and nothing was taken).
      */
     attempt: (address: string, username: string): Effect.Effect<number | undefined> =>
       Effect.map(Clock.currentTimeMillis, (now) => {
         const byAddress = refill(addresses, clientKeyOf(address), policy.perAddress, now)
-        const byUser = refill(users, username, policy.perUser, now)
         if (byAddress.tokens <= 0) return retryAfterSeconds(byAddress, now)
+        const byUser = refill(users, username, policy.perUser, now)
         if (byUser.tokens <= 0) return retryAfterSeconds(byUser, now)
         byAddress.tokens -= 1
+        byUser.tokens -= 1
         return undefined
       }),
     /**
@@ -73,10 +78,11 @@ export const makeLoginThrottle = (policy: ThrottlePolicy = defaultThrottlePolicy
         byAddress.tokens -= 1
         return undefined
       }),
-    /** Records a failed attempt for the user name. */
-    failed: (username: string): Effect.Effect<void> =>
+    /** Gives back the user name's token its successful attempt took: only failures count against a user name. */
+    succeeded: (username: string): Effect.Effect<void> =>
       Effect.map(Clock.currentTimeMillis, (now) => {
-        refill(users, username, policy.perUser, now).tokens -= 1
+        const bucket = refill(users, username, policy.perUser, now)
+        bucket.tokens = Math.min(policy.perUser, bucket.tokens + 1)
       })
   }
 }

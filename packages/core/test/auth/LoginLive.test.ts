@@ -3,7 +3,7 @@ import { InvalidCredentials, LoginNotConfigured, RateLimited } from "@gatehouse-
 import { Effect, Layer, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { Login } from "../../src/auth/Login.js"
-import { type LoginOptions, oidcRoleOf } from "../../src/auth/LoginLive.js"
+import { decoyFor, type LoginOptions, oidcRoleOf } from "../../src/auth/LoginLive.js"
 import { hashPassword } from "../../src/auth/Passwords.js"
 import { Sessions } from "../../src/auth/Sessions.js"
 import type { OidcConfig } from "../../src/config/ConfigSections.js"
@@ -135,7 +135,10 @@ describe("oidcRoleOf", () => {
       defaultRole: "viewer"
     })
     assert.strictEqual(oidcRoleOf(config, { sub: "1", preferred_username: "carol" }), "viewer")
-    assert.strictEqual(oidcRoleOf(config, { sub: "2", email: "dave@example.org" }), "viewer")
+    assert.strictEqual(oidcRoleOf(config, { sub: "2", email: "dave@example.org", email_verified: true }), "viewer")
+    // An email the provider does not vouch for admits nobody: users may be able to set any address there.
+    for (const unverified of [{}, { email_verified: false }, { email_verified: "true" }])
+      assert.isUndefined(oidcRoleOf(config, { sub: "2", email: "dave@example.org", ...unverified }))
     assert.strictEqual(oidcRoleOf(config, { sub: "3", groups: ["staff", "ops"] }), "operator")
     assert.strictEqual(oidcRoleOf(config, { sub: "4", preferred_username: "carol", groups: ["admins"] }), "admin")
     assert.isUndefined(oidcRoleOf(config, { sub: "5", preferred_username: "eve", groups: ["admins"] }))
@@ -146,5 +149,15 @@ describe("oidcRoleOf", () => {
   it("admits every user of the provider when neither list is set, with the default role", () => {
     assert.strictEqual(oidcRoleOf(oidc(), { sub: "x" }), "admin")
     assert.strictEqual(oidcRoleOf(oidc({ defaultRole: "viewer" }), { sub: "x" }), "viewer")
+  })
+})
+
+describe("decoyFor", () => {
+  it("checks unknown names against every configured user's hash kind, each name always against the same one", () => {
+    const users = ["argon2id user", "bcrypt user", "argon2id user of another cost"]
+    const picked = Array.from({ length: 60 }, (_, i) => decoyFor(users, `nobody${i}`))
+    assert.sameMembers([...new Set(picked)], users)
+    for (let i = 0; i < 60; i++) assert.strictEqual(decoyFor(users, `nobody${i}`), picked[i])
+    assert.isUndefined(decoyFor([], "nobody"))
   })
 })

@@ -23,10 +23,8 @@ describe("LoginThrottle", () => {
   it.effect("locks a user name after its failures, whichever addresses they came from", () =>
     Effect.gen(function* () {
       const throttle = makeLoginThrottle(policy)
-      for (const address of ["10.0.0.1", "10.0.0.2"]) {
-        assert.isUndefined(yield* throttle.attempt(address, "alice"))
-        yield* throttle.failed("alice")
-      }
+      // Each attempt counts until it succeeds: these two fail.
+      for (const address of ["10.0.0.1", "10.0.0.2"]) assert.isUndefined(yield* throttle.attempt(address, "alice"))
       assert.strictEqual(yield* throttle.attempt("10.0.0.3", "alice"), 10, "alice is locked from a third address")
       assert.isUndefined(yield* throttle.attempt("10.0.0.3", "bob"), "other users are not")
       yield* TestClock.adjust("10 seconds")
@@ -37,18 +35,42 @@ describe("LoginThrottle", () => {
   it.effect("successful attempts do not count against the user name", () =>
     Effect.gen(function* () {
       const throttle = makeLoginThrottle({ ...policy, perAddress: 100 })
-      for (let i = 0; i < 10; i++) assert.isUndefined(yield* throttle.attempt("10.0.0.1", "alice"))
+      for (let i = 0; i < 10; i++) {
+        assert.isUndefined(yield* throttle.attempt("10.0.0.1", "alice"))
+        yield* throttle.succeeded("alice")
+      }
+    })
+  )
+
+  it.effect("attempts made at once, before any has failed, get no more than the user name's allowance", () =>
+    Effect.gen(function* () {
+      const throttle = makeLoginThrottle(policy)
+      const answers = yield* Effect.forEach(["10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4"], (address) =>
+        throttle.attempt(address, "alice")
+      )
+      assert.deepStrictEqual(answers, [undefined, undefined, 10, 10])
+    })
+  )
+
+  it.effect("refused attempts under made-up names do not push a locked user name's bucket out", () =>
+    Effect.gen(function* () {
+      const throttle = makeLoginThrottle({ ...policy, perAddress: 1, perUser: 1, maxEntries: 3 })
+      assert.isUndefined(yield* throttle.attempt("10.0.0.1", "victim"))
+      assert.isUndefined(yield* throttle.attempt("10.0.0.9", "name0"))
+      for (let i = 1; i <= 10; i++) assert.strictEqual(yield* throttle.attempt("10.0.0.9", `name${i}`), 10)
+      assert.strictEqual(yield* throttle.attempt("10.0.0.2", "victim"), 10, "the victim is still locked")
     })
   )
 
   it.effect("keeps at most maxEntries buckets (a flood of addresses cannot grow memory)", () =>
     Effect.gen(function* () {
       const throttle = makeLoginThrottle({ ...policy, perAddress: 1, maxEntries: 2 })
-      yield* throttle.attempt("a", "u")
-      assert.strictEqual(yield* throttle.attempt("a", "u"), 10, "a is out of attempts")
-      yield* throttle.attempt("b", "u")
-      yield* throttle.attempt("c", "u")
-      assert.isUndefined(yield* throttle.attempt("a", "u"), "a was forgotten, so it starts over")
+      // A user name each: failures under one name would lock it, which is not what this is about.
+      yield* throttle.attempt("a", "u1")
+      assert.strictEqual(yield* throttle.attempt("a", "u2"), 10, "a is out of attempts")
+      yield* throttle.attempt("b", "u3")
+      yield* throttle.attempt("c", "u4")
+      assert.isUndefined(yield* throttle.attempt("a", "u5"), "a was forgotten, so it starts over")
     })
   )
 
