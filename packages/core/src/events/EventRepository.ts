@@ -28,6 +28,13 @@ const count = (n: number | undefined): number | undefined =>
   n === undefined || n === Number.POSITIVE_INFINITY ? undefined : n > 0 ? Math.min(Math.floor(n), 2 ** 31 - 1) : 0
 
 /**
+ * How many of the newest `keep` events failed sign-ins (`auth/login_failed`) may be: a tenth, at least one. Anybody
+ * can make them, without a key, so without a share of their own a flood of wrong passwords or broken OIDC
+ * callbacks from many addresses would push every other event (a key created, a config changed) out of the history.
+ */
+export const failedSignInShare = (keep: number): number => Math.max(1, Math.floor(keep / 10))
+
+/**
  * The durable event history (the `events` table), in SQL that SQLite and PostgreSQL both accept. Storage failures
  * are defects: the bus has nothing better to do with them than to let the request fail with a 500.
  */
@@ -37,8 +44,8 @@ export class EventRepository extends Context.Service<
     /** Runs `effect` in one store transaction (a savepoint when one is open); a storage failure is a defect. */
     readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
     /**
-     * Stores events (in id order, one statement) and drops the oldest beyond `cap` (`Infinity`: none), in the
-     * caller's transaction: the bus runs it inside {@link transaction}, with the state change the events describe.
+     * Stores events (in id order, one statement) and drops the oldest beyond `cap` (`Infinity`: none), failed
+     * sign-ins beyond their share of it ({@link failedSignInShare}), in the caller's transaction: the bus runs it inside {@link transaction}, with the state change the events describe.
      * Trimming is batched: between trims up to 1 % more than `cap` (at least one more) stay, never fewer than `cap`.
      */
     readonly insert: (events: ReadonlyArray<Event>, cap: number) => Effect.Effect<void>
@@ -94,8 +101,12 @@ export class EventRepository extends Context.Service<
           statements.push(sql`INSERT INTO events ${sql.insert([first!, ...rest])}`)
         }
         // Everything up to the newest `keep` goes: the subquery finds the (keep+1)-th newest id, none if short.
+        // Failed sign-ins first, down to their share: see {@link failedSignInShare}.
         if (keep !== undefined && trimDue(keep, events.length)) {
+          const failedKeep = failedSignInShare(keep)
           statements.push(
+            sql`DELETE FROM events WHERE category = 'auth' AND action = 'login_failed' AND id <= (SELECT id FROM events
+              WHERE category = 'auth' AND action = 'login_failed' ORDER BY id DESC LIMIT 1 OFFSET ${failedKeep})`,
             sql`DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ${keep})`
           )
         }

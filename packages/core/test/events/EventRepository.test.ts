@@ -1,8 +1,9 @@
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import type { Event } from "@gatehouse-edge/contract/domain"
+import { type Event, LoginFailedEvent } from "@gatehouse-edge/contract/domain"
 import { Cause, Effect, Exit } from "effect"
 import { v7 } from "uuid"
+import { failedSignInShare } from "../../src/events/EventRepository.js"
 import { tempDir } from "../store/TempDir.js"
 import { input, repositoryAt } from "./TestBus.js"
 
@@ -68,6 +69,37 @@ describe("EventRepository (on the SQLite store)", () => {
       const kept = yield* store.list({})
       assert.deepStrictEqual(kept.slice(-200), many.slice(-200))
     })
+  )
+
+  it.effect(
+    "failed sign-ins, which anybody can make, keep to a tenth of the history: a flood pushes out no other",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* repositoryAt(path.join(yield* tempDir, "gatehouse.db"))
+        const kept = all.slice(0, 6)
+        for (const e of kept) yield* store.append(e, 100)
+        for (let i = 0; i < 500; i++) {
+          const failed = LoginFailedEvent.make({
+            username: `guess${i}`,
+            method: "session",
+            address: "203.0.113.9",
+            reason: "unknown user"
+          })
+          const stamped = { id: v7({ msecs: 5_000 + i, seq: 0 }), timestamp: new Date(5_000 + i).toISOString() }
+          yield* store.append({ ...failed, ...stamped } as Event, 100)
+        }
+        const history = yield* store.list({})
+        assert.deepStrictEqual(
+          history.filter((e) => e.category !== "auth"),
+          kept
+        )
+        // The newest ten, in order.
+        assert.deepStrictEqual(
+          history.filter((e) => e.category === "auth").map((e) => (e.data as { username: string }).username),
+          Array.from({ length: 10 }, (_, i) => `guess${490 + i}`)
+        )
+        assert.strictEqual(failedSignInShare(1), 1)
+      })
   )
 
   it.effect("since is exclusive and need not be a stored id", () =>
