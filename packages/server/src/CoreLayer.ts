@@ -81,7 +81,10 @@ export const layerCore = (options: CoreOptions) => {
   const watcher = ConfigWatcher.layer({ configFile: config.configFile, routesDir: config.routesDir })
   const adminKey = Layer.effectDiscard(ensureAdminKey(config.dataDir))
   // Sessions (signed cookies, CSRF) → authentication of keys and cookies → API key management and sign-in.
-  const sessions = SessionsLive.layer({ ttlMs: config.auth.sessionTtlMs })
+  const sessions = SessionsLive.layer({
+    ttlMs: config.auth.sessionTtlMs,
+    currentRoles: LoginLive.currentSessionRoles({ users: config.auth.users, oidc: config.auth.oidc })
+  })
   const login = LoginLive.layer({ users: config.auth.users, oidc: config.auth.oidc, publicUrl: publicUrlOf(config) })
   const authentication = Layer.mergeAll(ApiKeysLive.layer, login).pipe(
     Layer.provideMerge(Layer.merge(AuthenticationLive.layer, adminKey)),

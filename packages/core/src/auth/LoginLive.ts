@@ -24,6 +24,7 @@ import { makeOidcClient, type OidcClaims } from "./OidcClient.js"
 import { OidcLoginRepository } from "./OidcLoginRepository.js"
 import { verifyPassword } from "./Passwords.js"
 import { Sessions } from "./Sessions.js"
+import type { SessionHolder, SessionsOptions } from "./SessionsLive.js"
 
 /** Options of {@link layer}: the `auth` section and where browsers reach the server. */
 export interface LoginOptions {
@@ -49,6 +50,20 @@ const bounded = (name: string) => JSON.stringify(name.slice(0, 64)).slice(1, -1)
  */
 export const decoyFor = <U>(users: ReadonlyArray<U>, username: string): U | undefined =>
   users[createHash("sha256").update(username).digest().readUInt32BE(0) % users.length]
+
+/**
+ * What a session's holder may do under the configuration the server runs with ({@link SessionsOptions.currentRoles}):
+ * a password user has the role `auth.users` gives them now, and nothing once removed from it; a user signed in with
+ * OpenID Connect keeps the role of that sign-in (the provider's groups are read then) while a provider is configured.
+ */
+export const currentSessionRoles =
+  (options: Pick<LoginOptions, "users" | "oidc">) =>
+  (holder: SessionHolder): ReadonlyArray<Role> | undefined => {
+    if (holder.method === "oidc") return options.oidc === undefined ? undefined : holder.roles
+    if (holder.method !== "session") return holder.roles
+    const user = options.users.find((candidate) => `user:${candidate.name}` === holder.subject)
+    return user === undefined ? undefined : [user.role]
+  }
 
 const rank: Readonly<Record<Role, number>> = { viewer: 0, operator: 1, admin: 2 }
 

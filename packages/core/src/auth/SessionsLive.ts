@@ -1,4 +1,4 @@
-import type { Principal, PrincipalSession, SessionInfo } from "@gatehouse-edge/contract/domain"
+import type { AuthMethod, Principal, PrincipalSession, Role, SessionInfo } from "@gatehouse-edge/contract/domain"
 import { LogoutEvent, SessionNotFound, scopesOfRole, Unauthenticated } from "@gatehouse-edge/contract/domain"
 import * as Clock from "effect/Clock"
 import * as DateTime from "effect/DateTime"
@@ -18,6 +18,19 @@ import { makeSessionTokens, newPublicId, sha256Of as sha256 } from "./SessionTok
 export interface SessionsOptions {
   /** How long a session lasts after its last renewal (`auth.session_ttl`). */
   readonly ttlMs: number
+  /**
+   * The roles a session's holder has under the configuration the server runs with now: `undefined` when they may
+   * no longer sign in (a user removed from `auth.users`, OpenID Connect no longer configured), and the session is
+   * revoked at its next use. Default: the roles the session was created with.
+   */
+  readonly currentRoles?: ((session: SessionHolder) => ReadonlyArray<Role> | undefined) | undefined
+}
+
+/** Who a session was issued to, as {@link SessionsOptions.currentRoles} judges it. */
+export interface SessionHolder {
+  readonly subject: string
+  readonly method: AuthMethod
+  readonly roles: ReadonlyArray<Role>
 }
 
 const iso = (ms: number) => DateTime.formatIso(DateTime.makeUnsafe(ms))
@@ -44,9 +57,10 @@ const KEEP_ENDED_MS = 86_400_000
 
 /**
  * {@link Sessions} on the store. A session that checked out is taken as valid for up to 5 seconds without asking
- * the store again (never past its renewal or expiry; ending or revoking any session forgets them). A session is renewed (its expiry moved to now + ttl) when a request uses it and
- * its last renewal is older than a tenth of the ttl (at most a minute): a busy browser costs one store write a
- * minute, and a session ends `ttl` after its last use, give or take that.
+ * the store again (never past its renewal or expiry; ending or revoking any session forgets them). A session is
+ * renewed (its expiry moved to now + ttl) when a request uses it and its last renewal is older than a tenth of the
+ * ttl (at most a minute): a busy browser costs one store write a minute, and a session ends `ttl` after its last
+ * use, give or take that. Its roles are those the configuration gives its holder now (`currentRoles`).
  */
 export const layer = (
   options: SessionsOptions
@@ -62,11 +76,18 @@ export const layer = (
       // lookup per request instead of a store query. Ending or revoking a session here forgets them all at once;
       // a revocation by another replica of a shared store takes effect within CACHE_MS.
       const verified = new Map<string, { readonly principal: Principal; readonly until: number }>()
-      const remember = (cookie: string, principal: Principal, until: number) => {
+      // Counts forgets: a lookup that read its row before an end or a revocation committed must not store what it
+      // read after the cache was cleared, or the ended session would be taken for valid until its entry lapsed.
+      let generation = 0
+      const remember = (cookie: string, principal: Principal, until: number, readIn: number) => {
+        if (readIn !== generation) return
         if (verified.size >= CACHE_ENTRIES) verified.delete(verified.keys().next().value!)
         verified.set(cookie, { principal, until })
       }
-      const forget = Effect.sync(() => verified.clear())
+      const forget = Effect.sync(() => {
+        generation += 1
+        verified.clear()
+      })
       // Sessions ended here (logout, revocation), for the streams opened with them.
       const revocations = yield* makeRevocations
       const announce = (id: string, message: string) => PubSub.publish(revocations, { id, message })
@@ -91,14 +112,24 @@ export const layer = (
           )
         )
 
-      const principalOf = (record: SessionRecord, renewed: boolean, expiresAt: number): Principal => ({
+      const currentRoles = options.currentRoles ?? ((holder: SessionHolder) => holder.roles)
+      const principalOf = (
+        record: SessionRecord,
+        roles: ReadonlyArray<Role>,
+        renewed: boolean,
+        expiresAt: number
+      ): Principal => ({
         method: record.method,
         subject: record.subject,
-        roles: record.roles,
-        scopes:
-          record.roles.length === 1 ? scopesOfRole(record.roles[0]!) : [...new Set(record.roles.flatMap(scopesOfRole))],
+        roles,
+        scopes: roles.length === 1 ? scopesOfRole(roles[0]!) : [...new Set(roles.flatMap(scopesOfRole))],
         session: { id: record.id, expires_at: iso(expiresAt), renewed }
       })
+      const noLongerAdmitted = (record: SessionRecord, now: number) =>
+        Effect.andThen(
+          repository.revoke(record.id, now),
+          Effect.fail(new Unauthenticated({ message: `${record.subject} may no longer sign in: session ended` }))
+        )
 
       const activeRecord = Effect.fn("Sessions.lookup")(function* (cookie: Redacted.Redacted<string>) {
         const token = tokens.verify(Redacted.value(cookie))
@@ -144,22 +175,27 @@ export const layer = (
             if (hit !== undefined) verified.delete(value)
             const token = tokens.verify(value)
             if (token === undefined) return expired
+            const readIn = generation
             return Effect.flatMap(repository.findByToken(sha256(token)), (found) => {
               if (Option.isNone(found)) return expired
               const record = found.value
               if (record.revoked_at !== null || record.expires_at <= now) return expired
+              // Users and roles come from the config: a user removed or demoted since does not keep the old access.
+              const roles = currentRoles(record)
+              if (roles === undefined) return noLongerAdmitted(record, now)
               if (now - record.renewed_at < renewEveryMs) {
-                const principal = principalOf(record, false, record.expires_at)
+                const principal = principalOf(record, roles, false, record.expires_at)
                 remember(
                   value,
                   principal,
-                  Math.min(now + CACHE_MS, record.renewed_at + renewEveryMs, record.expires_at)
+                  Math.min(now + CACHE_MS, record.renewed_at + renewEveryMs, record.expires_at),
+                  readIn
                 )
                 return Effect.succeed(principal)
               }
               return Effect.as(
                 repository.renew(record.id, now, now + options.ttlMs),
-                principalOf(record, true, now + options.ttlMs)
+                principalOf(record, roles, true, now + options.ttlMs)
               )
             })
           })

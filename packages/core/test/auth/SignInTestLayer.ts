@@ -16,9 +16,10 @@ import {
 /** Sessions, the event bus and the sign-in repositories on a store (in memory unless a store layer is given). */
 export const sessionsOn = (
   store: Layer.Layer<SqlClient.SqlClient, unknown> = StoreLive.layerMemory,
-  ttlMs = 3_600_000
+  ttlMs = 3_600_000,
+  options: Omit<SessionsLive.SessionsOptions, "ttlMs"> = {}
 ) =>
-  SessionsLive.layer({ ttlMs }).pipe(
+  SessionsLive.layer({ ...options, ttlMs }).pipe(
     Layer.provideMerge(EventBus.layer({ historyCap: 1000 }) as Layer.Layer<Events, never, EventRepository>),
     Layer.provideMerge(
       Layer.mergeAll(EventRepository.layer, SessionRepository.layer, ServerSecrets.layer, OidcLoginRepository.layer)
