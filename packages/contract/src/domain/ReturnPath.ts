@@ -12,5 +12,12 @@ export const safeReturnPath = (returnTo: string | undefined): string => {
   if (!returnTo.startsWith("/") || /[\u0000-\u001f\u007f\\]/.test(returnTo) || returnTo.startsWith("//")) return "/"
   if (!URL.canParse(returnTo, BASE)) return "/"
   const url = new URL(returnTo, BASE)
-  return url.origin === BASE ? `${url.pathname}${url.search}${url.hash}` : "/"
+  if (url.origin !== BASE) return "/"
+  const path = `${url.pathname}${url.search}${url.hash}`
+  // Dot segments and encoded dots (`/.//host`, `/%2e//host`, `/a/..//host`) pass the raw check above but
+  // normalise to `//host`, so the result is checked again: it is what the browser will read.
+  return leavesOrigin(path) ? "/" : path
 }
+
+/** A path a browser resolves against another host: `//host` or `/\host`. */
+const leavesOrigin = (path: string): boolean => path.startsWith("//") || path.startsWith("/\\")

@@ -28,4 +28,22 @@ describe("safeReturnPath", () => {
       assert.strictEqual(safeReturnPath(evil), "/", JSON.stringify(evil))
     }
   })
+
+  // The raw input starts with one slash; only after dot segments are resolved does it become `//host`.
+  it("refuses paths that normalise to another host", () => {
+    for (const evil of [
+      "/.//evil.example/x",
+      "/%2e//evil.example",
+      "/%2E//evil.example",
+      "/a/..//evil.example",
+      "/a/%2e%2e//evil.example",
+      "/..//evil.example?x=1#top"
+    ]) {
+      assert.strictEqual(safeReturnPath(evil), "/", JSON.stringify(evil))
+    }
+  })
+
+  it("keeps a double slash that is not at the start", () => {
+    assert.strictEqual(safeReturnPath("/a/b//c"), "/a/b//c")
+  })
 })

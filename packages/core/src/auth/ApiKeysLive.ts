@@ -71,7 +71,8 @@ export const layer: Layer.Layer<ApiKeys, never, ApiKeyRepository | Authenticatio
         yield* events.transaction(
           Effect.as(repository.revoke(name, at), { value: undefined, events: [ApiKeyRevokedEvent.make({ name, by })] })
         )
-        // Refused from the next request on, and the streams opened with it end.
+        // Refused from the next request on, and the streams opened with it end. After the commit: a verification
+        // reading the row before this is not remembered by the key cache, and one reading it after sees the revocation.
         yield* authentication.keyRevoked(active.prefix)
         return apiKeyInfoOf({ ...active, revoked_at: at })
       })

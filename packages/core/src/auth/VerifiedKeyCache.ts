@@ -19,25 +19,38 @@ export interface VerifiedKey {
 /**
  * Remembers keys that verified, so a client sending the same key on every request costs a map lookup instead of a
  * SHA-256 and a store lookup. Only successes are remembered (random wrong keys cannot grow it), for `ttlMs` at
- * most and never past the key's own expiry; `forget` drops every entry at once, e.g. when a key is revoked.
+ * most and never past the key's own expiry; `forget` drops every entry at once, e.g. when a key is revoked, and
+ * no verification already under way when it runs is remembered after it.
  */
 export const makeVerifiedKeyCache = (options: VerifiedKeyCacheOptions) => {
   const entries = new Map<string, { readonly principal: Principal; readonly until: number }>()
+  // Counts `forget`s. A verification that began before one may have read a key row from before the revocation
+  // committed: its request gets its answer, but remembering it would keep a revoked key valid for up to `ttlMs`.
+  let generation = 0
+
+  const remember = (key: string, verified: VerifiedKey, now: number) => {
+    if (entries.size >= options.maxEntries) entries.delete(entries.keys().next().value!)
+    const until = Math.min(now + options.ttlMs, verified.expiresAt ?? Number.POSITIVE_INFINITY)
+    entries.set(key, { principal: verified.principal, until })
+  }
+
   return {
     lookup: (key: string, verify: Effect.Effect<VerifiedKey | undefined>): Effect.Effect<Principal | undefined> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const hit = entries.get(key)
         if (hit !== undefined && now < hit.until) return Effect.succeed(hit.principal)
         if (hit !== undefined) entries.delete(key)
+        const startedIn = generation
         return Effect.map(verify, (verified) => {
           if (verified === undefined) return undefined
-          if (entries.size >= options.maxEntries) entries.delete(entries.keys().next().value!)
-          const until = Math.min(now + options.ttlMs, verified.expiresAt ?? Number.POSITIVE_INFINITY)
-          entries.set(key, { principal: verified.principal, until })
+          if (startedIn === generation) remember(key, verified, now)
           return verified.principal
         })
       }),
-    forget: Effect.sync(() => entries.clear()),
+    forget: Effect.sync(() => {
+      generation++
+      entries.clear()
+    }),
     size: Effect.sync(() => entries.size)
   }
 }

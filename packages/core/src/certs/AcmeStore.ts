@@ -7,6 +7,7 @@ import * as Redacted from "effect/Redacted"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { writeFileAtomic } from "../files/AtomicWrite.js"
+import { FileSystemFailure } from "../files/FileSystemFailure.js"
 import { type CertificatePair, certificateBlocks, parseCertificatePair, privateKeyBlock } from "./CertificatePair.js"
 
 /** The renewal state of one ACME certificate as kept on disk, so back-off and errors survive a restart. */
@@ -34,8 +35,12 @@ export const makeAcmeStore = (dataDir: string, directory: string) => {
   const accountDir = path.join(root, "accounts", createHash("sha256").update(directory).digest("hex").slice(0, 16))
   const certificateDir = (name: string) => path.join(root, "certificates", name)
 
+  // A typed failure, so each caller decides what a refusal means: a defect would skip the renewal's record of a
+  // failed attempt, and the scheduler would then order (and throw away) a new certificate every minute.
   const ensureDir = (dir: string) =>
-    Effect.orDie(Effect.tryPromise(() => fs.mkdir(dir, { recursive: true, mode: 0o700 })))
+    Effect.tryPromise({ try: () => fs.mkdir(dir, { recursive: true, mode: 0o700 }), catch: FileSystemFailure.of })
+  const writeInDir = (dir: string, file: string, content: string, options: { readonly mode?: number } = {}) =>
+    Effect.andThen(ensureDir(dir), writeFileAtomic(path.join(dir, file), content, options))
   const readIfPresent = (file: string) =>
     Effect.tryPromise(() => fs.readFile(file, "utf8")).pipe(
       Effect.map((text): string | undefined => text),
@@ -51,7 +56,7 @@ export const makeAcmeStore = (dataDir: string, directory: string) => {
     const file = path.join(accountDir, "account-key.pem")
     const existing = yield* readIfPresent(file)
     if (existing !== undefined) return Redacted.make(existing)
-    yield* ensureDir(accountDir)
+    yield* Effect.orDie(ensureDir(accountDir))
     const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" })
     const pem = privateKey.export({ type: "pkcs8", format: "pem" }).toString()
     // At start-up, before anything is served: a disk that refuses these stops the start with its reason.
@@ -81,17 +86,12 @@ export const makeAcmeStore = (dataDir: string, directory: string) => {
    * renewal (the old certificate stays, on disk and served), saying why.
    */
   const saveCertificate = (name: string, pair: CertificatePair) =>
-    Effect.andThen(
-      ensureDir(certificateDir(name)),
-      writeFileAtomic(
-        path.join(certificateDir(name), "certificate.pem"),
-        `${Redacted.value(pair.keyPem)}${pair.certPem}`,
-        { mode: 0o600 }
-      ).pipe(
-        Effect.mapError(
-          (failure) =>
-            new AcmeFailed({ certificate: name, detail: `the new certificate could not be stored: ${failure.reason}` })
-        )
+    writeInDir(certificateDir(name), "certificate.pem", `${Redacted.value(pair.keyPem)}${pair.certPem}`, {
+      mode: 0o600
+    }).pipe(
+      Effect.mapError(
+        (failure) =>
+          new AcmeFailed({ certificate: name, detail: `the new certificate could not be stored: ${failure.reason}` })
       )
     )
 
@@ -111,12 +111,9 @@ export const makeAcmeStore = (dataDir: string, directory: string) => {
 
   // The renewal state only paces the next attempts: a disk that refuses it is logged, and the state kept in memory.
   const saveRecord = (name: string, record: RenewalRecord) =>
-    Effect.andThen(
-      ensureDir(certificateDir(name)),
-      writeFileAtomic(path.join(certificateDir(name), "state.json"), `${JSON.stringify(record, null, 2)}\n`).pipe(
-        Effect.catch((failure) =>
-          Effect.logWarning(`the renewal state of certificate ${name} could not be stored: ${failure.reason}`)
-        )
+    writeInDir(certificateDir(name), "state.json", `${JSON.stringify(record, null, 2)}\n`).pipe(
+      Effect.catch((failure) =>
+        Effect.logWarning(`the renewal state of certificate ${name} could not be stored: ${failure.reason}`)
       )
     )
 

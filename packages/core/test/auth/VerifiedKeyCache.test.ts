@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Principal } from "@gatehouse-edge/contract/domain"
-import { Effect, Ref } from "effect"
+import { Deferred, Effect, Fiber, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { makeVerifiedKeyCache } from "../../src/auth/VerifiedKeyCache.js"
 
@@ -30,6 +30,40 @@ describe("VerifiedKeyCache", () => {
       yield* cache.forget
       yield* cache.lookup("good", verify(true))
       assert.strictEqual(yield* Ref.get(calls), 6)
+    })
+  )
+
+  it.effect("never remembers a verification that was under way when the cache forgot", () =>
+    Effect.gen(function* () {
+      const cache = makeVerifiedKeyCache({ ttlMs: 60_000, maxEntries: 2 })
+      const calls = yield* Ref.make(0)
+      const readRow = yield* Deferred.make<void>()
+      const finish = yield* Deferred.make<void>()
+      // Reads the key row (still active), then waits: the revocation commits and the cache forgets meanwhile.
+      const slowVerify = Effect.gen(function* () {
+        yield* Ref.update(calls, (n) => n + 1)
+        yield* Deferred.succeed(readRow, undefined)
+        yield* Deferred.await(finish)
+        return verified
+      })
+      const inFlight = yield* Effect.forkChild(cache.lookup("good", slowVerify))
+      yield* Deferred.await(readRow)
+      yield* cache.forget
+      yield* Deferred.succeed(finish, undefined)
+      assert.deepStrictEqual(yield* Fiber.join(inFlight), admin, "the request that began before the revocation")
+      assert.strictEqual(yield* cache.size, 0, "the result read before the forget is not remembered")
+
+      // The next request checks the store again, which now says revoked.
+      const revoked = Effect.andThen(
+        Ref.update(calls, (n) => n + 1),
+        Effect.succeed(undefined)
+      )
+      assert.isUndefined(yield* cache.lookup("good", revoked))
+      assert.strictEqual(yield* Ref.get(calls), 2)
+
+      // A verification begun after the forget is remembered as usual.
+      yield* cache.lookup("good", Effect.succeed(verified))
+      assert.strictEqual(yield* cache.size, 1)
     })
   )
 

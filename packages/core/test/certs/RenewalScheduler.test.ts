@@ -1,8 +1,9 @@
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import type { CertRenewFrame } from "@gatehouse-edge/contract/domain"
 import { AcmeUnreachable, RenewalInProgress } from "@gatehouse-edge/contract/domain"
-import { Clock, Effect, Exit, Scope, Stream } from "effect"
+import { Clock, Deferred, Effect, Exit, Scope, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { requireTool } from "../../../../test/support/e2e.js"
 import { tempDir } from "../../../../test/support/TempDir.js"
@@ -56,6 +57,7 @@ const plannedIssuer = (pairs: ReadonlyArray<CertificatePair>, plan: ReadonlyArra
 const world = Effect.gen(function* () {
   const dir = yield* tempDir("gatehouse-renewal-")
   const { bus } = yield* busIn(dir)
+  const dataDir = path.join(dir, "data")
   // Each a month longer than the one before, as each renewal's certificate expires later.
   const pairs = yield* Effect.forEach(["one", "two", "three"], (name, i) =>
     Effect.flatMap(
@@ -69,13 +71,13 @@ const world = Effect.gen(function* () {
       const service = yield* CertificatesLive.make({
         certificates: [],
         acme: acmeConfig,
-        dataDir: path.join(dir, "data"),
+        dataDir,
         issue
       }).pipe(Effect.provideService(Events, bus), Scope.provide(scope))
       return { service, stop: Scope.close(scope, Exit.void) }
     })
   const certEvents = Effect.map(bus.history({ category: "cert" }), (events) => events.map((e) => e.action))
-  return { pairs, start, bus, certEvents }
+  return { pairs, start, bus, certEvents, dataDir }
 })
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -183,6 +185,47 @@ describe.skipIf(openssl.skip)("ACME renewal schedule", () => {
         assert.instanceOf(yield* Effect.flip(second.service.renewWithProgress("web")), RenewalInProgress)
         yield* second.stop
       })
+  )
+
+  // A disk that refuses the new certificate must back off like any failure: retried every minute, each attempt
+  // would order (and throw away) a certificate until the CA's duplicate-certificate limit locks the account out.
+  it.effect("a certificate whose directory cannot be made is a recorded failure that backs off", () =>
+    Effect.gen(function* () {
+      const { pairs, start, certEvents, bus, dataDir } = yield* world
+      const t0 = validityOf(pairs[0]!.leaf).notBefore
+      yield* TestClock.setTime(t0)
+      const ordered = yield* Deferred.make<void>()
+      const calls: Array<number> = []
+      const issue: Issuer = () =>
+        Effect.gen(function* () {
+          calls.push(yield* Clock.currentTimeMillis)
+          yield* Deferred.await(ordered)
+          return pairs[0]!
+        })
+      const running = yield* start(issue)
+      yield* waitFor(
+        Effect.sync(() => calls.length),
+        (n) => n === 1,
+        "the first order"
+      )
+      // A regular file where the certificates' directory must go: mkdir fails even for root.
+      yield* Effect.sync(() => fs.writeFileSync(path.join(dataDir, "acme", "certificates"), ""))
+      yield* Deferred.succeed(ordered, undefined)
+
+      yield* waitFor(certEvents, (actions) => actions.length === 1, "the recorded failure")
+      const [failed] = yield* bus.history({ category: "cert" })
+      assert.deepInclude(failed!.data, { name: "web", code: "bad_gateway", next_attempt_at: iso(t0 + 5 * minute) })
+      assert.include((failed!.data as { error: string }).error, "the new certificate could not be stored")
+
+      // Not again a minute later (the pause after a crash), but after the 5-minute back-off, then 10 minutes.
+      yield* TestClock.adjust(minute)
+      yield* TestClock.adjust(4 * minute)
+      yield* waitFor(certEvents, (actions) => actions.length === 2, "the second failure")
+      assert.deepStrictEqual(calls, [t0, t0 + 5 * minute])
+      const [, again] = yield* bus.history({ category: "cert" })
+      assert.deepInclude(again!.data, { next_attempt_at: iso(t0 + 15 * minute) })
+      yield* running.stop
+    })
   )
 
   it.effect("a manual renewal streams progress, then the result with the new certificate", () =>
