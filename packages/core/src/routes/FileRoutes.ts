@@ -11,7 +11,7 @@ import * as Stream from "effect/Stream"
 import { readRouteDirectory } from "./RouteFiles.js"
 import type { ProvidedRoute, ProviderState } from "./RouteProviders.js"
 import { RouteProviders } from "./RouteProviders.js"
-import { validateRouteSources } from "./RouteSources.js"
+import { type RouteSource, validateRouteSources } from "./RouteSources.js"
 import { RouteValidator } from "./RouteValidator.js"
 
 /** Where the route files are and how strictly to start. */
@@ -69,13 +69,23 @@ export const make = Effect.fnUntraced(function* (options: FileRoutesOptions) {
   yield* ensureDirectory(options.routesDir)
   const validator = yield* RouteValidator
   const lastGood = new Map<string, ReadonlyArray<ProvidedRoute>>()
+  // The text of each file's last valid version: what an edit changed, for blaming a clash between files.
+  const lastGoodText = new Map<string, string>()
   const lock = yield* Semaphore.make(1)
+
+  // A clash between two files (an alias defined in both, a port taken twice) is reported in the later source. The
+  // files as they were last loaded come first, so the clash is the edited or new file's: it keeps its last good
+  // routes and the untouched file keeps its own, instead of an edit taking a route away from another file.
+  const unchangedFirst = (sources: ReadonlyArray<RouteSource>) => {
+    const unchanged = (source: RouteSource) => lastGoodText.get(source.file) === source.text
+    return [...sources.filter(unchanged), ...sources.filter((source) => !unchanged(source))]
+  }
 
   const load: Effect.Effect<ProviderState> = lock
     .withPermits(1)(
       Effect.gen(function* () {
         const directory = yield* readRouteDirectory(options.routesDir)
-        const validated = yield* Effect.result(validator.validateSources(directory.sources))
+        const validated = yield* Effect.result(validator.validateSources(unchangedFirst(directory.sources)))
         if (Result.isFailure(validated)) {
           // Not validated at all (the validation workers were busy or failed): every file keeps its routes.
           const issue = { path: [], message: `the route files could not be validated: ${validated.failure.message}` }
@@ -84,8 +94,10 @@ export const make = Effect.fnUntraced(function* (options: FileRoutesOptions) {
         const report = validated.success
         const unreadable = new Set(directory.issues.flatMap((issue) => (issue.file === undefined ? [] : [issue.file])))
         const present = new Set(directory.sources.map((source) => source.file))
+        const texts = new Map(directory.sources.map((source) => [source.file, source.text]))
         for (const { file, report: fileReport } of report.files) {
           if (!fileReport.valid) continue
+          lastGoodText.set(file, texts.get(file)!)
           const source = `file:${file}`
           lastGood.set(
             file,
@@ -94,10 +106,18 @@ export const make = Effect.fnUntraced(function* (options: FileRoutesOptions) {
         }
         // A file that is gone is gone; one that exists but cannot be read right now keeps its routes.
         for (const file of [...lastGood.keys()]) {
-          if (!present.has(file) && !unreadable.has(file)) lastGood.delete(file)
+          if (!present.has(file) && !unreadable.has(file)) {
+            lastGood.delete(file)
+            lastGoodText.delete(file)
+          }
         }
         const routes = [...lastGood.keys()].sort().flatMap((file) => lastGood.get(file)!)
-        return { routes, issues: [...directory.issues, ...report.issues] }
+        // Reported in the files' order, whichever order they were checked in.
+        const order = new Map(directory.sources.map((source, index) => [source.file, index]))
+        const issues = [...report.issues].sort(
+          (a, b) => (order.get(a.file ?? "") ?? -1) - (order.get(b.file ?? "") ?? -1)
+        )
+        return { routes, issues: [...directory.issues, ...issues] }
       })
     )
     .pipe(Effect.withSpan("FileRoutes.load"))

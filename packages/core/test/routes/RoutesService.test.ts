@@ -188,4 +188,33 @@ describe("Routes (file-backed route table)", () => {
       })
     )
   )
+
+  it.live("an edit that clashes with another file is the edited file's problem: the other keeps its routes", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const b = "x:\n  port: 2\nother:\n  port: 3\n"
+        const { dir, layer } = yield* services({ "a.yml": "one:\n  port: 1\n", "b.yml": b })
+        const routes = Context.get(yield* Layer.build(layer), Routes)
+        // a.yml sorts first, yet it is the file that changed: its new alias x clashes with b.yml's.
+        fs.writeFileSync(path.join(dir, "a.yml"), "one:\n  port: 1\nx:\n  port: 9\n")
+        const outcome = yield* routes.reload
+        assert.deepStrictEqual([...new Set(outcome.issues.map((i) => i.file))], ["a.yml"])
+        const table = () =>
+          Effect.map(routes.list, (list) => list.map((r) => [r.route.alias, r.route.port.target, r.provider]))
+        assert.deepStrictEqual(yield* table(), [
+          ["one", 1, "file:a.yml"],
+          ["x", 2, "file:b.yml"],
+          ["other", 3, "file:b.yml"]
+        ])
+        // Once b.yml gives x up, a.yml's edit applies.
+        fs.writeFileSync(path.join(dir, "b.yml"), "other:\n  port: 3\n")
+        assert.deepStrictEqual((yield* routes.reload).issues, [])
+        assert.deepStrictEqual(yield* table(), [
+          ["one", 1, "file:a.yml"],
+          ["x", 9, "file:a.yml"],
+          ["other", 3, "file:b.yml"]
+        ])
+      })
+    )
+  )
 })
