@@ -1,11 +1,12 @@
 import * as fs from "node:fs/promises"
-import type { ValidationIssue } from "@gatehouse-edge/contract/domain"
-import { ValidationFailed } from "@gatehouse-edge/contract/domain"
+import type { ValidationIssue, ValidationUnavailable } from "@gatehouse-edge/contract/domain"
+import { ValidationFailed, ValidationQueueFull } from "@gatehouse-edge/contract/domain"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
+import * as Schedule from "effect/Schedule"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import { readRouteDirectory } from "./RouteFiles.js"
@@ -59,6 +60,17 @@ export const ensureDirectory = Effect.fn("FileRoutes.ensureDirectory")(function*
 })
 
 /**
+ * A reload finds the validation workers busy (API requests validating large documents fill their queue): it waits
+ * and asks again, for up to ~15 s, rather than dropping the change until the next one comes. A timed-out or
+ * failed validation is not retried: the same files would take as long again.
+ */
+const whileWorkersBusy = {
+  schedule: Schedule.exponential("250 millis"),
+  times: 6,
+  while: (error: ValidationUnavailable) => error instanceof ValidationQueueFull
+}
+
+/**
  * The route files of a directory as a route provider. A file is the unit: a valid file's routes are offered; an
  * invalid or unreadable one keeps offering the routes of its last valid version (none if it never had one) and
  * its problems are reported, so one bad edit never takes the other files' routes — or its own old ones — down.
@@ -85,7 +97,9 @@ export const make = Effect.fnUntraced(function* (options: FileRoutesOptions) {
     .withPermits(1)(
       Effect.gen(function* () {
         const directory = yield* readRouteDirectory(options.routesDir)
-        const validated = yield* Effect.result(validator.validateSources(unchangedFirst(directory.sources)))
+        const validated = yield* Effect.result(
+          validator.validateSources(unchangedFirst(directory.sources)).pipe(Effect.retry(whileWorkersBusy))
+        )
         if (Result.isFailure(validated)) {
           // Not validated at all (the validation workers were busy or failed): every file keeps its routes.
           const issue = { path: [], message: `the route files could not be validated: ${validated.failure.message}` }
