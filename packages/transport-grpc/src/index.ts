@@ -4,6 +4,7 @@
  * the core's ports (`GrpcServer.layer`).
  */
 
+export { defaultGrpcLimits, type GrpcLimits } from "./CallLimits.js"
 export * as GrpcServer from "./GrpcServer.js"
 export { GrpcServerAddress, GrpcServerError, type GrpcServerOptions } from "./GrpcServer.js"
 export type { ProtoGrpcType } from "./gen/auth.js"
