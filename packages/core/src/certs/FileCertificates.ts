@@ -9,6 +9,7 @@ import * as Stream from "effect/Stream"
 import type { CertificateConfig } from "../config/ConfigSections.js"
 import { readTextFile } from "../config/ReadTextFile.js"
 import type { Events } from "../events/Events.js"
+import { publishOrLog } from "../events/PublishOrLog.js"
 import { type CertificatePair, CertificateProblem, parseCertificatePair } from "./CertificatePair.js"
 
 /** A configured certificate from files, and the pair in use (`undefined` until its files once formed one). */
@@ -40,6 +41,9 @@ export const makeFileCertificates = (
 ): Effect.Effect<ReadonlyArray<FileCertificate>, never, Scope.Scope> =>
   Effect.gen(function* () {
     const entries: ReadonlyArray<FileCertificate> = configs.map((config) => ({ config, pair: undefined }))
+    // An event reports a load already done: a failing event store must not end the watch, or no later change of
+    // the files would be loaded.
+    const publish = publishOrLog(events, "certificate")
 
     const load = Effect.fnUntraced(function* (entry: FileCertificate, announce: boolean) {
       const { name, cert, key } = entry.config
@@ -49,14 +53,14 @@ export const makeFileCertificates = (
         yield* Effect.logWarning(
           `certificate ${name}: ${error}; ${entry.pair === undefined ? "not available" : "the previous pair stays in use"}`
         )
-        yield* events.publish(CertEvents.loadFailed({ name, cert, key, error }))
+        yield* publish(CertEvents.loadFailed({ name, cert, key, error }))
         return
       }
       const pair = result.success
       const same = entry.pair !== undefined && entry.pair.certPem === pair.certPem
       entry.pair = pair
       if (announce && !same) {
-        yield* events.publish(
+        yield* publish(
           CertEvents.reloaded({
             name,
             serial: pair.leaf.serialNumber.toUpperCase(),
@@ -92,7 +96,12 @@ export const makeFileCertificates = (
     )
     yield* Stream.fromQueue(changed).pipe(
       Stream.groupedWithin(1000, options.settleMs ?? 300),
-      Stream.runForEach((batch) => Effect.forEach(new Set(batch), (entry) => load(entry, true), { discard: true })),
+      Stream.runForEach((batch) =>
+        Effect.forEach(new Set(batch), (entry) => load(entry, true), { discard: true }).pipe(
+          // A load that dies (a bug) ends only that load: the next change of the files loads again.
+          Effect.catchDefect((defect) => Effect.logWarning("loading changed certificate files failed", defect))
+        )
+      ),
       Effect.forkScoped
     )
     return entries

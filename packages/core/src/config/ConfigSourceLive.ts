@@ -8,6 +8,7 @@ import * as Ref from "effect/Ref"
 import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
 import { Events } from "../events/Events.js"
+import { publishOrLog } from "../events/PublishOrLog.js"
 import { ValidationWorkers } from "../validation/ValidationWorkers.js"
 import * as ValidationWorkersLive from "../validation/ValidationWorkersLive.js"
 import { type ConfigReloadOutcome, ConfigSource } from "./ConfigSource.js"
@@ -58,13 +59,16 @@ export const layerOnWorkers = (
       const lock = yield* Semaphore.make(1)
       const file = initial.configFile
       const candidate = (text: string) => ({ path: file ?? "gatehouse.yml", text })
+      // The outcome stands without its event: a failing event store must not turn a reload into a defect that
+      // ends the file watcher, nor hide the outcome from whoever asked for the reload.
+      const publish = publishOrLog(events, "config")
 
       const reject = Effect.fnUntraced(function* (configFile: string, issues: ReadonlyArray<ValidationIssue>) {
         yield* Effect.logWarning(
           `config file ${configFile} rejected; the running configuration stays`,
           ...issues.map(formatIssue)
         )
-        yield* events.publish(ConfigEvents.rejected({ source: "config", file: configFile, issues }))
+        yield* publish(ConfigEvents.rejected({ source: "config", file: configFile, issues }))
         return { _tag: "Rejected", issues } as const
       })
 
@@ -83,7 +87,7 @@ export const layerOnWorkers = (
         yield* Effect.logInfo(`config file ${configFile} changed`).pipe(
           Effect.annotateLogs({ changed: changed.join(", "), restart_required: restartRequired.join(", ") })
         )
-        yield* events.publish(
+        yield* publish(
           ConfigEvents.reloaded({ source: "config", file: configFile, changed, restart_required: restartRequired })
         )
         return { _tag: "Reloaded", changed, restartRequired } as const

@@ -13,6 +13,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { Events } from "../events/Events.js"
+import { publishOrLog } from "../events/PublishOrLog.js"
 import { GuestLocator, type GuestLocatorShape } from "../hypervisor/GuestLocator.js"
 import { type RouteRecord, Routes } from "../routes/Routes.js"
 import type { CheckResult } from "./CheckResult.js"
@@ -82,12 +83,27 @@ const guestAware = (
       )
 
 /**
+ * A route's monitor with {@link guestAware}'s check. Its key adds what the lookup reads beyond the probe's own
+ * fields (host and port): the route's `proxmox` pin, else its alias. A route pointed at another guest thus gets a
+ * new monitor that follows that guest, instead of keeping the old one, which follows the old guest.
+ */
+const guestAwareMonitor = (locator: GuestLocatorShape | undefined, route: Route, monitor: Monitor): Monitor =>
+  locator === undefined
+    ? monitor
+    : {
+        ...monitor,
+        check: guestAware(locator, route, monitor.check),
+        key: JSON.stringify(["guest", monitor.key, route.proxmox ?? null, route.alias])
+      }
+
+/**
  * Builds the real Health service: follows the route table and runs one monitor fiber per monitored route.
  * Every fiber lives in the layer's scope, so closing the layer stops every monitor and its socket.
  */
 export const make: Effect.Effect<Health["Service"], never, Routes | Events | Scope.Scope> = Effect.gen(function* () {
   const routes = yield* Routes
   const events = yield* Events
+  const publishHealth = publishOrLog(events, "health")
   const locator = yield* GuestLocator
   // A route's monitor, unless it has none or is excluded from serving (then its health is `unknown`).
   // A route whose target is a container follows the container (see `containerMonitor`).
@@ -96,7 +112,7 @@ export const make: Effect.Effect<Health["Service"], never, Routes | Events | Sco
       ? Option.none()
       : Option.map(monitorFor(record.route), (m) =>
           record.container === undefined
-            ? { ...m, check: guestAware(locator, record.route, m.check) }
+            ? guestAwareMonitor(locator, record.route, m)
             : containerMonitor(record.route, record.container, m)
         )
   // Only touched inside synchronous blocks, so each read or write of it is atomic with respect to other fibers.
@@ -146,11 +162,8 @@ export const make: Effect.Effect<Health["Service"], never, Routes | Events | Sco
       latency_ms: t.result.latency_ms,
       ...(t.result.error === undefined ? {} : { error: t.result.error })
     }
-    return events.publish(kind === "down" ? HealthEvents.down(data) : HealthEvents.up(data)).pipe(
-      Effect.asVoid,
-      // A failing event store must not stop health checking.
-      Effect.catchDefect((defect) => Effect.logWarning("health event not published", defect))
-    )
+    // A failing event store must not stop health checking.
+    return publishHealth(kind === "down" ? HealthEvents.down(data) : HealthEvents.up(data))
   }
 
   const record = Effect.fnUntraced(function* (alias: string, id: number, result: CheckResult, retries: number) {

@@ -11,6 +11,7 @@ import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { Events } from "../events/Events.js"
+import { publishOrLog } from "../events/PublishOrLog.js"
 import { mergeProviderStates } from "./RouteMerge.js"
 import { type ProviderState, type RouteProvider, RouteProviders } from "./RouteProviders.js"
 import { type ReloadOutcome, type RouteRecord, Routes } from "./Routes.js"
@@ -61,6 +62,10 @@ const make = Effect.gen(function* () {
   let byAlias = new Map<string, RouteRecord>()
   const lock = yield* Semaphore.make(1)
 
+  // The table is already replaced when its events go out: a failing event store must neither undo the change nor
+  // end the fiber that made it (a provider's, the file watcher's), or no change would be applied after it.
+  const publish = publishOrLog(events, "route")
+
   // Rebuilds the table from every provider's state; `reported` are the problems the triggering change brought.
   // A provider joining or leaving is not a reload (the server starting, an integration stopping): the table
   // changes silently, but problems are always announced.
@@ -80,7 +85,7 @@ const make = Effect.gen(function* () {
       if (routesChanged || !sameContainers(before, merged.records)) {
         byAlias = new Map(merged.records.map((record) => [record.route.alias, record]))
         yield* SubscriptionRef.set(table, merged.records)
-        if (announce && routesChanged) yield* events.publish(ConfigEvents.reloaded({ source: "routes", ...changes }))
+        if (announce && routesChanged) yield* publish(ConfigEvents.reloaded({ source: "routes", ...changes }))
       }
       if (issues.length > 0) {
         // The log too, as for the config file: an operator reading it should not have to watch the events.
@@ -88,11 +93,11 @@ const make = Effect.gen(function* () {
           `the route sources have ${issues.length} problem(s); the routes without problems are served`,
           ...issues.map(formatIssue)
         )
-        yield* events.publish(ConfigEvents.rejected({ source: "routes", issues }))
+        yield* publish(ConfigEvents.rejected({ source: "routes", issues }))
       } else if (announce && !routesChanged && hadProblems && standing.length === 0) {
         // The problems went away without changing a route (the offending file was deleted, say): still a reload,
         // so whoever saw the `config/error` learns it is over.
-        yield* events.publish(ConfigEvents.reloaded({ source: "routes", ...changes }))
+        yield* publish(ConfigEvents.reloaded({ source: "routes", ...changes }))
       }
       return { ...changes, issues }
     })
