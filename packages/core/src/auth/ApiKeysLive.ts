@@ -68,12 +68,21 @@ export const layer: Layer.Layer<ApiKeys, never, ApiKeyRepository | Authenticatio
         const active = (yield* repository.list).find((key) => key.name === name && key.revoked_at === null)
         if (active === undefined) return yield* new ApiKeyNotFound({ name })
         const at = iso(yield* Clock.currentTimeMillis)
-        yield* events.transaction(
-          Effect.as(repository.revoke(name, at), { value: undefined, events: [ApiKeyRevokedEvent.make({ name, by })] })
-        )
         // Refused from the next request on, and the streams opened with it end. After the commit: a verification
         // reading the row before this is not remembered by the key cache, and one reading it after sees the revocation.
-        yield* authentication.keyRevoked(active.prefix)
+        // The commit and the telling are one step: a request interrupted between them (its client gone) would leave
+        // the key's streams open, and the retried revocation finds nothing left to revoke.
+        yield* Effect.uninterruptible(
+          Effect.andThen(
+            events.transaction(
+              Effect.as(repository.revoke(name, at), {
+                value: undefined,
+                events: [ApiKeyRevokedEvent.make({ name, by })]
+              })
+            ),
+            authentication.keyRevoked(active.prefix)
+          )
+        )
         return apiKeyInfoOf({ ...active, revoked_at: at })
       })
     })

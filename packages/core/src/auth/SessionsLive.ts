@@ -212,39 +212,47 @@ export const layer = (
           const found = yield* activeRecord(cookie)
           if (Option.isNone(found)) return Option.none()
           const now = yield* Clock.currentTimeMillis
-          // The sign-out and its event commit together.
-          const revoked = yield* events.transaction(
-            Effect.map(repository.revoke(found.value.id, now), (ended) => ({
-              value: ended,
-              events: Option.isSome(ended)
-                ? [
-                    LogoutEvent.make({
-                      subject: ended.value.subject,
-                      session_id: ended.value.id,
-                      by: ended.value.subject
-                    })
-                  ]
-                : []
-            }))
+          // The sign-out and its event commit together; the cache and the session's streams are told in the same
+          // uninterruptible step, so a client that goes away meanwhile cannot leave them holding an ended session.
+          const revoked = yield* Effect.uninterruptible(
+            Effect.tap(
+              events.transaction(
+                Effect.map(repository.revoke(found.value.id, now), (ended) => ({
+                  value: ended,
+                  events: Option.isSome(ended)
+                    ? [
+                        LogoutEvent.make({
+                          subject: ended.value.subject,
+                          session_id: ended.value.id,
+                          by: ended.value.subject
+                        })
+                      ]
+                    : []
+                }))
+              ),
+              () => Effect.andThen(forget, announce(found.value.id, "session signed out"))
+            )
           )
-          yield* forget
-          yield* announce(found.value.id, "session signed out")
           return Option.map(revoked, infoOf)
         }),
         revoke: Effect.fn("Sessions.revoke")(function* (id: string, by: string) {
           const now = yield* Clock.currentTimeMillis
-          // The revocation and its event commit together.
-          const revoked = yield* events.transaction(
-            Effect.map(repository.revoke(id, now), (found) => ({
-              value: found,
-              events: Option.isSome(found)
-                ? [LogoutEvent.make({ subject: found.value.subject, session_id: id, by })]
-                : []
-            }))
+          // The revocation and its event commit together, and the cache and the session's streams are told in the
+          // same uninterruptible step (see `end`).
+          const revoked = yield* Effect.uninterruptible(
+            Effect.tap(
+              events.transaction(
+                Effect.map(repository.revoke(id, now), (found) => ({
+                  value: found,
+                  events: Option.isSome(found)
+                    ? [LogoutEvent.make({ subject: found.value.subject, session_id: id, by })]
+                    : []
+                }))
+              ),
+              (found) => Effect.andThen(forget, Option.isSome(found) ? announce(id, "session revoked") : Effect.void)
+            )
           )
-          yield* forget
           if (Option.isNone(revoked)) return yield* new SessionNotFound({ id })
-          yield* announce(id, "session revoked")
           return infoOf(revoked.value)
         }),
         validUntilEnded: Effect.fn("Sessions.validUntilEnded")(function* (session: PrincipalSession) {
