@@ -48,6 +48,8 @@ export const defaultConfig: AuthRequestsConfig = {
 
 // The expiry sweeper wakes at least this often, so history past its retention is deleted without new requests.
 const maxSweepInterval = Duration.hours(1)
+// How soon a sweep the store failed is tried again.
+const sweepRetry = Duration.seconds(5)
 
 /** A new auth id: the prefix and 18 random bytes as 24 base64url characters. */
 export const newAuthId = (): string => `${authIdPrefix}${randomBytesPooled(18).toString("base64url")}`
@@ -267,15 +269,30 @@ const make = (config: AuthRequestsConfig) =>
       yield* repository.deleteHistoryBefore(now - config.retentionMs)
       return now
     })
-    const sweep = Effect.gen(function* () {
-      sweeperWakesAt = Number.POSITIVE_INFINITY
+    // Expires what is due; how long until the next request is due (at most `maxSweepInterval`), and when that is.
+    const expireDue = Effect.gen(function* () {
       const now = yield* expireAndPrune
       const next = yield* repository.nextExpiry
       const wait = Option.match(next, {
         onNone: () => maxSweepInterval,
         onSome: (at) => Duration.min(Duration.millis(Math.max(0, at - now)), maxSweepInterval)
       })
-      sweeperWakesAt = now + Duration.toMillis(wait)
+      return { wait, at: now + Duration.toMillis(wait) }
+    })
+    // A store that fails once (a full disk, a lock held past its timeout) is a warning and another try soon: the
+    // sweeper's fiber ending would leave every pending request, and its watchers, pending for good.
+    const afterFailure = Effect.map(Clock.currentTimeMillis, (now) => ({
+      wait: sweepRetry,
+      at: now + Duration.toMillis(sweepRetry)
+    }))
+    const sweep = Effect.gen(function* () {
+      sweeperWakesAt = Number.POSITIVE_INFINITY
+      const { wait, at } = yield* expireDue.pipe(
+        Effect.catchDefect((defect) =>
+          Effect.andThen(Effect.logWarning("expiring auth requests failed; trying again shortly", defect), afterFailure)
+        )
+      )
+      sweeperWakesAt = at
       yield* Effect.raceFirst(Effect.sleep(wait), Queue.take(wakeSweeper))
     }).pipe(Effect.withSpan("AuthRequests.sweep"))
     // Requests whose time ran out while the server was down are marked before anyone can read them.

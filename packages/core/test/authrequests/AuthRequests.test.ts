@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Layer, Stream } from "effect"
+import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import {
   AuthRequestAlreadyDecided,
@@ -128,6 +129,27 @@ describe("AuthRequests", () => {
       const expired = (yield* (yield* Events).history({ category: "auth_request" })).at(-1)!
       assert.strictEqual(expired.action, "expired")
       assert.deepStrictEqual(expired.data, { auth_id, kind: "ssh_check", reason: "ttl" })
+    }).pipe(Effect.provide(authRequestsOn()))
+  )
+
+  it.effect("a sweep the store fails is logged and tried again: the request still expires, its watchers told", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const service = yield* AuthRequests
+      // One storage failure when the sweeper marks a request expired (a full disk, an I/O error).
+      yield* sql`CREATE TRIGGER fail_expiry BEFORE UPDATE ON auth_requests WHEN NEW.state = 'expired'
+        BEGIN SELECT RAISE(ABORT, 'simulated I/O error'); END`
+      const { auth_id } = yield* service.create(sshCheck)
+      const watcher = yield* service.watch(auth_id).pipe(Stream.runCollect, Effect.forkChild)
+      yield* TestClock.adjust("15 minutes")
+      yield* sql`DROP TRIGGER fail_expiry`
+      assert.strictEqual((yield* service.get(auth_id)).state, "pending", "the failed sweep changed nothing")
+      yield* TestClock.adjust("5 seconds")
+      const seen = yield* Fiber.join(watcher)
+      assert.deepStrictEqual(
+        seen.map((r) => r.state),
+        ["pending", "expired"]
+      )
     }).pipe(Effect.provide(authRequestsOn()))
   )
 
