@@ -79,7 +79,7 @@ export const baseline = (options: {
   const { file, routeCount, t0, liveSeconds, flushSeconds } = options
   const db = new Database(file)
   db.pragma("journal_mode = WAL")
-  db.pragma("synchronous = NORMAL")
+  db.pragma("synchronous = FULL") // as the store (packages/core/src/store/SqliteClient.ts)
   const upsert = db.prepare(`INSERT INTO uptime_buckets VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (period, alias, bucket_start) DO UPDATE SET healthy = healthy + excluded.healthy,
       unhealthy = unhealthy + excluded.unhealthy, error = error + excluded.error, napping = napping + excluded.napping,

@@ -65,7 +65,7 @@ const corePairs = (ms: number) =>
 const reference = (() => {
   const db = new Database(path.join(dir, "reference.db"))
   db.pragma("journal_mode = WAL")
-  db.pragma("synchronous = NORMAL")
+  db.pragma("synchronous = FULL") // as the store (packages/core/src/store/SqliteClient.ts)
   db.exec(`CREATE TABLE auth_requests (auth_id TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL, state TEXT NOT NULL,
     created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, decided_at BIGINT, decided_by TEXT, src TEXT, dst TEXT,
     local_user TEXT);

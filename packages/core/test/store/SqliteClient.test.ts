@@ -1,3 +1,4 @@
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Deferred, Effect, Fiber, Layer } from "effect"
@@ -41,6 +42,18 @@ describe("SqliteClient: an effect/sql driver over better-sqlite3", () => {
         [1, "a"],
         [2, "b"]
       ])
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("a file is opened in WAL mode with every commit synced (synchronous = FULL), owner-only", () =>
+    Effect.gen(function* () {
+      const filename = path.join(yield* tempDir, "gatehouse.db")
+      const sql = yield* clientAt(filename)
+      const [mode] = yield* sql<{ journal_mode: string }>`PRAGMA journal_mode`
+      const [sync] = yield* sql<{ synchronous: number }>`PRAGMA synchronous`
+      // 2 is FULL; NORMAL (1) syncs WAL only at checkpoints, so a power loss could take back acknowledged commits.
+      assert.deepStrictEqual([mode?.journal_mode, sync?.synchronous], ["wal", 2])
+      assert.strictEqual(fs.statSync(filename).mode & 0o777, 0o600)
     }).pipe(Effect.scoped)
   )
 
