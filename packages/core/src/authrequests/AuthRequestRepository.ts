@@ -83,6 +83,9 @@ const toNode = (row: Record<string, unknown>): NodeRecord =>
     last_seen: numOrNull(row.last_seen)
   }) as NodeRecord
 
+// The key of the advisory lock that serialises user and node changes across servers on one PostgreSQL store.
+const DIRECTORY_LOCK = 0x67_68_64_69 // "ghdi"
+
 /**
  * The `auth_requests`, `auth_users` and `auth_nodes` tables. State changes are conditional updates
  * (`... WHERE state = 'pending' RETURNING *`), so of two writers racing on one request exactly one wins, in
@@ -114,6 +117,12 @@ export class AuthRequestRepository extends Context.Service<
     readonly nextExpiry: Effect.Effect<Option.Option<number>>
     /** Deletes final requests decided (or expired) before `cutoff`; how many. */
     readonly deleteHistoryBefore: (cutoff: number) => Effect.Effect<number>
+    /**
+     * Holds the directory of users and nodes for the rest of the transaction: servers sharing a PostgreSQL store
+     * would otherwise compute the same next id, or both find a user name free, and one of them fail on the unique
+     * key (a 500). A transaction-scoped advisory lock there; nothing on SQLite, whose one writer already serialises.
+     */
+    readonly lockDirectory: Effect.Effect<void>
     readonly insertUser: (user: Omit<UserRecord, "id">) => Effect.Effect<UserRecord>
     readonly findUser: (name: string) => Effect.Effect<Option.Option<UserRecord>>
     readonly usersById: (ids: ReadonlyArray<number>) => Effect.Effect<ReadonlyMap<number, UserRecord>>
@@ -231,6 +240,12 @@ export class AuthRequestRepository extends Context.Service<
           )
           return deleted.length
         }),
+        lockDirectory: sql
+          .onDialectOrElse({
+            pg: () => sql`SELECT pg_advisory_xact_lock(${DIRECTORY_LOCK})`,
+            orElse: () => Effect.succeed([])
+          })
+          .pipe(Effect.asVoid, Effect.orDie, Effect.withSpan("AuthRequestRepository.lockDirectory")),
         insertUser: Effect.fn("AuthRequestRepository.insertUser")(function* (user: Omit<UserRecord, "id">) {
           const record: UserRecord = { id: yield* nextId("auth_users"), ...user }
           yield* sql`INSERT INTO auth_users ${sql.insert({ ...record })}`.pipe(Effect.orDie)

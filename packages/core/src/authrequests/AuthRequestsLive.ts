@@ -142,6 +142,8 @@ const make = (config: AuthRequestsConfig) =>
           never
         >(
           Effect.gen(function* () {
+            // Before anything is read: the user, the machine's node and the free addresses stay as read.
+            yield* repository.lockDirectory
             const at = yield* Clock.currentTimeMillis
             const request = yield* find(authId)
             if (request.kind !== "registration") {
@@ -316,6 +318,7 @@ const make = (config: AuthRequestsConfig) =>
         const user = yield* checkNewUser(input)
         const created = yield* events.transaction(
           Effect.gen(function* () {
+            yield* repository.lockDirectory
             if (Option.isSome(yield* repository.findUser(user.name))) {
               return yield* new UserAlreadyExists({ name: user.name })
             }

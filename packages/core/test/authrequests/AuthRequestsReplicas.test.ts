@@ -1,0 +1,68 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { requireEnv } from "../../../../test/support/e2e.js"
+import { AuthRequests, UserAlreadyExists } from "../../src/index.js"
+import * as PostgresStore from "../../src/store/PostgresStore.js"
+import { freshPostgresSchema } from "../store/FreshPostgresSchema.js"
+import { authRequestsOn } from "./AuthRequestsTestLayer.js"
+
+// Two servers on one PostgreSQL store, each with its own connection pool and event bus: only the database
+// serialises what they do. GATEHOUSE_TEST_PG_URL as in the store's PostgreSQL tests (skipped without it, except
+// under GATEHOUSE_E2E=1, where that fails).
+const pg = requireEnv("GATEHOUSE_TEST_PG_URL")
+const url = pg.skip ? "" : pg.value
+
+const replica = (schema: string) =>
+  Effect.map(
+    Layer.build(authRequestsOn(PostgresStore.layer({ url: Redacted.make(url), schema }))),
+    Context.get(AuthRequests)
+  )
+
+const registration = (machine: string) =>
+  ({ kind: "registration", registration: { machine_key: machine, node_key: `nk-${machine}`, hostname: "h" } }) as const
+
+describe.skipIf(pg.skip)("auth requests on a PostgreSQL store shared by two servers", () => {
+  it.live("users and nodes created at once on both get distinct ids and addresses; a name taken twice is a 409", () =>
+    Effect.gen(function* () {
+      const { schema } = yield* freshPostgresSchema(url)
+      const a = yield* replica(schema)
+      const b = yield* replica(schema)
+      const servers = [a, b]
+
+      const users = yield* Effect.forEach(
+        Array.from({ length: 20 }, (_, i) => i),
+        (i) => servers[i % 2]!.createUser({ name: `user${i}` }),
+        { concurrency: "unbounded" }
+      )
+      assert.strictEqual(new Set(users.map((user) => user.id)).size, 20)
+
+      // The same name on both servers at once: one creates it, the other is told it exists (never a defect).
+      const twice = yield* Effect.forEach(
+        Array.from({ length: 10 }, (_, i) => i),
+        (i) =>
+          Effect.all(
+            servers.map((server) => Effect.result(server.createUser({ name: `same${i}` }))),
+            { concurrency: "unbounded" }
+          ),
+        { concurrency: "unbounded" }
+      )
+      for (const [first, second] of twice) {
+        const failures = [first!, second!].filter((result) => result._tag === "Failure")
+        assert.strictEqual(failures.length, 1)
+        assert.instanceOf(failures[0]!.failure, UserAlreadyExists)
+      }
+
+      const requests = yield* Effect.forEach(
+        Array.from({ length: 12 }, (_, i) => i),
+        (i) => a.create(registration(`m${i}`))
+      )
+      const nodes = yield* Effect.forEach(
+        requests,
+        (request, i) => servers[i % 2]!.register(request.auth_id, "user0", "api-key:test"),
+        { concurrency: "unbounded" }
+      )
+      assert.strictEqual(new Set(nodes.map((node) => node.id)).size, 12)
+      assert.strictEqual(new Set(nodes.map((node) => node.ip_addresses[0])).size, 12)
+    }).pipe(Effect.scoped)
+  )
+})
