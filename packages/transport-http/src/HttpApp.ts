@@ -33,14 +33,12 @@ import { RoutesHandlers } from "./handlers/RoutesHandlers.js"
 import { ServerDescription, SystemHandlers } from "./handlers/SystemHandlers.js"
 import { type HttpLimits, layerApiResponses } from "./middleware/ApiResponses.js"
 import { layerAuthentication } from "./middleware/AuthenticationAdapter.js"
+import { apiRouterConfig } from "./middleware/EndpointPaths.js"
 import { layerRequestValidation } from "./middleware/RequestValidationLayer.js"
 import { layerPages } from "./pages/PageRoutes.js"
 import { serveWithoutCore } from "./ServeWithoutCore.js"
 import { WebSocketConnections } from "./websocket/WebSocketConnections.js"
 import { layerShutdownTrigger, ShutdownSignal } from "./websocket/WebSocketSession.js"
-
-// Request lines are bounded by Node's header limit (16 KiB) anyway.
-const MAX_PATH_PARAMETER_LENGTH = 16 * 1024
 
 /** Every route of the API with its handlers and middleware. Needs the core services and a `ServerDescription`. */
 export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
@@ -69,10 +67,9 @@ export const layerApiRoutes = HttpApiBuilder.layer(GatehouseApi).pipe(
 export const layerHttpApp = (limits: HttpLimits) =>
   layerShutdownTrigger.pipe(
     Layer.provideMerge(
+      // The stream matcher of layerApiResponses matches paths with the same configuration (isStreamEndpoint).
       serveWithoutCore(Layer.mergeAll(layerApiRoutes, layerPages, layerApiResponses(limits)), {
-        // The router's default (100) turned valid aliases of 101 to 253 characters into "no such endpoint": path
-        // parameters are as long as the request line allows, and their schemas decide what is valid (400).
-        routerConfig: { maxParamLength: MAX_PATH_PARAMETER_LENGTH }
+        routerConfig: apiRouterConfig
       }).pipe(
         // The limit on chunked bodies (a declared length is checked by layerApiResponses), set once for every
         // request rather than per request: each change to a request's context slows the lookups after it.

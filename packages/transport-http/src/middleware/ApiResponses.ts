@@ -12,7 +12,7 @@ import { decideClientAddress, type TrustedProxy } from "../websocket/ClientAddre
 import { pathOf, shortened } from "../websocket/RequestedPath.js"
 import { isWebSocketUpgrade } from "../websocket/StreamEndpoint.js"
 import { logAccess } from "./AccessLog.js"
-import { allowedMethods, emptyPathParameter } from "./EndpointPaths.js"
+import { allowedMethods, emptyPathParameter, hasMalformedEscape, isStreamEndpoint } from "./EndpointPaths.js"
 import { rememberRequestId } from "./RequestIds.js"
 
 /** Request limits of the HTTP API. */
@@ -185,14 +185,20 @@ export const layerApiResponses = (limits: HttpLimits) => {
           if (findBodyTooLarge(cause)) return finish(tooLarge())
           if (findRouteNotFound(cause)) {
             const requested = pathOf(request)
+            // The router matches decoded paths: one that does not decode is matched by none, whatever it names.
+            if (hasMalformedEscape(requested)) {
+              return finish(errorResponse(400, `invalid path: malformed percent-encoding in ${shortened(requested)}`))
+            }
             const empty = emptyPathParameter(request.method, requested)
             if (empty !== undefined) return finish(errorResponse(400, `invalid path: the ${empty} must not be empty`))
             // A path the API serves, with another method: 405 with the methods it takes (RFC 9110 §15.5.6).
             const allowed = allowedMethods(requested)
-            if (allowed.length > 0) {
+            if (allowed.length > 0 && !allowed.includes(request.method)) {
               const message = `${request.method} is not allowed on ${shortened(requested)}: use ${allowed.join(", ")}`
               return finish(HttpServerResponse.setHeader(errorResponse(405, message), "allow", allowed.join(", ")))
             }
+            // The method is one the path takes, yet the router matched nothing: the path is what cannot be served.
+            if (allowed.length > 0) return finish(errorResponse(400, `invalid path: ${shortened(requested)}`))
             return finish(errorResponse(404, `no such endpoint: ${request.method} ${shortened(requested)}`))
           }
           return Effect.flatMap(HttpServerError.causeResponse(cause), ([derived]) =>
@@ -212,9 +218,11 @@ export const layerApiResponses = (limits: HttpLimits) => {
           })
 
         if (Number(request.headers["content-length"] ?? 0) > limits.maxBodyBytes) return finish(tooLarge())
-        // A WebSocket session is one long request: it counts against the stream caps instead. Only a real
-        // handshake: an `Upgrade` header alone must not take a request out of the cap.
-        if (isWebSocketUpgrade(request)) return answer(app)
+        // A WebSocket session is one long request: it counts against the stream caps instead. Only a handshake to
+        // a declared stream endpoint: Node serves any request with upgrade headers through the app, and an endpoint
+        // that is no stream answers it as a plain request, which takes no stream place (the headers are checked
+        // first: the route is looked up for a handshake only).
+        if (isWebSocketUpgrade(request) && isStreamEndpoint(request.method, request.url)) return answer(app)
         // Counted per client (an IPv6 /64 is one: see clientKeyOf).
         const counted = clientKeyOf(client)
         const current = inFlight.get(counted) ?? 0

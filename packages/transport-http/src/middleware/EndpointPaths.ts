@@ -1,5 +1,15 @@
-import { GatehouseApi } from "@gatehouse-edge/contract/api"
+import { GatehouseApi, StreamEndpoints } from "@gatehouse-edge/contract/api"
+import * as FindMyWay from "effect/http/FindMyWay"
 import * as HttpApi from "effect/http-api/HttpApi"
+import * as Result from "effect/Result"
+
+/** How the API's router matches paths: `layerHttpApp` serves with it, and the stream matcher below matches alike. */
+export const apiRouterConfig: Partial<FindMyWay.RouterConfig> = {
+  // The router's default (100) turned valid aliases of 101 to 253 characters into "no such endpoint": path
+  // parameters are as long as the request line allows (Node's header limit, 16 KiB), and their schemas decide what
+  // is valid (400).
+  maxParamLength: 16 * 1024
+}
 
 interface Template {
   readonly method: string
@@ -10,12 +20,22 @@ interface Template {
 
 const escaped = (segment: string) => segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
-// Every endpoint of the API by method and path: what a request the router did not match was near to.
-const templates: ReadonlyArray<Template> = (() => {
+const streamKeys = new Set<string>(Object.values(StreamEndpoints).map((stream) => `${stream.group}.${stream.endpoint}`))
+
+// Every endpoint of the API by method and path: what a request the router did not match was near to. And every
+// endpoint in a router configured as the server's, its value whether it is a declared stream: it picks for a request
+// the endpoint the server's router picks (same paths, same normalization of case, slashes and escapes).
+const { templates, endpoints } = (() => {
   const found: Array<Template> = []
+  const router = FindMyWay.make<boolean>(apiRouterConfig)
   HttpApi.reflect(GatehouseApi, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint }) => {
+    onEndpoint: ({ group, endpoint }) => {
+      router.on(
+        endpoint.method,
+        endpoint.path as FindMyWay.PathInput,
+        streamKeys.has(`${group.identifier}.${endpoint.identifier}`)
+      )
       const names = [...endpoint.path.matchAll(/:(\w+)/g)].map((m) => m[1]!)
       const source = endpoint.path
         .split("/")
@@ -24,8 +44,21 @@ const templates: ReadonlyArray<Template> = (() => {
       found.push({ method: endpoint.method, pattern: new RegExp(`^${source}$`), names })
     }
   })
-  return found
+  return { templates: found as ReadonlyArray<Template>, endpoints: router }
 })()
+
+/**
+ * Whether the server routes `method` and `url` (the request target, query included) to an endpoint declared in
+ * the stream table (`StreamEndpoints`): only a handshake to one of those is served as a WebSocket stream.
+ */
+export const isStreamEndpoint = (method: string, url: string): boolean => endpoints.find(method, url)?.handler === true
+
+/**
+ * Whether `path` has a percent-escape that does not decode (`%` without two hex digits after it, or escaped bytes
+ * that are not UTF-8): the router cannot match such a path to any endpoint.
+ */
+export const hasMalformedEscape = (path: string): boolean =>
+  path.includes("%") && Result.isFailure(Result.try(() => decodeURIComponent(path)))
 
 /**
  * The name of the path parameter that is empty when `path` is an endpoint of the API with one parameter left
