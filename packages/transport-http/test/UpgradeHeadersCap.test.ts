@@ -2,31 +2,12 @@ import * as net from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { isStreamEndpoint } from "../src/middleware/EndpointPaths.js"
-import { request } from "./support/Http.js"
+import { rawStatusLine, request } from "./support/Http.js"
 import { startHarness } from "./support/TransportHarness.js"
 
 const handshakeHeaders =
   "Connection: Upgrade\r\nUpgrade: websocket\r\n" +
   "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-
-/** Sends `raw` on a fresh connection and returns the status line of the answer. */
-const rawStatusLine = (url: URL, raw: string) =>
-  Effect.promise(
-    () =>
-      new Promise<string>((resolve, reject) => {
-        const socket = net.connect(Number(url.port), url.hostname, () => socket.write(raw))
-        let received = ""
-        socket.on("data", (chunk) => {
-          received += chunk.toString("latin1")
-          const end = received.indexOf("\r\n")
-          if (end >= 0) {
-            socket.destroy()
-            resolve(received.slice(0, end))
-          }
-        })
-        socket.on("error", reject)
-      })
-  )
 
 /** A request held in flight until the scope closes: its body is announced but never finished. */
 const heldRequest = (url: URL, apiKey: string) =>

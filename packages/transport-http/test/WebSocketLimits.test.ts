@@ -4,7 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { HealthEvents } from "@gatehouse-edge/core/domain"
 import { Effect } from "effect"
 import { WebSocket } from "ws"
-import { openWs, request } from "./support/Http.js"
+import { openWs, rawStatusLine, request } from "./support/Http.js"
 import { startHarness } from "./support/TransportHarness.js"
 
 /** Opens a raw upgrade with the given headers and returns the HTTP status the server answered with. */
@@ -63,25 +63,6 @@ const eventuallyStatus = (url: string, status: number) =>
     }
     return yield* Effect.die(new Error(`${url} never answered ${status}`))
   })
-
-/** Sends `raw` on a fresh connection and returns the status line of the answer. */
-const rawStatusLine = (url: URL, raw: string) =>
-  Effect.promise(
-    () =>
-      new Promise<string>((resolve, reject) => {
-        const socket = net.connect(Number(url.port), url.hostname, () => socket.write(raw))
-        let received = ""
-        socket.on("data", (chunk) => {
-          received += chunk.toString("latin1")
-          const end = received.indexOf("\r\n")
-          if (end >= 0) {
-            socket.destroy()
-            resolve(received.slice(0, end))
-          }
-        })
-        socket.on("error", reject)
-      })
-  )
 
 /** A request held in flight until the scope closes: its body is announced but never finished. */
 const heldRequest = (baseUrl: string, apiKey: string, extraHeaders = "") =>

@@ -55,3 +55,21 @@ export const opensslFields = (file: string) => {
     san: san.trim().split(", ")
   }
 }
+
+/**
+ * Three key pairs made in `dir` and the live files a server is pointed at (`live/cert.pem`, `live/key.pem`), holding
+ * the first pair; `replace` puts another pair there as a deploy does (key first).
+ */
+export const liveCertFiles = (dir: string) => {
+  const live = path.join(dir, "live")
+  fs.mkdirSync(live)
+  const pairs = { one: makeCert(dir, "one"), two: makeCert(dir, "two"), three: makeCert(dir, "three") }
+  const cert = path.join(live, "cert.pem")
+  const key = path.join(live, "key.pem")
+  const replace = (pair: CertFiles) => {
+    fs.copyFileSync(pair.key, key)
+    fs.copyFileSync(pair.cert, cert)
+  }
+  replace(pairs.one)
+  return { ...pairs, cert, key, replace }
+}

@@ -10,7 +10,7 @@ import { waitFor } from "../../../../test/support/WaitFor.js"
 import * as CertificatesLive from "../../src/certs/CertificatesLive.js"
 import { Events } from "../../src/events/Events.js"
 import { busIn } from "../events/TestBus.js"
-import { makeCert } from "./CertFixtures.js"
+import { liveCertFiles } from "./CertFixtures.js"
 
 // The file provider on a real file system: files replaced on disk are picked up; a bad pair is reported and the
 // previous pair stays. Live clock: the watcher waits for writes to settle.
@@ -24,15 +24,7 @@ describe.skipIf(openssl.skip)("certificates from files", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const dir = yield* tempDir("gatehouse-filecerts-")
-          const live = path.join(dir, "live")
-          fs.mkdirSync(live)
-          const one = makeCert(dir, "one")
-          const two = makeCert(dir, "two")
-          const three = makeCert(dir, "three")
-          const cert = path.join(live, "cert.pem")
-          const key = path.join(live, "key.pem")
-          fs.copyFileSync(one.cert, cert)
-          fs.copyFileSync(one.key, key)
+          const { one, two, three, cert, key } = liveCertFiles(dir)
           const { bus } = yield* busIn(dir)
           const serialOf = (pem: string) => new X509Certificate(pem).serialNumber
           const certificates = yield* CertificatesLive.make({

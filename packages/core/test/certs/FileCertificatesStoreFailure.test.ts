@@ -1,6 +1,4 @@
 import { X509Certificate } from "node:crypto"
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
 import { requireTool } from "../../../../test/support/e2e.js"
@@ -8,7 +6,7 @@ import { tempDir } from "../../../../test/support/TempDir.js"
 import { waitFor } from "../../../../test/support/WaitFor.js"
 import { makeFileCertificates } from "../../src/certs/FileCertificates.js"
 import { failingStore } from "../events/FailingStore.js"
-import { type CertFiles, makeCert } from "./CertFixtures.js"
+import { type CertFiles, liveCertFiles } from "./CertFixtures.js"
 
 // The file provider when the event store fails: the certificate files are still followed. Live clock: the watcher
 // waits for writes to settle.
@@ -18,19 +16,7 @@ const openssl = requireTool("openssl")
 describe.skipIf(openssl.skip)("certificates from files with a failing event store", () => {
   it.live("a reload whose event is lost is logged, and the next replacement of the files is loaded", () =>
     Effect.gen(function* () {
-      const dir = yield* tempDir("gatehouse-filecerts-")
-      const live = path.join(dir, "live")
-      fs.mkdirSync(live)
-      const one = makeCert(dir, "one")
-      const two = makeCert(dir, "two")
-      const three = makeCert(dir, "three")
-      const cert = path.join(live, "cert.pem")
-      const key = path.join(live, "key.pem")
-      const replace = (pair: CertFiles) => {
-        fs.copyFileSync(pair.key, key)
-        fs.copyFileSync(pair.cert, cert)
-      }
-      replace(one)
+      const { two, three, cert, key, replace } = liveCertFiles(yield* tempDir("gatehouse-filecerts-"))
       const { store, events } = failingStore()
       const lines: Array<string> = []
       const [entry] = yield* makeFileCertificates([{ name: "main", cert, key }], events, { settleMs: 50 }).pipe(

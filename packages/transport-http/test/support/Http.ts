@@ -1,3 +1,4 @@
+import * as net from "node:net"
 import { Effect } from "effect"
 import { WebSocket } from "ws"
 
@@ -110,4 +111,23 @@ export const openWs = (
       )
     }),
     (client) => Effect.sync(() => client.socket.terminate())
+  )
+
+/** Sends `raw` on a fresh connection and returns the status line of the answer. */
+export const rawStatusLine = (url: URL, raw: string) =>
+  Effect.promise(
+    () =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(url.port), url.hostname, () => socket.write(raw))
+        let received = ""
+        socket.on("data", (chunk) => {
+          received += chunk.toString("latin1")
+          const end = received.indexOf("\r\n")
+          if (end >= 0) {
+            socket.destroy()
+            resolve(received.slice(0, end))
+          }
+        })
+        socket.on("error", reject)
+      })
   )
