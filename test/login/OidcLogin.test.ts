@@ -221,6 +221,26 @@ describe("OIDC sign-in against a real OpenID provider", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("callbacks take from the address's allowance too: the 11th at once is 429, and records nothing", () =>
+    Effect.gen(function* () {
+      const f = yield* setUp()
+      const callback = Effect.promise(() =>
+        fetch(`${f.server.baseUrl}/auth/callback?code=x&state=forged`, { headers: { accept: "application/json" } })
+      )
+      const statuses: Array<number> = []
+      for (let i = 0; i < 10; i++) statuses.push((yield* callback).status)
+      assert.deepStrictEqual(
+        statuses,
+        Array.from({ length: 10 }, () => 400)
+      )
+      const failedBefore = (yield* authEvents(f)).length
+      const refused = yield* callback
+      assert.strictEqual(refused.status, 429)
+      assert.isNotNull(refused.headers.get("retry-after"))
+      assert.strictEqual((yield* authEvents(f)).length, failedBefore, "a refused callback writes no event")
+    }).pipe(Effect.scoped)
+  )
+
   it.live("a callback without state is 400", () =>
     Effect.gen(function* () {
       const f = yield* setUp()

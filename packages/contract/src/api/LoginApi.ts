@@ -80,7 +80,8 @@ export class LoginApi extends HttpApiGroup.make("login").add(
       toWireError(OidcLoginFailed),
       toWireError(OidcUserNotAllowed),
       toWireError(OidcProviderFailed),
-      toWireError(LoginNotConfigured)
+      toWireError(LoginNotConfigured),
+      toWireError(RateLimited)
     ]
   })
     // Providers add parameters of their own to the redirect; they are not this API's to refuse.
@@ -90,7 +91,8 @@ export class LoginApi extends HttpApiGroup.make("login").add(
         summary: "OpenID Connect callback",
         description:
           "Where the provider sends the browser back: checks state (bound to this browser), PKCE, nonce and the " +
-          "ID token, applies `allowed_users` / `allowed_groups`, creates the session, 302 to the return path."
+          "ID token, applies `allowed_users` / `allowed_groups`, creates the session, 302 to the return path. " +
+          "Callbacks count against the client's sign-in allowance with the starts: 429 with `Retry-After` past it."
       })
     ),
   HttpApiEndpoint.get("logout", "/auth/logout", {

@@ -56,7 +56,7 @@ export class Login extends Context.Service<
       client: LoginClient
     ) => Effect.Effect<
       { readonly issued: IssuedSession; readonly returnTo: string },
-      LoginNotConfigured | OidcLoginFailed | OidcUserNotAllowed | OidcProviderFailed
+      LoginNotConfigured | OidcLoginFailed | OidcUserNotAllowed | OidcProviderFailed | RateLimited
     >
     /** Ends the session in `cookie` (if any); for an OIDC session, where to end the provider's session too. */
     readonly logout: (cookie: Redacted.Redacted<string> | undefined) => Effect.Effect<{ readonly redirect?: string }>

@@ -202,6 +202,15 @@ export const layer = (options: LoginOptions): Layer.Layer<Login, never, Sessions
           if (oidcClient === undefined || oidc === undefined) {
             return yield* notConfigured("sign-in with OpenID Connect (auth.oidc)")
           }
+          // Anybody can call back, with anything: each callback counts against the address's allowance (a sign-in
+          // takes two, its start and its callback), before anything is looked up or recorded.
+          const retryAfter = yield* throttle.attemptFrom(client.address)
+          if (retryAfter !== undefined) {
+            return yield* new RateLimited({
+              message: "too many sign-in attempts: wait before trying again",
+              retry_after_s: retryAfter
+            })
+          }
           const failed = (message: string) =>
             Effect.andThen(refuse("", "oidc", client, message), Effect.fail(new OidcLoginFailed({ message })))
           // The URL the provider redirected to, as openid-client checks it: the registered redirect URI + parameters.

@@ -252,13 +252,12 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
                 { path: CALLBACK_PATH, httpOnly: true, maxAge: Duration.zero, secure: policy.secureCookies }
               ]
             ])
-          const signedIn = login
-            .completeOidc(parameters, request.cookies[OidcStateCookie], clientOf(request))
-            .pipe(
-              Effect.flatMap((done) =>
-                withSession(clearState(HttpServerResponse.redirect(done.returnTo, { status: 302 })), done.issued)
-              )
+          const signedIn = login.completeOidc(parameters, request.cookies[OidcStateCookie], clientOf(request)).pipe(
+            Effect.tapError((error) => (error instanceof RateLimited ? retryAfter(error) : Effect.void)),
+            Effect.flatMap((done) =>
+              withSession(clearState(HttpServerResponse.redirect(done.returnTo, { status: 302 })), done.issued)
             )
+          )
           if (!prefersHtml(request)) return yield* signedIn
           // A browser sent back by the provider sees the sign-in page saying what went wrong, with the status a
           // script gets (and the same message as its JSON error body), rather than a JSON document.
