@@ -3,9 +3,11 @@ import * as fs from "node:fs/promises"
 import ssh2, { type ParsedKey } from "ssh2"
 
 /**
- * The public keys of an OpenSSH `authorized_keys` file. Lines with options before the key type
- * (`from="…" ssh-ed25519 …`) are read for the key alone: this gate does not apply key options. Comments, blank
- * and unparsable lines are skipped. Read at each login, so edits apply without a restart; a missing file is no keys.
+ * The public keys of an OpenSSH `authorized_keys` file. A line with options before the key type
+ * (`from="…",command="…" ssh-ed25519 …`, `restrict`, `cert-authority`) is skipped with its key: this gate cannot
+ * apply options, and a key they restrict (to a source, a command) must not get a full shell here instead.
+ * Comments, blank and unparsable lines are skipped too. Read at each login, so edits apply without a restart; a
+ * missing file is no keys.
  */
 export const readAuthorizedKeys = async (file: string): Promise<ReadonlyArray<ParsedKey>> => {
   const text = await fs.readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
@@ -16,8 +18,8 @@ export const readAuthorizedKeys = async (file: string): Promise<ReadonlyArray<Pa
   for (const line of text.split("\n")) {
     const trimmed = line.trim()
     if (trimmed === "" || trimmed.startsWith("#")) continue
-    const start = trimmed.search(/(?:^|\s)(?:ssh-|ecdsa-|sk-)/)
-    const parsed = ssh2.utils.parseKey(trimmed.slice(Math.max(start, 0)).trim())
+    if (!/^(?:ssh-|ecdsa-|sk-)/.test(trimmed)) continue
+    const parsed = ssh2.utils.parseKey(trimmed)
     if (!(parsed instanceof Error)) keys.push(parsed)
   }
   return keys

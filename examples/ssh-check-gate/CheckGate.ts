@@ -7,10 +7,19 @@ import type { Login } from "./Policy.js"
 /** What the gate does with a login: let it through (with a line to show the user, if any), or refuse it. */
 export type Verdict =
   | { readonly _tag: "Approved"; readonly message: string | undefined }
-  | { readonly _tag: "Denied"; readonly message: string }
+  | {
+      readonly _tag: "Denied"
+      readonly message: string
+      /** Why, for the gate's log only: the user is not told the server's address or the network's state. */
+      readonly detail?: string | undefined
+    }
 
 const approved = (message?: string): Verdict => ({ _tag: "Approved", message })
-const denied = (message: string): Verdict => ({ _tag: "Denied", message: `Gatehouse: access denied: ${message}` })
+const denied = (message: string, detail?: string): Verdict => ({
+  _tag: "Denied",
+  message: `Gatehouse: access denied: ${message}`,
+  detail
+})
 
 /** The watch ended without a final state (the server shut down gracefully): watch again. */
 class WatchEnded extends Data.TaggedError("WatchEnded") {}
@@ -124,7 +133,10 @@ export const decide = (
       Effect.succeed(
         error._tag === "WatchEnded"
           ? denied("the approval service ended the wait.")
-          : denied(`the approval service failed (${error.statusName}: ${error.message}).`)
+          : denied(
+              "the approval service could not be reached; try again later.",
+              `${error.statusName}: ${error.message}`
+            )
       )
     )
   )

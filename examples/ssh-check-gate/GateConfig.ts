@@ -1,7 +1,7 @@
 import * as os from "node:os"
 import * as path from "node:path"
 import { GoDuration, parsePrefix, validateYaml } from "@gatehouse-edge/core"
-import { formatIssue } from "@gatehouse-edge/core/domain"
+import { formatIssue, isLoopbackHost } from "@gatehouse-edge/core/domain"
 import { Schema } from "effect"
 
 const NonEmpty = Schema.String.check(Schema.isMinLength(1))
@@ -102,6 +102,15 @@ const parseListen = (text: string): { host: string; port: number } | string => {
  * Reads the gate's YAML: every problem is reported with its line and column (core's `validateYaml`), relative
  * paths resolve against the file's directory. Returns the problems as text lines when it is not valid.
  */
+/** The host of a gRPC address `host:port` or `[v6]:port` (grpc-js's `dns:`/`ipv4:` schemes stripped). */
+const hostOfAddress = (address: string): string => {
+  const plain = address.replace(/^(dns|ipv4|ipv6):(\/\/\/)?/, "")
+  const bracketed = /^\[([^\]]+)\]/.exec(plain)
+  if (bracketed !== null) return bracketed[1]!
+  const colon = plain.lastIndexOf(":")
+  return colon > 0 && plain.indexOf(":") === colon ? plain.slice(0, colon) : plain
+}
+
 export const parseGateConfig = (text: string, file: string): GateConfig | { readonly problems: Array<string> } => {
   const result = validateYaml(GateFile, text, { file })
   if (result._tag !== "Valid") return { problems: result.issues.map(formatIssue) }
@@ -116,6 +125,9 @@ export const parseGateConfig = (text: string, file: string): GateConfig | { read
     problems.push(`${file}: gatehouse: give either unix_socket or grpc with api_key_file, not both`)
   if (unix_socket === undefined && api_key_file === undefined)
     problems.push(`${file}: gatehouse: api_key_file is required with grpc (or use unix_socket)`)
+  // Plaintext would send the API key in the clear and trust any answer: a forged "approved" lets a login in.
+  if (grpc !== undefined && ca === undefined && !isLoopbackHost(hostOfAddress(grpc)))
+    problems.push(`${file}: gatehouse.grpc: ${grpc} is not on loopback: give ca (TLS), or use unix_socket`)
   for (const [index, rule] of raw.policy.entries())
     for (const user of rule.users ?? [])
       if (raw.users[user] === undefined)

@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net"
+import * as net from "node:net"
 import type { AuthServiceEffectClient } from "@gatehouse-edge/transport-grpc/client"
 import { Effect } from "effect"
 import ssh2, { type Connection, type ServerChannel } from "ssh2"
@@ -18,8 +19,35 @@ export interface RunningGate {
 /** Exit status of a refused session: EX_NOPERM from sysexits.h, so scripts can tell it from the command's own. */
 export const deniedExitStatus = 77
 
+/**
+ * What one client may hold, as sshd's MaxStartups, LoginGraceTime, MaxAuthTries and MaxSessions bound it: ssh2
+ * bounds none of them, so without these anybody could keep connections open for good, and a held login could open
+ * channels without end (each may buffer its 2 MiB window while the verdict is pending).
+ */
+export interface GateLimits {
+  /** Connections at once, in all (default 256). */
+  readonly maxConnections: number
+  /** Connections at once from one source address (default 16). */
+  readonly maxConnectionsPerSource: number
+  /** How long a connection may take to authenticate (default 30 s). */
+  readonly loginGraceMs: number
+  /** Refused authentication attempts before the connection is closed (default 10; a key probe counts). */
+  readonly maxAuthTries: number
+  /** Session channels one connection may open (default 10). */
+  readonly maxSessions: number
+}
+
+export const defaultGateLimits: GateLimits = {
+  maxConnections: 256,
+  maxConnectionsPerSource: 16,
+  loginGraceMs: 30_000,
+  maxAuthTries: 10,
+  maxSessions: 10
+}
+
 export interface SshGateOptions {
   readonly config: GateConfig
+  readonly limits?: Partial<GateLimits> | undefined
   /** The host private key (OpenSSH or PEM). */
   readonly hostKey: Buffer | string
   readonly client: AuthServiceEffectClient
@@ -38,18 +66,63 @@ const writeLines = (channel: ServerChannel, text: string, pty: boolean) =>
  */
 export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
   const { config, client, log } = options
+  const limits = { ...defaultGateLimits, ...options.limits }
   const connections = new Set<Connection>()
+  // Every TCP connection, counted and timed from its first byte: ssh2 only hands one over once the client has sent
+  // its version line, so a client that sends nothing would otherwise be neither counted nor ever closed.
+  const sockets = new Set<net.Socket>()
+  const perSource = new Map<string, number>()
+  // The grace timer of each connection not authenticated yet, by the client's `address:port`.
+  const unauthenticated = new Map<string, NodeJS.Timeout>()
+  const peerOf = (ip: string | undefined, port: number | undefined) => `${ip}:${port}`
 
-  const server = new ssh2.Server({ hostKeys: [options.hostKey], ident: "SSH-2.0-GatehouseCheckGate" }, (conn, info) => {
+  const listener = net.createServer((socket) => {
+    const src = plainAddress(socket.remoteAddress ?? "")
+    const fromSource = (perSource.get(src) ?? 0) + 1
+    if (sockets.size >= limits.maxConnections || fromSource > limits.maxConnectionsPerSource) {
+      log(`refused a connection from ${src}: too many connections`)
+      return socket.destroy()
+    }
+    sockets.add(socket)
+    perSource.set(src, fromSource)
+    const peer = peerOf(socket.remoteAddress, socket.remotePort)
+    // Not authenticated in time: closed, as sshd's LoginGraceTime does.
+    unauthenticated.set(
+      peer,
+      setTimeout(() => {
+        log(`connection from ${src}: not authenticated within ${limits.loginGraceMs / 1000} s`)
+        socket.destroy()
+      }, limits.loginGraceMs)
+    )
+    socket.once("close", () => {
+      clearTimeout(unauthenticated.get(peer))
+      unauthenticated.delete(peer)
+      sockets.delete(socket)
+      const left = (perSource.get(src) ?? 1) - 1
+      if (left > 0) perSource.set(src, left)
+      else perSource.delete(src)
+    })
+    server.injectSocket(socket)
+  })
+
+  const server = new ssh2.Server({ hostKeys: [options.hostKey], ident: "GatehouseCheckGate" }, (conn, info) => {
     connections.add(conn)
     const src = plainAddress(info.ip)
+    const peer = peerOf(info.ip, info.port)
     const disconnected = new AbortController()
     let admitted: { login: Login; rule: PolicyRule } | undefined
     let verdict: Promise<Verdict> | undefined
     const refusedUsers = new Set<string>()
+    let refusals = 0
+    let sessions = 0
+    const refuse = (ctx: ssh2.AuthContext) => {
+      refusals += 1
+      ctx.reject(["publickey"])
+      if (refusals >= limits.maxAuthTries) conn.end()
+    }
 
     conn.on("authentication", (ctx) => {
-      if (ctx.method !== "publickey") return ctx.reject(["publickey"])
+      if (ctx.method !== "publickey") return ctx.method === "none" ? ctx.reject(["publickey"]) : refuse(ctx)
       const keysFile = config.users.get(ctx.username)
       const login: Login = { src, dst: config.destination, localUser: ctx.username }
       const rule = keysFile === undefined ? undefined : ruleFor(config.policy, login)
@@ -61,21 +134,21 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
           const why = keysFile === undefined ? "not a user of this gate" : "no policy rule admits it"
           log(`refused ${JSON.stringify(ctx.username.slice(0, 64))}@${login.dst} from ${src}: ${why}`)
         }
-        return ctx.reject(["publickey"])
+        return refuse(ctx)
       }
       readAuthorizedKeys(keysFile).then(
         (keys) => {
           const key = findKey(keys, ctx.key.data)
-          if (key === undefined) return ctx.reject(["publickey"])
+          if (key === undefined) return refuse(ctx)
           // Without a signature the client only asks whether this key would do.
           if (ctx.signature === undefined) return ctx.accept()
-          if (key.verify(ctx.blob!, ctx.signature, ctx.hashAlgo) !== true) return ctx.reject(["publickey"])
+          if (key.verify(ctx.blob!, ctx.signature, ctx.hashAlgo) !== true) return refuse(ctx)
           admitted = { login, rule }
           ctx.accept()
         },
         (error: Error) => {
           log(`cannot read ${keysFile}: ${error.message}`)
-          ctx.reject(["publickey"])
+          refuse(ctx)
         }
       )
     })
@@ -87,14 +160,19 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
         decide(client, login, rule, (banner) => writeLines(channel, banner, pty)),
         { signal: disconnected.signal }
       ).then((result) => {
-        log(`${login.localUser}@${login.dst} from ${login.src} (${rule.action}): ${result._tag.toLowerCase()}`)
+        const detail = result._tag === "Denied" && result.detail !== undefined ? ` (${result.detail})` : ""
+        log(`${login.localUser}@${login.dst} from ${login.src} (${rule.action}): ${result._tag.toLowerCase()}${detail}`)
         return result
       })
       return verdict
     }
 
     conn.on("ready", () => {
-      conn.on("session", (accept) => {
+      clearTimeout(unauthenticated.get(peer))
+      unauthenticated.delete(peer)
+      conn.on("session", (accept, reject) => {
+        sessions += 1
+        if (sessions > limits.maxSessions) return reject()
         const session = accept()
         let pty = false
         session.on("pty", (accept) => {
@@ -140,15 +218,18 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
   })
 
   return new Promise((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(config.listen.port, config.listen.host, () => {
-      server.off("error", reject)
+    listener.once("error", reject)
+    listener.listen(config.listen.port, config.listen.host, () => {
+      listener.off("error", reject)
       resolve({
-        port: (server.address() as AddressInfo).port,
+        port: (listener.address() as AddressInfo).port,
         close: () =>
           new Promise<void>((done) => {
-            server.close(() => done())
+            listener.close(() => done())
             for (const conn of connections) conn.end()
+            // Those not authenticated (silent, or mid-login): nothing to end politely.
+            for (const socket of sockets)
+              if (unauthenticated.has(peerOf(socket.remoteAddress, socket.remotePort))) socket.destroy()
           })
       })
     })

@@ -1,0 +1,203 @@
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as path from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { AuthServiceCallError, type AuthServiceEffectClient } from "@gatehouse-edge/transport-grpc/client"
+import { Effect } from "effect"
+import ssh2 from "ssh2"
+import { readAuthorizedKeys } from "../examples/ssh-check-gate/AuthorizedKeys.js"
+import { decide } from "../examples/ssh-check-gate/CheckGate.js"
+import { type GateConfig, parseGateConfig } from "../examples/ssh-check-gate/GateConfig.js"
+import { type GateLimits, startSshGate } from "../examples/ssh-check-gate/SshGate.js"
+import { parseableKeyPair } from "./support/SshKeys.js"
+import { tempDir } from "./support/TempDir.js"
+
+/*
+ * The gate's own defences, without a Gatehouse server: what an unauthenticated or a key-holding client may hold,
+ * the authorized_keys lines it takes, the plaintext it refuses, and what a user is told when the server fails.
+ * Its logins through the real OpenSSH client are in SshCheckGate.test.ts.
+ */
+
+const configIn = (dir: string, grpc: string, extra: ReadonlyArray<string> = []) =>
+  parseGateConfig(
+    [
+      "listen: 127.0.0.1:0",
+      "destination: web1",
+      "host_key: ./host_key",
+      "gatehouse:",
+      `  grpc: ${JSON.stringify(grpc)}`,
+      "  api_key_file: ./api.key",
+      ...extra,
+      "users:",
+      "  root: ./authorized_keys",
+      "policy:",
+      "  - { users: [root], action: accept }"
+    ].join("\n"),
+    path.join(dir, "gate.yml")
+  )
+
+/** A gate whose policy lets `root` in at once (no server is asked), with `limits`; its port and log. */
+const runGate = (dir: string, limits: Partial<GateLimits>) =>
+  Effect.gen(function* () {
+    const config = configIn(dir, "127.0.0.1:1") as GateConfig
+    const lines: Array<string> = []
+    const gate = yield* Effect.acquireRelease(
+      Effect.promise(() =>
+        startSshGate({
+          config,
+          limits,
+          hostKey: parseableKeyPair().private,
+          client: {} as AuthServiceEffectClient,
+          log: (line) => lines.push(line)
+        })
+      ),
+      (gate) => Effect.promise(() => gate.close())
+    )
+    return { port: gate.port, lines }
+  })
+
+/** A TCP connection to the gate that says nothing; resolves when the gate closes it. */
+const silentConnection = (port: number) =>
+  Effect.promise(
+    () =>
+      new Promise<{ closed: Promise<void> }>((resolve) => {
+        const socket = net.connect(port, "127.0.0.1", () => resolve({ closed }))
+        const closed = new Promise<void>((done) => socket.on("close", () => done()))
+        socket.on("error", () => {})
+        // Read what the gate sends (its version line): a paused socket would not notice the gate closing it.
+        socket.resume()
+      })
+  )
+
+const deadline = <A>(what: string, promise: Promise<A>) =>
+  Effect.promise(() => promise).pipe(
+    Effect.timeoutOrElse({ duration: "10 seconds", orElse: () => Effect.die(new Error(`timed out: ${what}`)) })
+  )
+
+describe("examples/ssh-check-gate: what a client may hold", () => {
+  it.live("a connection that does not authenticate within the grace time is closed", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("gatehouse-gate-limits-")
+      const { port, lines } = yield* runGate(dir, { loginGraceMs: 300 })
+      const silent = yield* silentConnection(port)
+      yield* deadline("the silent connection closed", silent.closed)
+      assert.isTrue(lines.some((line) => line.includes("not authenticated within 0.3 s")))
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("past the connections one source may hold, a new one is closed at once", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("gatehouse-gate-limits-")
+      const { port, lines } = yield* runGate(dir, { maxConnectionsPerSource: 2 })
+      const held = [yield* silentConnection(port), yield* silentConnection(port)]
+      const third = yield* silentConnection(port)
+      yield* deadline("the third connection closed", third.closed)
+      assert.isTrue(lines.some((line) => line.includes("too many connections")))
+      // The first two are still open: closed only when the gate stops.
+      const stillOpen = yield* Effect.promise(() =>
+        Promise.race([held[0]!.closed.then(() => false), new Promise<boolean>((r) => setImmediate(() => r(true)))])
+      )
+      assert.isTrue(stillOpen)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("an authenticated connection opens at most maxSessions session channels", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("gatehouse-gate-limits-")
+      const pair = parseableKeyPair()
+      fs.writeFileSync(path.join(dir, "authorized_keys"), `${pair.public}\n`)
+      const { port } = yield* runGate(dir, { maxSessions: 2 })
+      const client = new ssh2.Client()
+      yield* Effect.addFinalizer(() => Effect.sync(() => client.end()))
+      yield* deadline(
+        "the login",
+        new Promise<void>((resolve, reject) => {
+          client.on("ready", () => resolve())
+          client.on("error", reject)
+          client.connect({ host: "127.0.0.1", port, username: "root", privateKey: pair.private })
+        })
+      )
+      const exec = () =>
+        new Promise<string>((resolve) =>
+          client.exec("true", (error, channel) => {
+            if (error !== undefined && error !== null) return resolve(`refused: ${error.message}`)
+            channel.on("close", () => resolve("ran"))
+            channel.resume()
+          })
+        )
+      const outcomes = yield* deadline("three sessions", Promise.all([exec(), exec(), exec()]))
+      assert.deepStrictEqual(
+        outcomes
+          .map((outcome) => (outcome.startsWith("refused: (SSH) Channel open failure") ? "refused" : outcome))
+          .sort(),
+        ["ran", "ran", "refused"]
+      )
+    }).pipe(Effect.scoped)
+  )
+})
+
+describe("examples/ssh-check-gate: authorized_keys, plaintext and failures", () => {
+  it.live("an authorized_keys line with options (from=, command=, restrict, cert-authority) is not a key here", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("gatehouse-gate-keys-")
+      const [plain, restricted, authority] = [parseableKeyPair(), parseableKeyPair(), parseableKeyPair()]
+      const file = path.join(dir, "authorized_keys")
+      fs.writeFileSync(
+        file,
+        [
+          `from="192.0.2.1",command="/usr/bin/true",restrict ${restricted.public}`,
+          `cert-authority ${authority.public}`,
+          "# a comment",
+          plain.public
+        ].join("\n")
+      )
+      const keys = yield* Effect.promise(() => readAuthorizedKeys(file))
+      const publicOf = (line: string) => (ssh2.utils.parseKey(line) as ssh2.ParsedKey).getPublicSSH()
+      assert.deepStrictEqual(
+        keys.map((key) => key.getPublicSSH()),
+        [publicOf(plain.public)]
+      )
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("plaintext gRPC off loopback is refused in the config: TLS (ca) or the unix socket", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("gatehouse-gate-config-")
+      const refused = configIn(dir, "gatehouse.example:50443")
+      assert.deepStrictEqual("problems" in refused ? refused.problems : [], [
+        `${path.join(dir, "gate.yml")}: gatehouse.grpc: gatehouse.example:50443 is not on loopback: ` +
+          "give ca (TLS), or use unix_socket"
+      ])
+      for (const address of ["127.0.0.1:50443", "[::1]:50443", "localhost:50443"])
+        assert.notProperty(configIn(dir, address), "problems", address)
+      assert.notProperty(configIn(dir, "gatehouse.example:50443", ["  ca: ./ca.pem"]), "problems")
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("a server that cannot be reached denies the login without telling the user its address", () =>
+    Effect.gen(function* () {
+      const unreachable = new AuthServiceCallError({
+        status: 14,
+        code: "unavailable",
+        message: "Name resolution failed for target dns:gatehouse.internal.example:50443",
+        requestId: undefined,
+        details: undefined
+      })
+      const client = { list: () => Effect.fail(unreachable) } as unknown as AuthServiceEffectClient
+      const verdict = yield* decide(
+        client,
+        { src: "127.0.0.1", dst: "web1", localUser: "root" },
+        { action: "check", checkPeriodMs: 0, checkScope: "source_destination" } as never,
+        () => {}
+      )
+      assert.strictEqual(verdict._tag, "Denied")
+      if (verdict._tag !== "Denied") return
+      assert.notInclude(verdict.message, "gatehouse.internal.example")
+      assert.strictEqual(
+        verdict.message,
+        "Gatehouse: access denied: the approval service could not be reached; try again later."
+      )
+      assert.include(verdict.detail, "gatehouse.internal.example")
+    })
+  )
+})
