@@ -274,6 +274,45 @@ describe.skipIf(sshd.skip)("hypervisor commands over a real sshd", () => {
     )
   )
 
+  it.live("tail: a file outside hypervisor.tail_paths (default /var/log) is a 400 for a viewer, before any SSH", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const world = yield* hypervisorWorld({ ssh: true })
+        // What the viewer role holds: reading the hypervisor, no more.
+        const created = yield* request(world.url("/apikeys"), {
+          key: world.server.apiKey,
+          method: "POST",
+          contentType: "application/json",
+          body: JSON.stringify({ name: "viewer", scopes: ["hypervisor:read"] })
+        })
+        assert.strictEqual(created.status, 201, created.text)
+        const viewer: string = created.json.key
+        for (const file of [
+          "/etc/pve/priv/authkey.key",
+          "/etc/shadow",
+          "/root/.ssh/id_rsa",
+          "/./etc/shadow",
+          "/var/logx"
+        ]) {
+          const refused = yield* refusal(
+            world.wsUrl(`/hypervisor/tail?node=pve1&file=${encodeURIComponent(file)}`),
+            viewer
+          )
+          assert.strictEqual(refused.status, 400, file)
+          const error = JSON.parse(refused.body).error
+          assert.strictEqual(error.code, "invalid_argument", file)
+          assert.strictEqual(
+            error.message,
+            "invalid file: file must be under /var/log (the directories hypervisor.tail_paths allows)",
+            file
+          )
+        }
+        assert.deepStrictEqual(world.sshd?.execLog(), [], "no command reached the SSH server")
+        assert.notMatch(world.sshd?.log() ?? "", /Accepted publickey/, "no SSH session was even opened")
+      })
+    )
+  )
+
   it.live(
     "journal: a WebSocket receives the last lines, then lines appended later; closing ends the remote command",
     () =>
@@ -409,15 +448,17 @@ describe.skipIf(sshd.skip || lxc.some((t) => t.skip))("hypervisor with real LXC 
             }
           })
           const key = world.server.apiKey
-          yield* host.attach(301, ["sh", "-c", "echo 'app 1' > /tmp/app.log"])
-          const tail = yield* openWs(world.wsUrl("/hypervisor/tail?node=pve1&vmid=301&file=%2Ftmp%2Fapp.log&limit=5"), {
-            key
-          })
+          // Under /var/log: hypervisor.tail_paths (default /var/log) applies inside containers too.
+          yield* host.attach(301, ["sh", "-c", "echo 'app 1' > /var/log/app.log"])
+          const tail = yield* openWs(
+            world.wsUrl("/hypervisor/tail?node=pve1&vmid=301&file=%2Fvar%2Flog%2Fapp.log&limit=5"),
+            { key }
+          )
           assert.strictEqual(yield* tail.next(), "app 1")
-          yield* host.attach(301, ["sh", "-c", "echo 'app 2' >> /tmp/app.log"])
+          yield* host.attach(301, ["sh", "-c", "echo 'app 2' >> /var/log/app.log"])
           assert.strictEqual(yield* tail.next(), "app 2")
           tail.socket.close()
-          assert.include(world.sshd?.execLog() ?? [], "'pct' 'exec' '301' '--' 'tail' '-n' '5' '-F' '/tmp/app.log'")
+          assert.include(world.sshd?.execLog() ?? [], "'pct' 'exec' '301' '--' 'tail' '-n' '5' '-F' '/var/log/app.log'")
 
           // The container has no journald: its journal is /var/log/messages.
           yield* host.attach(301, ["sh", "-c", "echo 'kernel: hello' > /var/log/messages"])
@@ -432,7 +473,10 @@ describe.skipIf(sshd.skip || lxc.some((t) => t.skip))("hypervisor with real LXC 
           const stopped = yield* lxcAction("stop")
           assert.strictEqual(stopped.message, "container stopped")
           assert.strictEqual(yield* host.state(301), "STOPPED")
-          const refused = yield* refusal(world.wsUrl("/hypervisor/tail?node=pve1&vmid=301&file=%2Ftmp%2Fapp.log"), key)
+          const refused = yield* refusal(
+            world.wsUrl("/hypervisor/tail?node=pve1&vmid=301&file=%2Fvar%2Flog%2Fapp.log"),
+            key
+          )
           assert.strictEqual(refused.status, 409)
           assert.strictEqual(JSON.parse(refused.body).error.message, "container 301 is not running (status: stopped)")
           assert.deepStrictEqual(yield* lxcAction("stop"), { message: "container already stopped", status: "stopped" })

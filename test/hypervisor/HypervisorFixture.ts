@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Redacted, type Scope } from "effect"
 import type { HypervisorConfig, ProxmoxClusterConfig } from "../../packages/core/src/config/ConfigSections.js"
+import { ConfigDefaults } from "../../packages/core/src/config/GatehouseConfig.js"
 import * as EventBus from "../../packages/core/src/events/EventBus.js"
 import { EventRepository } from "../../packages/core/src/events/EventRepository.js"
 import { Events } from "../../packages/core/src/events/Events.js"
@@ -34,16 +35,20 @@ export const withToken = (cluster: ProxmoxClusterConfig, tokenId: string, secret
   credentials: { _tag: "Token", tokenId, secret: Redacted.make(secret) }
 })
 
-/** Builds the hypervisor service (and the event bus it publishes to, on an in-memory store) for the scope. */
+/**
+ * Builds the hypervisor service (and the event bus it publishes to, on an in-memory store) for the scope;
+ * `tailPaths` defaults as in the config (`/var/log`).
+ */
 export const buildHypervisor = (
-  config: HypervisorConfig,
+  config: Omit<HypervisorConfig, "tailPaths"> & Partial<Pick<HypervisorConfig, "tailPaths">>,
   shell: Layer.Layer<NodeShell>,
   options: HypervisorLive.HypervisorOptions = {}
 ) =>
   Effect.gen(function* () {
     const events = EventBus.layer().pipe(Layer.provide(EventRepository.layer), Layer.provide(StoreLive.layerMemory))
+    const full: HypervisorConfig = { tailPaths: ConfigDefaults.tailPaths, ...config }
     const context = yield* Layer.build(
-      HypervisorLive.layer(config, options).pipe(Layer.provideMerge(events), Layer.provide(shell))
+      HypervisorLive.layer(full, options).pipe(Layer.provideMerge(events), Layer.provide(shell))
     )
     return { hypervisor: Context.get(context, Hypervisor), events: Context.get(context, Events) }
   })

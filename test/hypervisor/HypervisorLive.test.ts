@@ -1,3 +1,5 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import {
   ConfigEvents,
@@ -9,11 +11,18 @@ import {
   ProxmoxAccessDenied,
   ProxmoxTaskFailed,
   ProxmoxTimedOut,
+  SshFailed,
   SshNotConfigured
 } from "@gatehouse-edge/contract/domain"
-import { Effect, Fiber, Queue, Stream } from "effect"
+import { Effect, Exit, Fiber, Layer, Queue, Stream } from "effect"
 import { TestClock } from "effect/testing"
+import ssh2 from "ssh2"
+import { SecretUnreadable } from "../../packages/core/src/config/ReadSecret.js"
+import { NodeShell } from "../../packages/core/src/hypervisor/NodeShell.js"
+import type { PveSim } from "../pve-sim/PveSimulator.js"
 import { recordingShell } from "../support/RecordingShell.js"
+import { parseableKeyPair } from "../support/SshKeys.js"
+import { tempDir } from "../support/TempDir.js"
 import { buildHypervisor, clusterOf, simulator, withToken } from "./HypervisorFixture.js"
 
 // A pause on the wall clock, whichever clock the test runs on: the simulator answers in real time.
@@ -29,6 +38,19 @@ const eventually = <A, E>(check: Effect.Effect<A | undefined, E>, what: string, 
       yield* pause(10)
     }
     return yield* Effect.die(new Error(`timed out waiting for ${what}`))
+  })
+
+// The simulator's cluster with SSH to node pve1 configured, its private key (`key`, default a usable one) in a file
+// of a temp dir; the shell under test is a fake, so nothing connects.
+const withSsh = (sim: PveSim, key: string = parseableKeyPair().private) =>
+  Effect.gen(function* () {
+    const file = path.join(yield* tempDir("gatehouse-pve-key-"), "id_ed25519")
+    fs.writeFileSync(file, key, { mode: 0o600 })
+    const hostKey = "SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU"
+    const cluster = clusterOf(sim, {
+      ssh: { user: "root", port: 22, privateKey: file, nodes: { pve1: { host: "127.0.0.1", port: 22, hostKey } } }
+    })
+    return { cluster, file }
   })
 
 describe("HypervisorLive against the simulator", () => {
@@ -431,6 +453,126 @@ describe("HypervisorLive against the simulator", () => {
         const error = yield* Effect.flip(hypervisor.nodeStats("pve1"))
         assert.instanceOf(error, ProxmoxAccessDenied)
         assert.strictEqual(error.cluster, "sim")
+      })
+    )
+  )
+
+  it.live("tail: files outside hypervisor.tail_paths are refused on nodes and in containers, before any command", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const shell = recordingShell(() => ["line"])
+        const { cluster } = yield* withSsh(sim)
+        const { hypervisor } = yield* buildHypervisor({ clusters: [cluster] }, shell.layer)
+        for (const request of [
+          { node: "pve1", files: ["/etc/pve/priv/authkey.key"] },
+          { node: "pve1", vmid: 101, files: ["/etc/shadow"] },
+          { node: "pve1", vmid: 101, files: ["/var/log/syslog", "/root/.ssh/id_rsa"] }
+        ]) {
+          const refused = yield* Effect.flip(hypervisor.tail(request))
+          assert.instanceOf(refused, InvalidArgument)
+          assert.match(refused.message, /^invalid file: file must be under \/var\/log \(/)
+        }
+        assert.deepStrictEqual(shell.calls, [], "nothing reached the shell")
+        // hypervisor.tail_paths replaces the default.
+        const configured = yield* buildHypervisor({ clusters: [cluster], tailPaths: ["/srv/logs"] }, shell.layer)
+        const outside = yield* Effect.flip(configured.hypervisor.tail({ node: "pve1", files: ["/var/log/syslog"] }))
+        assert.strictEqual(
+          outside.message,
+          "invalid file: file must be under /srv/logs (the directories hypervisor.tail_paths allows)"
+        )
+        const inside = yield* configured.hypervisor.tail({ node: "pve1", files: ["/srv/logs/app.log"] })
+        assert.deepStrictEqual(yield* Stream.runCollect(inside), ["line"])
+      })
+    )
+  )
+
+  it.live("tail: one file however it is spelled is followed (and replayed) once", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const shell = recordingShell((argv) => (argv[0] === "tail" ? ["a", "b"] : undefined))
+        const { cluster } = yield* withSsh(sim)
+        const { hypervisor } = yield* buildHypervisor({ clusters: [cluster] }, shell.layer)
+        const files = ["/var/log/syslog", "/var/log/./syslog", "//var/log/syslog", "/var//log/syslog/"]
+        const lines = yield* hypervisor.tail({ node: "pve1", files, limit: 5 })
+        assert.deepStrictEqual(yield* Stream.runCollect(lines), ["a", "b"])
+        assert.deepStrictEqual(
+          shell.calls.filter((c) => c.argv.length > 0).map((c) => c.argv),
+          [["tail", "-n", "5", "-F", "/var/log/syslog"]]
+        )
+      })
+    )
+  )
+
+  it.effect("journal of a container: a journald check that never answers fails after 10 s (502), not a hang", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const probes: Array<ReadonlyArray<string>> = []
+        // A container that never answers `pct exec` (frozen, a hung mount).
+        const hanging = Layer.succeed(NodeShell)(
+          NodeShell.of({
+            connect: () => Effect.void,
+            run: (_target, argv) =>
+              Effect.andThen(
+                Effect.sync(() => probes.push(argv)),
+                Effect.never
+              ),
+            lines: () => Stream.never,
+            stats: Effect.succeed({ connectionsOpened: 0, connectionsOpen: 0, channelsOpen: 0 })
+          })
+        )
+        const { cluster } = yield* withSsh(sim)
+        const { hypervisor } = yield* buildHypervisor({ clusters: [cluster] }, hanging)
+        const fiber = yield* Effect.forkChild(hypervisor.journal({ node: "pve1", vmid: 101 }))
+        yield* eventually(
+          Effect.sync(() => (probes.length > 0 ? true : undefined)),
+          "the journald check"
+        )
+        assert.deepStrictEqual(probes, [["pct", "exec", "101", "--", "test", "-d", "/run/systemd/journal"]])
+        yield* TestClock.adjust("9 seconds")
+        assert.isUndefined(fiber.pollUnsafe(), "still waiting before the bound")
+        yield* TestClock.adjust("1 second")
+        const exit = yield* eventually(
+          Effect.sync(() => fiber.pollUnsafe()),
+          "the journal request to fail after the bound"
+        )
+        assert.isTrue(Exit.isFailure(exit))
+        const error = yield* Effect.flip(Fiber.join(fiber))
+        assert.instanceOf(error, SshFailed)
+        assert.strictEqual(
+          error.message,
+          'SSH to node "pve1": checking for journald in container 101 (test -d /run/systemd/journal) did not ' +
+            "finish within 10000 ms"
+        )
+      })
+    )
+  )
+
+  it.live("a private key ssh2 cannot use stops the start with a config error naming the setting and the file", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const encrypted = ssh2.utils.generateKeyPairSync("ed25519", {
+          passphrase: "pw",
+          cipher: "aes256-ctr",
+          rounds: 16
+        })
+        for (const [key, why] of [
+          [encrypted.private, "the key is encrypted with a passphrase"],
+          [parseableKeyPair().public, "a public key, not a private key"],
+          ["not a key\n", "not a private key ssh2 can read"]
+        ] as const) {
+          const { cluster, file } = yield* withSsh(sim, key)
+          const error = yield* Effect.flip(buildHypervisor({ clusters: [cluster] }, recordingShell().layer))
+          assert.instanceOf(error, SecretUnreadable)
+          assert.strictEqual(error.key, "hypervisor.clusters (sim) ssh.private_key")
+          assert.strictEqual(error.path, file)
+          assert.include(error.message, why)
+          assert.include(error.message, file)
+          for (const part of key.split("\n").filter((l) => l.length > 20)) assert.notInclude(error.message, part)
+        }
       })
     )
   )

@@ -67,6 +67,22 @@ describe("PveClient against the simulator", () => {
     )
   )
 
+  it.live("an http:// URL (the config refuses it) fails as unreachable, never as a defect, and sends nothing", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const client = yield* tokenClient(sim, { url: sim.url.replace(/^https:/, "http:") })
+        const error = yield* failure(client.get("/version", Schema.Unknown))
+        assert.instanceOf(error, ProxmoxUnreachable)
+        assert.strictEqual(
+          error.message,
+          'Proxmox VE cluster "sim" is unreachable: http:// is not supported: the API is HTTPS only'
+        )
+        assert.strictEqual(sim.requests.length, 0)
+      })
+    )
+  )
+
   it.live("TLS: the system CAs refuse a self-signed certificate; a CA file or insecure: true accept it", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -188,7 +188,8 @@ export class HypervisorApi extends HttpApiGroup.make("hypervisor")
           summary: "Follow files (WebSocket)",
           description:
             "WebSocket only (426 without the upgrade): `tail -n <limit> -F <file>...` over SSH, on the node or in a " +
-            "container (`pct exec`); `file` repeatable, absolute paths. Checks as for the journal."
+            "container (`pct exec`); `file` repeatable, absolute paths, each below one of the directories " +
+            "`hypervisor.tail_paths` allows (default /var/log; 400 otherwise). Checks as for the journal."
         })
       ),
     HttpApiEndpoint.post("lxc", "/hypervisor/lxc/:node/:vmid/:action", {

@@ -1,4 +1,6 @@
 import * as Schema from "effect/Schema"
+import { parseHostKeyPin } from "../hypervisor/HostKeyPin.js"
+import { fingerprintProblem } from "../hypervisor/TlsFingerprint.js"
 import { GoDuration } from "../yaml/GoDuration.js"
 import {
   AddressOrPrefixValue,
@@ -106,9 +108,30 @@ const AuthSection = Schema.Struct({
   session_ttl: opt(GoDuration({ minimum: 60_000 }))
 })
 
-const ProxmoxTls = Schema.Struct({ fingerprint: opt(NonEmpty), ca_file: opt(PathValue), insecure: opt(Schema.Boolean) })
+// Checked here, not at the first request: a pin that can never match would otherwise surface as a failed call.
+const TlsFingerprint = NonEmpty.check(
+  Schema.makeFilter((text: string) => {
+    const problem = fingerprintProblem(text)
+    return problem === undefined ? undefined : `${problem} (pvenode cert info), got ${JSON.stringify(text)}`
+  })
+)
 
-const SshNode = Schema.Struct({ host: NonEmpty, port: opt(Port), host_key: opt(NonEmpty) })
+const HostKey = NonEmpty.check(
+  Schema.makeFilter((text: string) =>
+    parseHostKeyPin(text) !== undefined
+      ? undefined
+      : `expected the node's public host key ("ssh-ed25519 AAAA…", from /etc/ssh/ssh_host_ed25519_key.pub) or its ` +
+        `fingerprint ("SHA256:…", ssh-keygen -lf), got ${JSON.stringify(text)}`
+  )
+)
+
+const ProxmoxTls = Schema.Struct({
+  fingerprint: opt(TlsFingerprint),
+  ca_file: opt(PathValue),
+  insecure: opt(Schema.Boolean)
+})
+
+const SshNode = Schema.Struct({ host: NonEmpty, port: opt(Port), host_key: opt(HostKey) })
 
 const ProxmoxSsh = Schema.Struct({
   user: opt(NonEmpty),
@@ -119,8 +142,9 @@ const ProxmoxSsh = Schema.Struct({
 
 const ProxmoxCluster = Schema.Struct({
   name: NonEmpty,
+  // The API client speaks HTTPS only (PVE serves nothing else on 8006): http:// would fail every request.
   url: UrlValue({
-    schemes: ["https", "http"],
+    schemes: ["https"],
     expected: "the https:// URL of the Proxmox VE API, e.g. https://pve:8006"
   }),
   token_id: opt(
@@ -146,6 +170,16 @@ const ProxmoxCluster = Schema.Struct({
   lookup_concurrency: opt(PositiveInt),
   ssh: opt(ProxmoxSsh)
 })
+
+// A directory `/hypervisor/tail` may read below; compared with the normalised file, so it must be absolute and
+// without `..` (which would make the prefix mean something else than it reads).
+const TailPath = Schema.String.check(
+  Schema.makeFilter((text: string) =>
+    text.startsWith("/") && !text.split("/").includes("..")
+      ? undefined
+      : `expected an absolute directory without \`..\`, e.g. /var/log, got ${JSON.stringify(text)}`
+  )
+)
 
 const DockerHost = Schema.Struct({
   name: NonEmpty,
@@ -224,7 +258,9 @@ export const ConfigFile = Schema.Struct({
   data_dir: opt(PathValue),
   routes_dir: opt(PathValue),
   auth: opt(AuthSection),
-  hypervisor: opt(Schema.Struct({ clusters: opt(Schema.Array(ProxmoxCluster)) })),
+  hypervisor: opt(
+    Schema.Struct({ clusters: opt(Schema.Array(ProxmoxCluster)), tail_paths: opt(Schema.Array(TailPath)) })
+  ),
   docker: opt(Schema.Struct({ hosts: opt(Schema.Array(DockerHost)) })),
   certificates: opt(Schema.Array(Certificate)),
   acme: opt(AcmeSection),

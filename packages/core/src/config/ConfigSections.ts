@@ -95,6 +95,11 @@ export interface OidcConfig {
 /** `hypervisor`: the Proxmox VE clusters. */
 export interface HypervisorConfig {
   readonly clusters: ReadonlyArray<ProxmoxClusterConfig>
+  /**
+   * `hypervisor.tail_paths`: the directories (absolute, normalised, default `/var/log`) a file followed by
+   * `/hypervisor/tail` must be under, on nodes and in containers alike.
+   */
+  readonly tailPaths: ReadonlyArray<string>
 }
 
 /** How Gatehouse signs in to a Proxmox VE cluster: an API token, or a user's password (ticket). */

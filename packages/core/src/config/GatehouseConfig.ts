@@ -53,6 +53,7 @@ export const ConfigDefaults = {
   oidcScopes: ["openid", "profile", "email"],
   proxmoxRefreshIntervalMs: 3_000,
   proxmoxLookupConcurrency: 3,
+  tailPaths: ["/var/log"],
   sshUser: "root",
   sshPort: 22,
   authRequestTtlMs: 15 * 60_000,

@@ -1,4 +1,5 @@
 import type * as Redacted from "effect/Redacted"
+import { normalizeFile } from "../hypervisor/NodeCommands.js"
 import type { ConfigFile } from "./ConfigFile.js"
 import { isAuthConfigured, listenAddresses } from "./ConfigRules.js"
 import type { AcmeConfig, ProxmoxClusterConfig, ProxmoxCredentials } from "./ConfigSections.js"
@@ -201,7 +202,11 @@ export const resolveConfig = (
       sessionTtlMs: file.auth?.session_ttl ?? ConfigDefaults.sessionTtlMs
     },
     authConfigured: isAuthConfigured(file),
-    hypervisor: { clusters: (file.hypervisor?.clusters ?? []).map((c, i) => proxmoxCluster(resolve, c, i)) },
+    hypervisor: {
+      clusters: (file.hypervisor?.clusters ?? []).map((c, i) => proxmoxCluster(resolve, c, i)),
+      // Spelled one way (`/var/log/` and `//var/log` are `/var/log`): the tail check compares prefixes.
+      tailPaths: [...new Set((file.hypervisor?.tail_paths ?? ConfigDefaults.tailPaths).map(normalizeFile))]
+    },
     docker: {
       hosts: (file.docker?.hosts ?? []).map((host, index) => {
         const at = ["docker", "hosts", index, "tls"]

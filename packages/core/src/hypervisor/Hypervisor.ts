@@ -92,7 +92,10 @@ export class Hypervisor extends Context.Service<
       Stream.Stream<string, CommandError>,
       InvalidArgument | LookupError | GuestNotRunning | CommandError
     >
-    /** As {@link journal}, for `tail -F` of absolute file paths. */
+    /**
+     * As {@link journal}, for `tail -F` of absolute file paths below `hypervisor.tail_paths` (checked first, with
+     * the other input); a file named twice, however spelled, is followed once.
+     */
     readonly tail: (
       request: TailRequest
     ) => Effect.Effect<

@@ -5,7 +5,8 @@ import {
   HypervisorEvents,
   HypervisorNodeNotFound,
   HypervisorNotConfigured,
-  InvalidArgument
+  InvalidArgument,
+  SshFailed
 } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import * as DateTime from "effect/DateTime"
@@ -29,6 +30,7 @@ import {
   hasJournaldArgv,
   inGuest,
   journalArgv,
+  normalizeFile,
   tailArgv
 } from "./NodeCommands.js"
 import { NodeShell } from "./NodeShell.js"
@@ -48,6 +50,8 @@ export interface HypervisorOptions {
   readonly statsIntervalMs?: number
   /** A running container's addresses are looked up again after this long. Default 30 s. */
   readonly addressRefreshMs?: number
+  /** How long the check whether a container runs journald may take before the journal request fails. Default 10 s. */
+  readonly probeTimeoutMs?: number
   readonly lxc?: Partial<LxcControlOptions>
 }
 
@@ -72,6 +76,7 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
     addressRefreshMs: options.addressRefreshMs ?? 30_000
   }
   const statsIntervalMs = options.statsIntervalMs ?? 1000
+  const probeTimeoutMs = options.probeTimeoutMs ?? 10_000
   const lxcOptions = { ...defaultLxc, ...options.lxc }
   const clusters = yield* Effect.forEach(config.clusters, (cluster) => startCluster(cluster, timing, events))
   yield* watchPermissions(clusters, events)
@@ -177,8 +182,23 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
     const services = [...new Set(request.services ?? [])]
     const { target, vmid, limit } = yield* prepareCommand(request, { services, limit: request.limit })
     if (vmid === 0) return follow(target, journalArgv(services, limit), limit)
-    // A container without journald (Alpine, busybox, ...) logs to a file: follow that instead.
-    const probe = yield* shell.run(target, inGuest(vmid, hasJournaldArgv))
+    // A container without journald (Alpine, busybox, ...) logs to a file: follow that instead. A container that
+    // hangs (`pct exec` waiting on a frozen container, a stuck mount) must not hold the request forever: the check
+    // is bounded, and past the bound the request fails as a failed command (502), naming what did not answer.
+    const probe = yield* shell.run(target, inGuest(vmid, hasJournaldArgv)).pipe(
+      Effect.timeoutOrElse({
+        duration: probeTimeoutMs,
+        orElse: () =>
+          Effect.fail(
+            new SshFailed({
+              node: request.node,
+              detail:
+                `checking for journald in container ${vmid} (${hasJournaldArgv.join(" ")}) ` +
+                `did not finish within ${probeTimeoutMs} ms`
+            })
+          )
+      })
+    )
     return follow(
       target,
       inGuest(vmid, probe.exitCode === 0 ? journalArgv(services, limit) : tailArgv([fallbackLogFile], limit)),
@@ -193,9 +213,13 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
         issues: [{ path: ["file"], message: "at least one file is required" }]
       })
     }
-    const { target, vmid, limit } = yield* prepareCommand(request, { files: request.files, limit: request.limit })
-    // A file named twice would be followed (and replayed) twice.
-    const files = [...new Set(request.files)]
+    const { target, vmid, limit } = yield* prepareCommand(request, {
+      files: request.files,
+      limit: request.limit,
+      tailPaths: config.tailPaths
+    })
+    // A file named twice would be followed (and replayed) twice, and `/x`, `/./x` and `//x` name the same file.
+    const files = [...new Set(request.files.map(normalizeFile))]
     // `tail -n <limit>` prints up to `limit` lines per file.
     return follow(target, inGuest(vmid, tailArgv(files, limit)), limit * files.length)
   })

@@ -1,5 +1,7 @@
+import { posix } from "node:path"
 import type { ValidationIssue } from "@gatehouse-edge/contract/domain"
 import { InvalidArgument, unsafeArgumentReason } from "@gatehouse-edge/contract/domain"
+import { ConfigDefaults } from "../config/GatehouseConfig.js"
 
 /** Initial lines when a request names none. */
 export const defaultLineLimit = 100
@@ -14,15 +16,38 @@ const inPseudoFileSystem = (file: string) =>
   pseudoFileSystems.has(file.split("/").find((s) => s !== "" && s !== ".") ?? "")
 
 /**
+ * A path as the node resolves it, spelled one way: `//`, `/./` and a trailing `/` removed (`..` segments never get
+ * this far: {@link commandInputProblems} refuses them). `/x`, `/./x` and `//x` are one file.
+ */
+export const normalizeFile = (file: string): string => {
+  const normal = posix.normalize(file)
+  return normal.length > 1 && normal.endsWith("/") ? normal.slice(0, -1) : normal
+}
+
+// Whether the normalised `file` lies below the directory `dir` (itself normalised); `/var/logx` is not under
+// `/var/log`, and a directory is not under itself (`tail` cannot follow it anyway).
+const isUnder = (file: string, dir: string) => (dir === "/" ? file !== "/" : file.startsWith(`${dir}/`))
+
+const outsideReason = (dirs: ReadonlyArray<string>) =>
+  dirs.length === 0
+    ? "cannot be followed: hypervisor.tail_paths allows no directory"
+    : `must be under ${dirs.length === 1 ? dirs[0] : `one of ${dirs.join(", ")}`} ` +
+      "(the directories hypervisor.tail_paths allows)"
+
+/**
  * Every problem with the words a caller passes to a remote command (SPEC §5.4), each naming its parameter
- * (`service[1]`, `file[0]`), or `undefined` when all are safe. `files` must also be absolute paths.
+ * (`service[1]`, `file[0]`), or `undefined` when all are safe. `files` must also be absolute paths under one of
+ * `tailPaths` (`hypervisor.tail_paths`, default `/var/log`) once normalised: `tail` runs as the SSH user (root on
+ * Proxmox VE), and a reader of logs must not be a reader of `/etc/shadow` or `/etc/pve/priv/authkey.key`.
  */
 export const commandInputProblems = (input: {
   readonly services?: ReadonlyArray<string> | undefined
   readonly files?: ReadonlyArray<string> | undefined
   readonly limit?: number | undefined
+  readonly tailPaths?: ReadonlyArray<string> | undefined
 }): InvalidArgument | undefined => {
   const issues: Array<ValidationIssue> = []
+  const tailPaths = (input.tailPaths ?? ConfigDefaults.tailPaths).map(normalizeFile)
   const check = (parameter: string, values: ReadonlyArray<string>, absolute: boolean) => {
     if (values.length > maxWordsPerParameter) {
       issues.push({ path: [parameter], message: `${parameter} may be given at most ${maxWordsPerParameter} times` })
@@ -37,7 +62,9 @@ export const commandInputProblems = (input: {
             ? "must be an absolute path"
             : inPseudoFileSystem(value)
               ? "must not be under /dev, /proc or /sys"
-              : undefined)
+              : !tailPaths.some((dir) => isUnder(normalizeFile(value), dir))
+                ? outsideReason(tailPaths)
+                : undefined)
       if (reason !== undefined) issues.push({ path: [parameter, index], message: `${parameter} ${reason}` })
     })
   }

@@ -66,8 +66,7 @@ interface Backoff {
 // `lines` keeps at most this many undelivered lines queued, and pauses the channel when this many bytes are read
 // but not yet split (resuming below the low mark), so a slow consumer slows the remote command instead of growing
 // memory. A line longer than `maxLineChars` is delivered in pieces of that size: a log line is far shorter, and a
-// shared follow replays up to 16,000 lines to a late watcher (a binary file followed by mistake must not make
-// that gigabytes).
+// shared follow replays up to 16,000 lines to a late watcher (SharedFollows also bounds that replay by bytes).
 const lineQueueSize = 128
 const pauseAboveBytes = 64 * 1024
 const resumeBelowBytes = 16 * 1024
@@ -159,8 +158,20 @@ export const make = (options: NodeShellOptions = {}) =>
           new SshFailed({ node: target.node, detail: "the pinned host key is not a key or a SHA256 fingerprint" })
         )
       }
-      return Effect.flatMap(ssh2Module, ({ default: ssh2 }) =>
-        Effect.callback<Connection, SshError>((resume) => {
+      return Effect.flatMap(ssh2Module, ({ default: ssh2 }) => {
+        // ssh2's `connect` throws on a private key it cannot use (encrypted, a public key): checked first, so that
+        // is the command's failure (502), not a defect. Its message names the problem, never the key.
+        const parsed = ssh2.utils.parseKey(Redacted.value(target.privateKey))
+        const unusable =
+          parsed instanceof Error
+            ? parsed.message
+            : (Array.isArray(parsed) ? parsed[0] : parsed)?.isPrivateKey() !== true
+              ? "the key does not contain a (valid) private key"
+              : undefined
+        if (unusable !== undefined) {
+          return Effect.fail(new SshFailed({ node: target.node, detail: `cannot use the private key: ${unusable}` }))
+        }
+        return Effect.callback<Connection, SshError>((resume) => {
           const client = new ssh2.Client()
           const connection: Connection = { client, closed: false, channels: 0 }
           let settled = false
@@ -242,7 +253,7 @@ export const make = (options: NodeShellOptions = {}) =>
             }
           })
         })
-      )
+      })
     }
 
     const lookup = (key: string): Effect.Effect<Connection, SshError, Scope.Scope> =>

@@ -43,6 +43,9 @@ export const sendPveRequest = (
     for (const [key, value] of Object.entries(request.query ?? {})) url.searchParams.set(key, value)
     const body = request.form === undefined ? undefined : new URLSearchParams(request.form).toString()
     const fail = (error: Error) => resume(Effect.fail(new PveConnectionFailed({ reason: describe(error) })))
+    // `https.request` throws on any other scheme, and a throw here would be a defect that stops the cache's poller.
+    // The config refuses such a URL; this keeps a URL from anywhere else a typed failure.
+    if (url.protocol !== "https:") return fail(new Error(`${url.protocol}// is not supported: the API is HTTPS only`))
     const req = httpsRequest(
       url,
       {

@@ -1,6 +1,7 @@
 import * as https from "node:https"
 import type * as net from "node:net"
 import * as tls from "node:tls"
+import { normalizeFingerprint } from "./TlsFingerprint.js"
 
 /** How the API's certificate is checked: a CA, a pinned SHA-256 fingerprint, the system CAs, or (explicitly) not. */
 export interface PveTlsOptions {
@@ -9,21 +10,6 @@ export interface PveTlsOptions {
   readonly ca: string | undefined
   readonly insecure: boolean
 }
-
-/** A fingerprint as PVE and OpenSSL print it, normalized: upper-case hex pairs joined by colons. */
-export const normalizeFingerprint = (fingerprint: string): string =>
-  (
-    fingerprint
-      .replace(/[^0-9a-fA-F]/g, "")
-      .toUpperCase()
-      .match(/../g) ?? []
-  ).join(":")
-
-/** Why `fingerprint` is not a SHA-256 fingerprint (32 hex pairs), or `undefined` when it is. */
-export const fingerprintProblem = (fingerprint: string): string | undefined =>
-  /^([0-9A-Fa-f]{2}:?){31}[0-9A-Fa-f]{2}$/.test(fingerprint.trim())
-    ? undefined
-    : "expected a SHA-256 fingerprint: 32 hex pairs, e.g. AB:CD:…"
 
 /**
  * An HTTPS agent that checks the server's certificate before a request is written to the socket. With a pinned

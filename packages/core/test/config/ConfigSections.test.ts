@@ -24,7 +24,7 @@ describe("typed config sections", () => {
     const config = configOf(load("{}\n"))
     assert.deepStrictEqual(config.auth, { users: [], oidc: undefined, sessionTtlMs: 24 * 3_600_000 })
     assert.isFalse(config.authConfigured)
-    assert.deepStrictEqual(config.hypervisor, { clusters: [] })
+    assert.deepStrictEqual(config.hypervisor, { clusters: [], tailPaths: ["/var/log"] })
     assert.deepStrictEqual(config.docker, { hosts: [] })
     assert.deepStrictEqual(config.certificates, [])
     assert.deepStrictEqual(config.authRequests, {
@@ -202,6 +202,18 @@ hypervisor:
       "conf/gatehouse.yml:6:117: hypervisor.clusters.0.secret_file: set secret or secret_file, not both",
       "conf/gatehouse.yml:7:49: hypervisor.clusters.1.username: username needs password or password_file",
       "conf/gatehouse.yml:8:114: hypervisor.clusters.2.username: set token_id + secret or username + password, not both"
+    ])
+  })
+
+  it("hypervisor.tail_paths: absolute directories without `..`, normalised; default /var/log", () => {
+    const config = configOf(load("hypervisor: { tail_paths: [/var/log/, //srv//app/logs, /var/log] }\n"))
+    assert.deepStrictEqual(config.hypervisor.tailPaths, ["/var/log", "/srv/app/logs"])
+    assert.deepStrictEqual(configOf(load("hypervisor: { tail_paths: [] }\n")).hypervisor.tailPaths, [])
+    assert.deepStrictEqual(issuesOf(load("hypervisor: { tail_paths: [var/log, /var/log/../../etc, /ok] }\n")), [
+      "conf/gatehouse.yml:1:28: hypervisor.tail_paths.0: " +
+        'expected an absolute directory without `..`, e.g. /var/log, got "var/log"',
+      "conf/gatehouse.yml:1:37: hypervisor.tail_paths.1: " +
+        'expected an absolute directory without `..`, e.g. /var/log, got "/var/log/../../etc"'
     ])
   })
 })

@@ -37,6 +37,10 @@ describe("loadConfig", () => {
     assert.isUndefined(config.configFile)
   })
 
+  // Pins of the shape they are checked for (a SHA-256 fingerprint, a public key line whose type matches its blob).
+  const FINGERPRINT = Array.from({ length: 32 }, () => "AB").join(":")
+  const HOST_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINXMR3B8fhRicCxdw2WsSQ24qzlMJ7jglV/k/yQRdKMN"
+
   it("reads every section of the spec's example shape", () => {
     const config = configOf(
       load(`
@@ -53,10 +57,10 @@ hypervisor:
       url: https://10.0.0.1:8006
       token_id: root@pam!gatehouse
       secret: 00000000-0000-0000-0000-000000000000
-      tls: { fingerprint: "AB:CD", insecure: false }
+      tls: { fingerprint: "${FINGERPRINT}", insecure: false }
       refresh_interval: 3s
       lookup_concurrency: 3
-      ssh: { user: root, port: 22, private_key: /k, nodes: { pve1: { host: 10.0.0.1, host_key: "ssh-ed25519 AAAA" } } }
+      ssh: { user: root, port: 22, private_key: /k, nodes: { pve1: { host: 10.0.0.1, host_key: "${HOST_KEY}" } } }
 docker:
   hosts:
     - { name: local, url: "unix:///var/run/docker.sock" }

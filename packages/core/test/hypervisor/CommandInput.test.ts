@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest"
-import { commandInputProblems, inGuest, journalArgv, tailArgv } from "../../src/hypervisor/NodeCommands.js"
+import {
+  commandInputProblems,
+  inGuest,
+  journalArgv,
+  normalizeFile,
+  tailArgv
+} from "../../src/hypervisor/NodeCommands.js"
 import { missingPrivileges } from "../../src/hypervisor/PermissionCheck.js"
 
 // SPEC §5.4: every one of these is refused, naming the parameter.
@@ -27,7 +33,51 @@ describe("command input (SPEC §5.4)", () => {
         "invalid file: file must not be under /dev, /proc or /sys"
       )
     }
-    expect(commandInputProblems({ files: ["/var/log/dev/app.log", "/devices.log"] })).toBeUndefined()
+    // Even where hypervisor.tail_paths allows every directory.
+    expect(commandInputProblems({ files: ["//dev/zero"], tailPaths: ["/"] })?.message).toMatch(/\/dev, \/proc/)
+    expect(commandInputProblems({ files: ["/var/log/dev/app.log", "/devices.log"], tailPaths: ["/"] })).toBeUndefined()
+  })
+
+  it("refuses files outside hypervisor.tail_paths (default /var/log), however the path is spelled", () => {
+    for (const file of [
+      "/etc/pve/priv/authkey.key",
+      "/etc/shadow",
+      "/root/.ssh/id_rsa",
+      "/var/logx/app.log",
+      "/var/log",
+      "/var/log/",
+      "/./var/log",
+      "//var//log//"
+    ]) {
+      const problem = commandInputProblems({ files: ["/var/log/syslog", file] })
+      expect(problem?.issues, file).toEqual([
+        { path: ["file", 1], message: "file must be under /var/log (the directories hypervisor.tail_paths allows)" }
+      ])
+      expect(problem?.message).toBe(
+        "invalid file: file must be under /var/log (the directories hypervisor.tail_paths allows)"
+      )
+    }
+    for (const file of ["/var/log/syslog", "//var/log/syslog", "/./var/./log/pve/tasks/active", "/var/log/a/"]) {
+      expect(commandInputProblems({ files: [file] }), file).toBeUndefined()
+    }
+    const configured = { tailPaths: ["/srv/app/logs/", "/var/log/nginx"] }
+    expect(
+      commandInputProblems({ files: ["/srv/app/logs/x.log", "/var/log/nginx/error.log"], ...configured })
+    ).toBeUndefined()
+    expect(commandInputProblems({ files: ["/var/log/syslog"], ...configured })?.message).toBe(
+      "invalid file: file must be under one of /srv/app/logs, /var/log/nginx " +
+        "(the directories hypervisor.tail_paths allows)"
+    )
+    expect(commandInputProblems({ files: ["/var/log/syslog"], tailPaths: [] })?.message).toBe(
+      "invalid file: file cannot be followed: hypervisor.tail_paths allows no directory"
+    )
+  })
+
+  it("normalizes a file to one spelling, so duplicates are found however they are written", () => {
+    expect(["/var/log/x", "/./var/log/x", "//var/log/x", "/var/./log//x", "/var/log/x/"].map(normalizeFile)).toEqual(
+      Array(5).fill("/var/log/x")
+    )
+    expect(normalizeFile("/")).toBe("/")
   })
 
   it("refuses more than 16 files or services in one request", () => {

@@ -1,7 +1,8 @@
 import * as net from "node:net"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer, Redacted, Stream } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, Layer, Redacted, Stream } from "effect"
 import { TestClock } from "effect/testing"
+import ssh2 from "ssh2"
 import { freePort } from "../../../../test/support/FreePort.js"
 import { parseableKeyPair } from "../../../../test/support/SshKeys.js"
 import { commandLine } from "../../src/hypervisor/ShellWords.js"
@@ -352,6 +353,33 @@ describe("NodeShell over ssh2 (in-process fake node)", () => {
       assert.instanceOf(error, SshFailed)
       assert.include((error as SshFailed).detail, "authentication failed")
       assert.isAbove(node.authAttempts(), 0)
+      assert.deepStrictEqual(node.commands, [])
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a private key ssh2 cannot use (encrypted, a public key): SshFailed naming why, never a defect", () =>
+    Effect.gen(function* () {
+      const node = yield* startFakeSshNode
+      const encrypted = ssh2.utils.generateKeyPairSync("ed25519", {
+        passphrase: "pw",
+        cipher: "aes256-ctr",
+        rounds: 16
+      }).private
+      const publicKey = parseableKeyPair().public
+      for (const [key, why] of [
+        [encrypted, "no passphrase given"],
+        [publicKey, "does not contain a (valid) private key"]
+      ] as const) {
+        const exit = yield* Effect.exit(runOn(node.target({ privateKey: Redacted.make(key) }), ["id"])).pipe(
+          Effect.provide(shell)
+        )
+        assert.isTrue(Exit.isFailure(exit) && Cause.hasFails(exit.cause), `a typed failure, not a defect: ${why}`)
+        const error = yield* failureOf(runOn(node.target({ privateKey: Redacted.make(key) }), ["id"]))
+        assert.instanceOf(error, SshFailed)
+        assert.include((error as SshFailed).detail, why)
+        assert.notInclude((error as SshFailed).message, key.split("\n")[1]!, "the key is not in the message")
+      }
+      assert.strictEqual(node.authAttempts(), 0)
       assert.deepStrictEqual(node.commands, [])
     }).pipe(Effect.scoped)
   )
