@@ -45,8 +45,9 @@ export class EventRepository extends Context.Service<
     readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
     /**
      * Stores events (in id order, one statement) and drops the oldest beyond `cap` (`Infinity`: none), failed
-     * sign-ins beyond their share of it ({@link failedSignInShare}), in the caller's transaction: the bus runs it inside {@link transaction}, with the state change the events describe.
-     * Trimming is batched: between trims up to 1 % more than `cap` (at least one more) stay, never fewer than `cap`.
+     * sign-ins beyond their share of it ({@link failedSignInShare}), in the caller's transaction: the bus runs it
+     * inside {@link transaction}, with the state change the events describe. Trimming is batched: between trims
+     * up to 1 % more than `cap` (at least one more) stay, never fewer than `cap`.
      */
     readonly insert: (events: ReadonlyArray<Event>, cap: number) => Effect.Effect<void>
     /** {@link insert} of one event in a transaction of its own. */
