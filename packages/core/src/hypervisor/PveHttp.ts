@@ -83,7 +83,16 @@ export const sendPveRequest = (
             resume(Effect.succeed({ status: res.statusCode ?? 0, reason: res.statusMessage ?? "", body: text }))
           // PVE gzips large answers on request, and the journal always.
           if (res.headers["content-encoding"] === "gzip" && raw.length > 0) {
-            gunzip(raw, (error, plain) => (error === null ? done(plain.toString("utf8")) : fail(error)))
+            // The bound applies to what the answer inflates to, too: a small gzip can inflate to gigabytes.
+            gunzip(raw, { maxOutputLength: maxBodyBytes }, (error, plain) =>
+              error === null
+                ? done(plain.toString("utf8"))
+                : fail(
+                    (error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE"
+                      ? new Error(`answer larger than ${maxBodyBytes} bytes once decompressed`)
+                      : error
+                  )
+            )
           } else {
             done(raw.toString("utf8"))
           }
