@@ -189,6 +189,22 @@ describe("PveClient against the simulator", () => {
     )
   )
 
+  it.live("ticket auth: a realm is sent only with a bare user name (PVE appends it even to root@pam)", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const [name, realm] = sim.user.userid.split("@") as [string, string]
+        const password = Redacted.make(sim.user.password)
+        for (const username of [sim.user.userid, name]) {
+          const client = yield* passwordClient(sim, {
+            credentials: { _tag: "Password", username, password, realm }
+          })
+          assert.isArray(yield* client.get("/nodes", Schema.Array(Schema.Unknown)), username)
+        }
+      })
+    )
+  )
+
   it.effect("ticket auth: renews with the old ticket before the 2 h expiry (TestClock)", () =>
     Effect.scoped(
       Effect.gen(function* () {

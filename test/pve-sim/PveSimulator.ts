@@ -221,7 +221,8 @@ export const startPveSimulator = async (options: PveSimOptions = {}): Promise<Pv
       "tfa-challenge": { type: "string", optional: true }
     })
     let username = String(p.username)
-    if (typeof p.realm === "string" && !username.includes("@")) username = `${username}@${p.realm}`
+    // As PVE's AccessControl.pm does: a given realm is appended, even to a name that has one.
+    if (typeof p.realm === "string") username = `${username}@${p.realm}`
     const user = users.find((u) => u.userid === username)
     const password = String(p.password)
     const ok =

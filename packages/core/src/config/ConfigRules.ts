@@ -103,6 +103,11 @@ export const checkConfigRules = (file: ConfigFile, issues: IssueCollector): void
     if (token && cluster.secret === undefined && cluster.secret_file === undefined) {
       issues.add([...at, "token_id"], "token_id needs secret or secret_file")
     }
+    // PVE appends `realm` to the user name whenever it is given: `root@pam` with `realm: pam` logs in as
+    // `root@pam@pam`, which fails.
+    if (user && cluster.realm !== undefined && cluster.username!.includes("@")) {
+      issues.add([...at, "realm"], "the username already names its realm (user@realm): leave realm out")
+    }
     if (user && cluster.password === undefined && cluster.password_file === undefined) {
       issues.add([...at, "username"], "username needs password or password_file")
     }

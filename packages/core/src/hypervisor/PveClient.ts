@@ -167,7 +167,8 @@ export const makePveClient = Effect.fn("PveClient.make")(function* (options: Pve
         form: {
           username: credentials.username,
           password,
-          ...(credentials.realm === undefined ? {} : { realm: credentials.realm })
+          // PVE appends a given realm to the name even when the name has one (`root@pam@pam`): sent only if not.
+          ...(credentials.realm === undefined || credentials.username.includes("@") ? {} : { realm: credentials.realm })
         }
       }
       const answer = yield* Effect.flatMap(send(request), (response) => decode(request, response, TicketAnswer))

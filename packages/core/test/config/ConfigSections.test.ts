@@ -195,13 +195,16 @@ hypervisor:
     - { name: a, url: https://h:8006, token_id: a@pam!b, secret: ${TOKEN_SECRET}, secret_file: s }
     - { name: b, url: https://h:8006, username: root@pam }
     - { name: c, url: https://h:8006, token_id: a@pam!b, secret: ${TOKEN_SECRET}, username: root@pam, password: x }
+    - { name: d, url: https://h:8006, username: root@pam, password: x, realm: pam }
 `)
     )
     assert.deepStrictEqual(rules, [
       "conf/gatehouse.yml:3:85: auth.oidc.client_secret_file: set client_secret or client_secret_file, not both",
       "conf/gatehouse.yml:6:117: hypervisor.clusters.0.secret_file: set secret or secret_file, not both",
       "conf/gatehouse.yml:7:49: hypervisor.clusters.1.username: username needs password or password_file",
-      "conf/gatehouse.yml:8:114: hypervisor.clusters.2.username: set token_id + secret or username + password, not both"
+      "conf/gatehouse.yml:8:114: hypervisor.clusters.2.username: set token_id + secret or username + password, not both",
+      "conf/gatehouse.yml:9:79: hypervisor.clusters.3.realm: the username already names its realm (user@realm): " +
+        "leave realm out"
     ])
   })
 
