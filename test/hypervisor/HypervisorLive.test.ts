@@ -20,6 +20,7 @@ import ssh2 from "ssh2"
 import { SecretUnreadable } from "../../packages/core/src/config/ReadSecret.js"
 import { NodeShell } from "../../packages/core/src/hypervisor/NodeShell.js"
 import type { PveSim } from "../pve-sim/PveSimulator.js"
+import { defaultGuests } from "../pve-sim/SimState.js"
 import { recordingShell } from "../support/RecordingShell.js"
 import { parseableKeyPair } from "../support/SshKeys.js"
 import { tempDir } from "../support/TempDir.js"
@@ -256,6 +257,29 @@ describe("HypervisorLive against the simulator", () => {
           ["lxc_start", "lxc_start", "lxc_restart", "lxc_stop", "lxc_start", "lxc_stop", "lxc_stop"]
         )
         assert.deepInclude(lxcEvents[0]?.data as object, { node: "pve1", vmid: 102, status: "running", by: "alice" })
+      })
+    )
+  )
+
+  it.live("LXC stop of an HA-managed container: its hastop ends at once, and it is given time, not stopped hard", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator({
+          guests: defaultGuests.map((guest) =>
+            guest.vmid === 102 ? { ...guest, status: "running", ha: { state: "started" } } : guest
+          )
+        })
+        const { hypervisor } = yield* buildHypervisor({ clusters: [clusterOf(sim)] }, recordingShell().layer, {
+          lxc: { pollIntervalMs: 20 }
+        })
+        const stopped = yield* hypervisor.lxc("pve1", 102, "stop", "alice")
+        assert.deepInclude(stopped, { message: "container stopped", status: "stopped" })
+        assert.match(stopped.task ?? "", /:hastop:102:/)
+        // The HA manager stopped it, gracefully: no `status/stop` (which HA would run as a stop with timeout 0).
+        assert.deepStrictEqual(
+          sim.requests.filter((r) => r.method === "POST" && r.path.includes("/lxc/102/status/")).map((r) => r.path),
+          ["/api2/json/nodes/pve1/lxc/102/status/shutdown"]
+        )
       })
     )
   )

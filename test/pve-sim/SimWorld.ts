@@ -146,7 +146,7 @@ export class SimWorld {
     if ((action === "stop" || action === "shutdown") && g.status !== "running")
       throw new PveError(500, `CT ${vmid} not running`)
     if (action === "reboot" && g.status !== "running") throw new PveError(500, `VM ${vmid} not running`)
-    // HA-managed guests get hastart/hastop tasks (the simulator still performs the action itself).
+    // HA-managed guests get hastart/hastop tasks: they only hand the request to the HA manager (see runTask).
     const type =
       g.spec.ha !== undefined && action !== "reboot" ? (action === "start" ? "hastart" : "hastop") : TASK_TYPES[action]
     const task = this.tasks.create(node, type, String(vmid), user, Math.floor(this.now() / 1000))
@@ -164,6 +164,14 @@ export class SimWorld {
     if (injected !== undefined) {
       this.failNext.delete(vmid)
       exitstatus = injected
+    } else if (task.type === "hastart" || task.type === "hastop") {
+      // As pve-container's Status.pm: the task runs `ha-manager crm-command` and ends OK at once; the HA manager
+      // starts or stops the guest a while later (a shutdown there is graceful, within the HA timeout).
+      void delay(this.taskDurationMs * 3, this.timers).then(async () => {
+        if (this.closed) return
+        await this.act(vmid, action, action === "shutdown" ? { ...opts, forceStop: true } : opts).catch(() => {})
+        await this.refresh(g, true)
+      })
     } else {
       try {
         await this.act(vmid, action, opts)

@@ -2,6 +2,7 @@ import type { LxcAction, LxcActionResult } from "@gatehouse-edge/contract/domain
 import { ProxmoxFailed, ProxmoxTaskFailed, ProxmoxTimedOut } from "@gatehouse-edge/contract/domain"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type { PveClient, PveError } from "./PveClient.js"
 import { PveLxcStatus, PveTaskStatus, PveUpid } from "./PveSchemas.js"
@@ -74,7 +75,19 @@ export const runLxcAction = (
       if (action === "start" || (action === "restart" && current !== "running")) return yield* task("start")
       if (action === "restart") return yield* task("reboot", { timeout: String(options.shutdownTimeoutS) })
       const shutdown = yield* Effect.result(task("shutdown", { timeout: String(options.shutdownTimeoutS) }))
-      if (shutdown._tag === "Success" && (yield* status) === "stopped") return shutdown.success
+      // Not a failed shutdown but an unanswered request (the API unreachable): no reason to force anything.
+      if (shutdown._tag === "Failure" && !(shutdown.failure instanceof ProxmoxTaskFailed)) {
+        return yield* Effect.fail(shutdown.failure)
+      }
+      if (shutdown._tag === "Success") {
+        // An HA-managed container's shutdown task (`hastop`) only asks the HA manager, and ends OK while the
+        // container still runs: it gets the shutdown timeout to stop before it is stopped by force.
+        const stopped = yield* confirm("stopped").pipe(
+          Effect.timeoutOption(Duration.seconds(options.shutdownTimeoutS)),
+          Effect.map(Option.isSome)
+        )
+        if (stopped) return shutdown.success
+      }
       // The container did not shut down in time (or its shutdown task failed): stop it.
       return yield* task("stop")
     }).pipe(Effect.catchIf(alreadyThere, () => Effect.succeed(undefined)))
