@@ -3,12 +3,12 @@ import * as net from "node:net"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { AuthServiceCallError, type AuthServiceEffectClient } from "@gatehouse-edge/transport-grpc/client"
-import { Effect } from "effect"
+import { Deferred, Effect, Exit, Stream } from "effect"
 import ssh2 from "ssh2"
 import { readAuthorizedKeys } from "../examples/ssh-check-gate/AuthorizedKeys.js"
 import { decide } from "../examples/ssh-check-gate/CheckGate.js"
 import { type GateConfig, parseGateConfig } from "../examples/ssh-check-gate/GateConfig.js"
-import { type GateLimits, startSshGate } from "../examples/ssh-check-gate/SshGate.js"
+import { deniedExitStatus, type GateLimits, startSshGate } from "../examples/ssh-check-gate/SshGate.js"
 import { parseableKeyPair } from "./support/SshKeys.js"
 import { tempDir } from "./support/TempDir.js"
 
@@ -18,7 +18,7 @@ import { tempDir } from "./support/TempDir.js"
  * Its logins through the real OpenSSH client are in SshCheckGate.test.ts.
  */
 
-const configIn = (dir: string, grpc: string, extra: ReadonlyArray<string> = []) =>
+const configIn = (dir: string, grpc: string, extra: ReadonlyArray<string> = [], action = "accept") =>
   parseGateConfig(
     [
       "listen: 127.0.0.1:0",
@@ -31,15 +31,18 @@ const configIn = (dir: string, grpc: string, extra: ReadonlyArray<string> = []) 
       "users:",
       "  root: ./authorized_keys",
       "policy:",
-      "  - { users: [root], action: accept }"
+      `  - { users: [root], action: ${action} }`
     ].join("\n"),
     path.join(dir, "gate.yml")
   )
 
-/** A gate whose policy lets `root` in at once (no server is asked), with `limits`; its port and log. */
-const runGate = (dir: string, limits: Partial<GateLimits>) =>
+/**
+ * A gate whose policy lets `root` in at once (no server is asked), or — with a `client` — checks root's logins
+ * with it; with `limits`. Its port and log.
+ */
+const runGate = (dir: string, limits: Partial<GateLimits>, client?: AuthServiceEffectClient) =>
   Effect.gen(function* () {
-    const config = configIn(dir, "127.0.0.1:1") as GateConfig
+    const config = configIn(dir, "127.0.0.1:1", [], client === undefined ? "accept" : "check") as GateConfig
     const lines: Array<string> = []
     const gate = yield* Effect.acquireRelease(
       Effect.promise(() =>
@@ -47,7 +50,7 @@ const runGate = (dir: string, limits: Partial<GateLimits>) =>
           config,
           limits,
           hostKey: parseableKeyPair().private,
-          client: {} as AuthServiceEffectClient,
+          client: client ?? ({} as AuthServiceEffectClient),
           log: (line) => lines.push(line)
         })
       ),
@@ -132,6 +135,79 @@ describe("examples/ssh-check-gate: what a client may hold", () => {
           .sort(),
         ["ran", "ran", "refused"]
       )
+    }).pipe(Effect.scoped)
+  )
+})
+
+/** Logs in as root with `key` and runs `true`: what it wrote on stderr and how it ended (or the first stderr). */
+const login = (port: number, key: string, onStderr?: (text: string) => void) =>
+  Effect.acquireRelease(
+    Effect.sync(() => new ssh2.Client()),
+    (client) => Effect.sync(() => client.end())
+  ).pipe(
+    Effect.flatMap((client) =>
+      Effect.promise(
+        () =>
+          new Promise<{ stderr: string; code: number | undefined }>((resolve) => {
+            client.on("error", () => resolve({ stderr: "connection error", code: undefined }))
+            client.on("ready", () =>
+              client.exec("true", (error, channel) => {
+                if (error !== undefined && error !== null) return resolve({ stderr: error.message, code: undefined })
+                let stderr = ""
+                let code: number | undefined
+                channel.stderr.on("data", (chunk: Buffer) => {
+                  stderr += chunk.toString("utf8")
+                  onStderr?.(stderr)
+                })
+                channel.on("exit", (exitCode: number) => {
+                  code = exitCode
+                })
+                channel.on("close", () => resolve({ stderr, code }))
+                channel.resume()
+              })
+            )
+            client.connect({ host: "127.0.0.1", port, username: "root", privateKey: key })
+          })
+      )
+    )
+  )
+
+describe("examples/ssh-check-gate: logins waiting for a verdict", () => {
+  it.live("past maxWaitingPerSource, a source's next checked login is denied at once, making no request", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("gatehouse-gate-waiting-")
+      const pair = parseableKeyPair()
+      fs.writeFileSync(path.join(dir, "authorized_keys"), `${pair.public}\n`)
+      let created = 0
+      // A server that takes requests and never decides them.
+      const client = {
+        list: () => Effect.succeed([]),
+        create: (input: { ssh_check: { src: string; dst: string; local_user: string } }) =>
+          Effect.sync(() => {
+            created += 1
+            return {
+              auth_id: `ghreq_${String(created).padStart(24, "0")}`,
+              kind: "ssh_check",
+              state: "pending",
+              created_at: new Date().toISOString(),
+              expires_at: new Date(Date.now() + 60_000).toISOString(),
+              ssh_check: input.ssh_check
+            }
+          }),
+        watch: () => Stream.never
+      } as unknown as AuthServiceEffectClient
+      const { port } = yield* runGate(dir, { maxWaitingPerSource: 1 }, client)
+      const bannerShown = yield* Deferred.make<void>()
+      yield* Effect.forkScoped(
+        login(port, pair.private, (text) => {
+          if (text.includes("needs an operator's approval")) Deferred.doneUnsafe(bannerShown, Exit.void)
+        }).pipe(Effect.scoped)
+      )
+      yield* Deferred.await(bannerShown).pipe(Effect.timeout("10 seconds"))
+      const second = yield* login(port, pair.private).pipe(Effect.scoped, Effect.timeout("10 seconds"))
+      assert.strictEqual(second.code, deniedExitStatus)
+      assert.include(second.stderr, "1 logins from 127.0.0.1 already wait for approval; try again later.")
+      assert.strictEqual(created, 1, "the second login made no request")
     }).pipe(Effect.scoped)
   )
 })

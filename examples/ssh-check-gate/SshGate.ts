@@ -35,6 +35,12 @@ export interface GateLimits {
   readonly maxAuthTries: number
   /** Session channels one connection may open (default 10). */
   readonly maxSessions: number
+  /**
+   * Logins from one source address that may wait for a verdict at once (default 4). Each makes a pending request,
+   * and past the server's `max_pending` the oldest pending requests expire, whoever they are: one client must not
+   * push out everybody else's.
+   */
+  readonly maxWaitingPerSource: number
 }
 
 export const defaultGateLimits: GateLimits = {
@@ -42,7 +48,8 @@ export const defaultGateLimits: GateLimits = {
   maxConnectionsPerSource: 16,
   loginGraceMs: 30_000,
   maxAuthTries: 10,
-  maxSessions: 10
+  maxSessions: 10,
+  maxWaitingPerSource: 4
 }
 
 export interface SshGateOptions {
@@ -72,6 +79,8 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
   // its version line, so a client that sends nothing would otherwise be neither counted nor ever closed.
   const sockets = new Set<net.Socket>()
   const perSource = new Map<string, number>()
+  // Checked logins waiting for their verdict, by source address.
+  const waiting = new Map<string, number>()
   // The grace timer of each connection not authenticated yet, by the client's `address:port`.
   const unauthenticated = new Map<string, NodeJS.Timeout>()
   const peerOf = (ip: string | undefined, port: number | undefined) => `${ip}:${port}`
@@ -156,14 +165,34 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
     const verdictFor = (channel: ServerChannel, pty: boolean): Promise<Verdict> => {
       if (verdict !== undefined) return verdict
       const { login, rule } = admitted!
+      const held = waiting.get(login.src) ?? 0
+      if (rule.action === "check" && held >= limits.maxWaitingPerSource) {
+        log(`${login.localUser}@${login.dst} from ${login.src} (check): denied, ${held} logins already waiting`)
+        verdict = Promise.resolve({
+          _tag: "Denied",
+          message: `Gatehouse: access denied: ${held} logins from ${login.src} already wait for approval; try again later.`
+        })
+        return verdict
+      }
+      if (rule.action === "check") waiting.set(login.src, held + 1)
+      const done = () => {
+        if (rule.action !== "check") return
+        const left = (waiting.get(login.src) ?? 1) - 1
+        if (left > 0) waiting.set(login.src, left)
+        else waiting.delete(login.src)
+      }
       verdict = Effect.runPromise(
         decide(client, login, rule, (banner) => writeLines(channel, banner, pty)),
         { signal: disconnected.signal }
-      ).then((result) => {
-        const detail = result._tag === "Denied" && result.detail !== undefined ? ` (${result.detail})` : ""
-        log(`${login.localUser}@${login.dst} from ${login.src} (${rule.action}): ${result._tag.toLowerCase()}${detail}`)
-        return result
-      })
+      )
+        .finally(done)
+        .then((result) => {
+          const detail = result._tag === "Denied" && result.detail !== undefined ? ` (${result.detail})` : ""
+          log(
+            `${login.localUser}@${login.dst} from ${login.src} (${rule.action}): ${result._tag.toLowerCase()}${detail}`
+          )
+          return result
+        })
       return verdict
     }
 
