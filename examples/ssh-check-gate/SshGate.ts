@@ -170,7 +170,9 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
         log(`${login.localUser}@${login.dst} from ${login.src} (check): denied, ${held} logins already waiting`)
         verdict = Promise.resolve({
           _tag: "Denied",
-          message: `Gatehouse: access denied: ${held} logins from ${login.src} already wait for approval; try again later.`
+          message:
+            `Gatehouse: access denied: ${held} logins from ${login.src} already wait for approval; ` +
+            "try again later."
         })
         return verdict
       }
