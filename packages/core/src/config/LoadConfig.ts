@@ -1,5 +1,6 @@
 import * as path from "node:path"
 import type { ValidationIssue } from "@gatehouse-edge/contract/domain"
+import { isRouteFileName } from "../routes/RouteFiles.js"
 import { decodeReporting } from "../yaml/DecodeReporting.js"
 import { IssueCollector, type IssuePath, type Locator } from "../yaml/IssueCollector.js"
 import { reportDuplicateKeys } from "../yaml/ValidateYaml.js"
@@ -171,8 +172,22 @@ const load = (sources: ConfigSources, withOverrides: boolean): ConfigResult => {
   // Paths from a variable or flag are relative to where the command runs, like any command-line path.
   const resolvePath = (key: ReadonlyArray<string | number>, p: string) =>
     path.resolve(overrides.some((o) => o.path.join(".") === key.join(".")) ? sources.cwd : baseDir, p)
-  return { _tag: "Valid", warnings, config: resolveConfig(file, resolvePath, configFile) }
+  const config = resolveConfig(file, resolvePath, configFile)
+  if (configFile !== undefined && holdsRouteFile(config.routesDir, configFile)) {
+    decoded.add(
+      ["routes_dir"],
+      `the routes directory ${config.routesDir} holds the config file ${path.basename(configFile)}: it would be ` +
+        "loaded as a route file and served by the files API with its secrets; give route files a directory " +
+        "of their own"
+    )
+    return { _tag: "Invalid", issues: problems(), syntax: false }
+  }
+  return { _tag: "Valid", warnings, config }
 }
+
+// Every `*.yml`/`*.yaml` file of the routes directory is a route file, and `files:read` serves them.
+const holdsRouteFile = (routesDir: string, file: string): boolean =>
+  path.dirname(file) === routesDir && isRouteFileName(path.basename(file))
 
 /**
 /**

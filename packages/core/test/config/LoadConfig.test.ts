@@ -200,6 +200,23 @@ events: { history: 500 }
     assert.strictEqual(config.configFile, "/srv/app/conf/gatehouse.yml")
   })
 
+  it("refuses a routes directory that holds the config file", () => {
+    const at = (routesDir: string, env: Record<string, string> = {}) =>
+      loadConfig({ file: { path: "conf/gatehouse.yml", text: `routes_dir: ${routesDir}\n` }, env, cwd: "/srv/app" })
+    const issues = issuesOf(at("."))
+    assert.strictEqual(issues.length, 1, issues.join("\n"))
+    assert.include(issues[0]!, "routes_dir")
+    assert.include(issues[0]!, "holds the config file gatehouse.yml")
+    // Through the environment too, resolved against the working directory as any variable's path.
+    assert.include(issuesOf(at("r", { GATEHOUSE_ROUTES_DIR: "conf" }))[0]!, "GATEHOUSE_ROUTES_DIR")
+    // A sibling directory, or the same directory holding a config file not named like a route file, is fine.
+    configOf(at("../routes"))
+    const config = configOf(
+      loadConfig({ file: { path: "conf/gatehouse.conf", text: "routes_dir: .\n" }, env: {}, cwd: "/srv/app" })
+    )
+    assert.strictEqual(config.routesDir, "/srv/app/conf")
+  })
+
   it("checks Proxmox credentials", () => {
     const issues = issuesOf(load("hypervisor: { clusters: [{ name: pve, url: https://h:8006, token_id: a@pam!b }] }\n"))
     assert.include(issues[0]!, "token_id needs secret or secret_file")
