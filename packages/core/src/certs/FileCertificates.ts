@@ -10,6 +10,7 @@ import type { CertificateConfig } from "../config/ConfigSections.js"
 import { readTextFile } from "../config/ReadTextFile.js"
 import type { Events } from "../events/Events.js"
 import { publishOrLog } from "../events/PublishOrLog.js"
+import { settledBatches } from "../util/SettledBatches.js"
 import { type CertificatePair, CertificateProblem, parseCertificatePair } from "./CertificatePair.js"
 
 /** A configured certificate from files, and the pair in use (`undefined` until its files once formed one). */
@@ -94,8 +95,8 @@ export const makeFileCertificates = (
       }),
       (watcher) => Effect.promise(() => watcher.close())
     )
-    yield* Stream.fromQueue(changed).pipe(
-      Stream.groupedWithin(1000, options.settleMs ?? 300),
+    // A certificate and its key are often written one after the other: they are loaded once both have settled.
+    yield* settledBatches(changed, { settleMs: options.settleMs ?? 300, maxWaitMs: 3000 }).pipe(
       Stream.runForEach((batch) =>
         Effect.forEach(new Set(batch), (entry) => load(entry, true), { discard: true }).pipe(
           // A load that dies (a bug) ends only that load: the next change of the files loads again.

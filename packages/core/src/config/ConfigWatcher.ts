@@ -6,14 +6,19 @@ import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { isRouteFileName } from "../routes/RouteFiles.js"
 import { Routes } from "../routes/Routes.js"
+import { settledBatches } from "../util/SettledBatches.js"
 import { ConfigSource } from "./ConfigSource.js"
 
 /** What the watcher follows. */
 export interface ConfigWatcherOptions {
   readonly configFile: string | undefined
   readonly routesDir: string
-  /** Changes closer together than this are applied as one reload (editors write a file in several steps). */
+  /**
+   * A reload waits until the files have not changed for this long (editors and scripts write a file in several
+   * steps), though no longer than `maxWaitMs` after the first change.
+   */
   readonly settleMs?: number
+  readonly maxWaitMs?: number
 }
 
 type Changed = "config" | "routes"
@@ -100,8 +105,7 @@ export const layer = (options: ConfigWatcherOptions): Layer.Layer<never, never, 
         },
         Effect.catchDefect((defect) => Effect.logWarning("reloading after a file change failed", defect))
       )
-      yield* Stream.fromQueue(queue).pipe(
-        Stream.groupedWithin(1000, options.settleMs ?? 200),
+      yield* settledBatches(queue, { settleMs: options.settleMs ?? 200, maxWaitMs: options.maxWaitMs ?? 2000 }).pipe(
         Stream.runForEach(reload),
         Effect.forkScoped
       )

@@ -211,4 +211,33 @@ describe("the config watcher", () => {
       )
     }).pipe(Effect.scoped)
   )
+
+  it.live("a file written in steps is reloaded once it is complete, not part-way through", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("gatehouse-watcher-")
+      const routesDir = path.join(dir, "routes")
+      const configFile = path.join(dir, "gatehouse.yml")
+      fs.mkdirSync(routesDir)
+      fs.writeFileSync(configFile, "")
+      const seen: Array<string> = []
+      yield* Layer.build(
+        ConfigWatcher.layer({ configFile, routesDir, settleMs: 400, maxWaitMs: 30_000 }).pipe(
+          Layer.provide(Routes.layerTest([])),
+          Layer.provide(recordingConfig(configFile, seen))
+        )
+      )
+      // A script writing a line every 50 ms for ~1 s: each step is a valid file, short of what is being written.
+      const lines = Array.from({ length: 20 }, (_, i) => `line${i}: ${i}\n`)
+      for (const line of lines) {
+        fs.appendFileSync(configFile, line)
+        yield* Effect.sleep("50 millis")
+      }
+      yield* waitFor(
+        Effect.sync(() => seen),
+        (texts) => texts.length > 0,
+        "a reload"
+      )
+      assert.deepStrictEqual(seen, [lines.join("")], "the first reload read the whole file")
+    }).pipe(Effect.scoped)
+  )
 })
