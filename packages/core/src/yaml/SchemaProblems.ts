@@ -2,6 +2,7 @@ import * as Redacted from "effect/Redacted"
 import * as SchemaAST from "effect/SchemaAST"
 import * as SchemaIssue from "effect/SchemaIssue"
 import { didYouMean } from "./DidYouMean.js"
+import { boundedInput, InputPreview } from "./InputPreview.js"
 import type { IssueAnchor, IssuePath } from "./IssueCollector.js"
 import { containsSecretKey, isSecretPath } from "./SecretKeys.js"
 
@@ -20,7 +21,7 @@ const segment = (key: PropertyKey): string | number => (typeof key === "symbol" 
 const hidden = Redacted.make("")
 
 const show = (value: unknown): string =>
-  Redacted.isRedacted(value)
+  Redacted.isRedacted(value) || value instanceof InputPreview
     ? String(value)
     : typeof value === "string"
       ? `\`${value}\``
@@ -28,28 +29,34 @@ const show = (value: unknown): string =>
 
 /**
  * The issue tree with every input under a secret key (or holding one) replaced by {@link hidden}, so no message
- * built from it can quote a secret: `secret: 12345678-SECRET` that fails a check reads `got <redacted>`. The input
- * is the only place Effect's messages take values from; our own schemas for secrets use no custom message that
- * embeds it.
+ * built from it can quote a secret: `secret: 12345678-SECRET` that fails a check reads `got <redacted>`; and every
+ * input too long to quote by a preview of it ({@link boundedInput}). The input is the only place Effect's messages
+ * take values from; our own schemas for secrets use no custom message that embeds it.
  */
-const withoutSecrets = (issue: SchemaIssue.Issue, path: IssuePath): SchemaIssue.Issue => {
+const quotable = (issue: SchemaIssue.Issue, path: IssuePath): SchemaIssue.Issue => {
   const changes: Record<string, unknown> = {}
-  if (SchemaIssue.hasInput(issue) && (isSecretPath(path) || containsSecretKey(issue.input))) changes.input = hidden
+  if (SchemaIssue.hasInput(issue)) {
+    // Bounded first: a long input is quoted as a preview (secret values left out of it), and only a short one is
+    // walked for secret keys (an input may be a large part of the document, once per issue).
+    const bounded = isSecretPath(path) ? hidden : boundedInput(issue.input)
+    if (bounded !== issue.input) changes.input = bounded
+    else if (containsSecretKey(issue.input)) changes.input = hidden
+  }
   switch (issue._tag) {
     case "Pointer": {
-      const inner = withoutSecrets(issue.issue, [...path, ...issue.path.map(segment)])
+      const inner = quotable(issue.issue, [...path, ...issue.path.map(segment)])
       if (inner !== issue.issue) changes.issue = inner
       break
     }
     case "Filter":
     case "Encoding": {
-      const inner = withoutSecrets(issue.issue, path)
+      const inner = quotable(issue.issue, path)
       if (inner !== issue.issue) changes.issue = inner
       break
     }
     case "Composite":
     case "AnyOf": {
-      const inner = issue.issues.map((i) => withoutSecrets(i, path))
+      const inner = issue.issues.map((i) => quotable(i, path))
       if (inner.some((i, n) => i !== issue.issues[n])) changes.issues = inner
       break
     }
@@ -86,7 +93,7 @@ const unknownKey = (key: string, ast: SchemaAST.AST): string => {
  * (`secret`, `password`, `client_secret`, `*_token`, ...) is shown as `<redacted>` instead.
  */
 export const schemaProblems = (issue: SchemaIssue.Issue, path: IssuePath = []): Array<SchemaProblem> =>
-  problemsOf(withoutSecrets(issue, path), path)
+  problemsOf(quotable(issue, path), path)
 
 const problemsOf = (issue: SchemaIssue.Issue, path: IssuePath): Array<SchemaProblem> => {
   switch (issue._tag) {
