@@ -72,13 +72,25 @@ const refusedUpFront = (text: string): boolean => {
   )
 }
 
-// How many characters of a job will really be parsed.
-const parsedSize = (job: ValidationJob): number => {
+// An anchor (`&name` after a space, a line start, an indicator or a flow bracket): where one is, aliases may
+// expand the document far past its size (a 7 KB one of 1,000 × 1,900 aliases took 190-380 ms to validate).
+const ANCHOR = /(?:^|[\s[{,:?-])&[^\s[\]{},]/
+
+/** Whether a YAML text defines an anchor (so may hold aliases); `a&b` or a URL's `?x=1&y=2` is no anchor. */
+export const hasAnchor = (text: string): boolean => ANCHOR.test(text)
+
+// How much parsing a job will really cost, in characters: a text with an anchor counts as at least `large`.
+const parsedWeight = (job: ValidationJob, large: number): number => {
   const texts = job.kind === "sources" ? job.sources.map((source) => source.text) : [job.text]
-  return texts.reduce((n, text) => n + (refusedUpFront(text) ? 0 : text.length), 0)
+  const weight = (text: string) =>
+    refusedUpFront(text) ? 0 : hasAnchor(text) ? Math.max(large, text.length) : text.length
+  return texts.reduce((n, text) => n + weight(text), 0)
 }
 
-/** The real {@link ValidationWorkers}: small or refused-up-front jobs inline, the rest on a worker pool. */
+/**
+ * The real {@link ValidationWorkers}: small jobs without anchors, and jobs refused before parsing, inline; the rest
+ * on a worker pool.
+ */
 export const make = Effect.fnUntraced(function* (options: ValidationWorkersOptions = {}) {
   const inlineBelow = options.inlineBelow ?? defaultInlineBelow
   // Whole milliseconds: the budget is reported as `timeout_ms`, an integer (a fraction failed to construct the error,
@@ -92,7 +104,7 @@ export const make = Effect.fnUntraced(function* (options: ValidationWorkersOptio
 
   const run = Effect.fn("ValidationWorkers.run")(function* <J extends ValidationJob>(job: J) {
     const size = jobSize(job)
-    if (size < inlineBelow || parsedSize(job) < inlineBelow) return runValidationJob(job)
+    if (parsedWeight(job, inlineBelow) < inlineBelow) return runValidationJob(job)
     const result = yield* pool
       .run(job, timeoutMs(size))
       .pipe(

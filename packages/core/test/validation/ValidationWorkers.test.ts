@@ -120,9 +120,32 @@ describe("ValidationWorkers", () => {
       const huge = yield* workers.run({ kind: "routes", text: "#".repeat(9 * 1024 * 1024) })
       assert.strictEqual(huge._tag, "InvalidYaml")
       assert.strictEqual(spawned.count, 0)
+      // Anchors in a URL's query or a plain scalar are not anchors.
+      const ampersands = yield* workers.run({ kind: "routes", text: "app:\n  host: a&b\n  port: 80\n  # ?x=1&y=2\n" })
+      assert.strictEqual(ampersands._tag, "Parsed")
+      assert.strictEqual(spawned.count, 0)
       const large = yield* workers.run({ kind: "routes", text: generateRouteFile(100) })
       assert.isTrue(large.valid)
       assert.strictEqual(spawned.count, 1)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a small document with anchors goes to a worker: its aliases can expand it far past its size", () =>
+    Effect.gen(function* () {
+      const { layer, spawned } = onThreads({ inlineBelow: ValidationWorkersLive.defaultInlineBelow, size: 1 })
+      const workers = yield* workersOf(layer)
+      // 7.7 KB that expand to 1,900,000 nodes: ~200-400 ms of the event loop when validated inline.
+      const aliases = `x:\n  a: &a [${Array(1000).fill("1").join(",")}]\n  b: [${Array(1900).fill("*a").join(",")}]\n`
+      assert.isBelow(aliases.length, ValidationWorkersLive.defaultInlineBelow)
+      const result = yield* workers.run({ kind: "routes", text: aliases })
+      assert.isFalse(result.valid)
+      assert.strictEqual(spawned.count, 1)
+      for (const anchored of ["app: &x\n  port: 80\n", "- &x a\n", "{a: &x 1}\n", "[&x 1]\n", "&x a: 1\n"]) {
+        assert.isTrue(ValidationWorkersLive.hasAnchor(anchored), anchored)
+      }
+      for (const plain of ["a: b&c\n", "url: http://h/?x=1&y=2\n", "a: '& b'\n", "a: &\n"]) {
+        assert.isFalse(ValidationWorkersLive.hasAnchor(plain), plain)
+      }
     }).pipe(Effect.scoped)
   )
 
