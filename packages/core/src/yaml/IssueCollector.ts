@@ -30,6 +30,12 @@ export const fileLocation =
   () => ({ file })
 
 /**
+ * Issues one list keeps. Each is a line of a report, of an API answer and of an event: a 400 KB document of
+ * 200,000 bad list items made a 17.8 MB answer in 6.4 s. Past it, one more issue says so and the rest are dropped.
+ */
+export const MAX_ISSUES = 1000
+
+/**
  * Collects the issues of one validation run. Validators report a path relative to what they check; the
  * collector prefixes it twice: `path` is the path shown to the user (a route's alias first), `source` is where
  * the value sits in the parsed input (for a single-route document the alias is not a key there).
@@ -44,8 +50,19 @@ export class IssueCollector {
 
   /** Records a problem at `path` (relative to this collector). */
   add(path: IssuePath, message: string, anchor: IssueAnchor = "value"): void {
+    if (this.full()) return
     const location = this.locate(this.source.length === 0 ? path : [...this.source, ...path], anchor)
     this.issues.push({ path: this.path.length === 0 ? path : [...this.path, ...path], message, ...location })
+  }
+
+  // Whether the list has its {@link MAX_ISSUES}; the first time, one last issue says that more were found.
+  private full(): boolean {
+    if (this.issues.length < MAX_ISSUES) return false
+    if (this.issues.length === MAX_ISSUES) {
+      const message = `more than ${MAX_ISSUES} problems: only the first ${MAX_ISSUES} are listed`
+      this.issues.push({ path: this.path, message, ...this.locate(this.source, "key") })
+    }
+    return true
   }
 
   /** A collector for a sub-tree that writes into the same issue list. */
@@ -69,6 +86,7 @@ export class IssueCollector {
 
   /** Records a problem whose position is already known (e.g. a duplicate key found by the parser). */
   addAt(path: IssuePath, message: string, position: IssueLocation): void {
+    if (this.full()) return
     const location = this.locate(this.source.length === 0 ? path : [...this.source, ...path], "key")
     this.issues.push({ path: [...this.path, ...path], message, ...location, ...position })
   }
