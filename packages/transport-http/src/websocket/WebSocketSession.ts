@@ -57,7 +57,26 @@ export const layerShutdownTrigger = Layer.effectDiscard(
 class PeerGone extends Data.TaggedError("PeerGone")<{ readonly reason: string }> {}
 
 // RFC 6455 limits a close reason to 123 bytes.
-const closeReason = (reason: string) => (Buffer.byteLength(reason) <= 123 ? reason : `${reason.slice(0, 100)}…`)
+// A close frame's reason is at most 123 bytes of UTF-8 (RFC 6455: 125 bytes of payload, 2 of them the code).
+const MAX_REASON_BYTES = 123
+
+/**
+ * `reason` cut to what a close frame holds, at a character boundary and marked with `…`. Cut by bytes: a reason of
+ * 100 Cyrillic characters is 200 bytes, `ws` refuses it by throwing, and the close then fell through to a 1000 —
+ * a failed stream that its client took for one that had ended.
+ */
+export const closeReason = (reason: string): string => {
+  if (Buffer.byteLength(reason) <= MAX_REASON_BYTES) return reason
+  const room = MAX_REASON_BYTES - Buffer.byteLength("…")
+  let bytes = 0
+  let end = 0
+  for (const char of reason) {
+    bytes += Buffer.byteLength(char)
+    if (bytes > room) break
+    end += char.length
+  }
+  return `${reason.slice(0, end)}…`
+}
 
 // Frames written with one system call at most; well under every drain limit, so batching never trips one.
 const batchBytes = 64 * 1024
@@ -135,8 +154,11 @@ export const serveWebSocket = <E, R>(
       ws.on("pong", () => {
         answeredPing = true
       })
+      // A socket paused by its reader (the session has 64 KiB of the client's messages still to handle, e.g.
+      // documents to validate) reads nothing, pongs included: a missed pong then says the server is busy, not that
+      // the peer is gone. Output-only streams drain their input, so only a session at work is ever paused.
       const heartbeat = Effect.suspend(() => {
-        if (!answeredPing) return Effect.fail(new PeerGone({ reason: "ping timeout" }))
+        if (!answeredPing && !ws.isPaused) return Effect.fail(new PeerGone({ reason: "ping timeout" }))
         answeredPing = false
         return Effect.sync(() => ws.ping())
       }).pipe(Effect.repeat(Schedule.spaced(policy.pingIntervalMs)), Effect.delay(policy.pingIntervalMs))
@@ -227,7 +249,12 @@ export const serveWebSocket = <E, R>(
           const error = failure.error
           const code = closeCodeOf(errorCodeOf(error))
           const reason = error instanceof Error ? error.message : "stream failed"
-          yield* Effect.ignore(writer.write(new Socket.CloseEvent(code, closeReason(reason))))
+          // Never a close without the code: a write that fails with the reason is retried without it.
+          yield* Effect.ignore(
+            writer
+              .write(new Socket.CloseEvent(code, closeReason(reason)))
+              .pipe(Effect.catch(() => writer.write(new Socket.CloseEvent(code))))
+          )
           yield* cutAfterGrace
           yield* Effect.logInfo(`WebSocket stream closed with ${code}: ${reason}`).pipe(
             Effect.annotateLogs({ client: clientAddressOf(request), path: request.url.split("?")[0] })

@@ -1,0 +1,87 @@
+import { assert, describe, it } from "@effect/vitest"
+import { SshFailed } from "@gatehouse-edge/core/domain"
+import { Effect, Layer, Stream } from "effect"
+import { HttpServer } from "effect/http"
+import { WebSocket } from "ws"
+import { layerNodeHttpServer } from "../src/NodeServer.js"
+import { WebSocketConnections } from "../src/websocket/WebSocketConnections.js"
+import { closeReason, serveWebSocket } from "../src/websocket/WebSocketSession.js"
+import { openWs } from "./support/Http.js"
+import { startHarness } from "./support/TransportHarness.js"
+
+// What a failed `tail` on a node whose locale is Russian says: 185 bytes of UTF-8 in 115 characters.
+const russian =
+  "command exited with status 1: tail: не удаётся открыть '/var/log/app.log' для чтения: Нет такого файла или каталога"
+
+/** The close code and reason a plain `ws` client gets from a server that serves `app` at `/x`. */
+const closeOf = (detail: string) =>
+  Effect.gen(function* () {
+    const app = serveWebSocket(() => Stream.fail(new SshFailed({ node: "pve1", detail })))
+    const context = yield* Layer.build(
+      HttpServer.serve()(app).pipe(
+        Layer.provideMerge(layerNodeHttpServer({ host: "127.0.0.1", port: 0 })),
+        Layer.provide(WebSocketConnections.layer)
+      )
+    )
+    const origin = yield* HttpServer.addressFormattedWith((a) => Effect.succeed(a)).pipe(Effect.provideContext(context))
+    return yield* Effect.promise(
+      () =>
+        new Promise<{ code: number; reason: string }>((resolve) => {
+          const ws = new WebSocket(`${origin.replace("http", "ws")}/x`)
+          ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() }))
+          ws.on("error", () => {})
+        })
+    )
+  })
+
+describe("closing a WebSocket stream", () => {
+  it("cuts a reason to the 123 bytes a close frame holds, at a character boundary", () => {
+    assert.strictEqual(closeReason("short"), "short")
+    for (const reason of [russian, "🙂".repeat(40), `${"a".repeat(122)}é`, "é".repeat(62)]) {
+      const cut = closeReason(reason)
+      assert.isAtMost(Buffer.byteLength(cut), 123, reason)
+      assert.isTrue(cut.endsWith("…"), cut)
+      assert.isTrue(reason.startsWith(cut.slice(0, -1)), cut)
+      assert.notInclude(cut, "\ufffd")
+    }
+  })
+
+  it.live("a stream that fails with a long non-ASCII message closes with its error's code, not 1000", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const closed = yield* closeOf(russian)
+        assert.notStrictEqual(closed.code, 1000)
+        assert.strictEqual(closed.code, (yield* closeOf("tail: no such file")).code)
+        assert.include(closed.reason, "не удаётся")
+      })
+    )
+  )
+
+  it.live(
+    "a client whose documents keep the server busy for several ping intervals is not taken for a dead peer",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const h = yield* startHarness({ policy: { pingIntervalMs: 400 } })
+          // Two documents of ~100 KB sent at once: the reader holds 64 KiB at most, so the socket is paused (pongs
+          // unread) while the first is validated, which takes longer than two intervals.
+          const doc = Array.from(
+            { length: 3000 },
+            (_, i) => `app-${i}:\n  host: 10.0.0.${i % 250}\n  port: ${1000 + i}\n`
+          )
+          const ws = yield* openWs(`${h.wsUrl}/route/validate`, { key: h.apiKey })
+          const answered = new Promise<"answered">((resolve) => {
+            let done = 0
+            ws.socket.on("message", (data) => {
+              if (String(data).startsWith('{"done"') && ++done === 2) resolve("answered")
+            })
+          })
+          ws.send(doc.join(""))
+          ws.send(doc.join(""))
+          const outcome = yield* Effect.promise(() => Promise.race([answered, ws.closed]))
+          assert.strictEqual(outcome, "answered", JSON.stringify(outcome))
+        })
+      ),
+    60_000
+  )
+})
