@@ -21,6 +21,13 @@ export const isBrowserPage = (): boolean =>
 const toWebSocketUrl = (url: string) => url.replace(/^http(s?):/i, "ws$1:")
 
 /**
+ * Characters of frames a page may hold unread (~64 MiB as UTF-16). A browser's WebSocket cannot be paused, so the
+ * server's frames pile up behind a consumer that stalls (a background tab, a slow renderer) until the tab runs out
+ * of memory; past this the stream fails instead. One frame larger than this is still taken when nothing waits.
+ */
+export const MAX_QUEUED_CHARS = 32 * 1024 * 1024
+
+/**
  * Opens a WebSocket with the browser's own `WebSocket`: the session cookie goes with the handshake (no header can
  * be set there). A browser does not show a refused handshake's response, so when the socket fails before opening
  * the same URL is fetched: a 4xx/5xx answer is the refusal, decoded into the endpoint's typed error as in Node
@@ -34,6 +41,17 @@ export const openBrowserWebSocket = <E>(
     const incoming = yield* Queue.make<string, WebSocketClosed | Cause.Done>()
     const opened = yield* Deferred.make<boolean>()
     let open = false
+    const maxQueuedChars = request.maxQueuedChars ?? MAX_QUEUED_CHARS
+    let queuedChars = 0
+    let gaveUp = false
+    // A page may close only with 1000 or 3000-4999; the stream fails with the server's own code for this, 1008.
+    const tooSlow = (socket: WebSocket) => {
+      gaveUp = true
+      socket.onmessage = null
+      socket.close(1000, "the page read frames too slowly")
+      const reason = `the page did not keep up: ${queuedChars} characters of frames unread`
+      Queue.failCauseUnsafe(incoming, Cause.fail(new WebSocketClosed({ code: 1008, reason })))
+    }
 
     const ws = yield* Effect.acquireRelease(
       Effect.sync(() => {
@@ -42,9 +60,15 @@ export const openBrowserWebSocket = <E>(
           open = true
           Deferred.doneUnsafe(opened, Exit.succeed(true))
         }
-        socket.onmessage = (event) => Queue.offerUnsafe(incoming, String(event.data))
+        socket.onmessage = (event) => {
+          const text = String(event.data)
+          if (queuedChars > 0 && queuedChars + text.length > maxQueuedChars) return tooSlow(socket)
+          queuedChars += text.length
+          Queue.offerUnsafe(incoming, text)
+        }
         socket.onclose = (event) => {
           if (!open) return Deferred.doneUnsafe(opened, Exit.succeed(false))
+          if (gaveUp) return
           if (event.code === 1000) Queue.endUnsafe(incoming)
           else
             Queue.failCauseUnsafe(incoming, Cause.fail(new WebSocketClosed({ code: event.code, reason: event.reason })))
@@ -86,5 +110,12 @@ export const openBrowserWebSocket = <E>(
           ? Effect.sync(() => ws.send(text))
           : Effect.fail(new WebSocketClosed({ code: 1006, reason: "the WebSocket is not open" }))
       )
-    return { frames: Stream.fromQueue(incoming), send }
+    const frames = Stream.fromQueue(incoming).pipe(
+      Stream.tap((text) =>
+        Effect.sync(() => {
+          queuedChars -= text.length
+        })
+      )
+    )
+    return { frames, send }
   })

@@ -32,6 +32,14 @@ export interface WebSocketRequest<E> {
    * the connection and never answers (hung, or not an HTTP server) would otherwise hold the stream for good.
    */
   readonly handshakeTimeoutMs?: number | undefined
+  /**
+   * How long an open socket may stay silent — no frame, no ping — before it is taken for dead and the stream fails
+   * with 1006 (default 75 s: the server pings every 30 s). A connection whose network vanished without a FIN or a
+   * reset would otherwise hold the stream, and a CLI follow, for good. `0`: never.
+   */
+  readonly silenceTimeoutMs?: number | undefined
+  /** In a browser page: characters of unread frames held before the stream fails (see `BrowserWebSocket`). */
+  readonly maxQueuedChars?: number | undefined
 }
 
 /** An open WebSocket: the server's text frames and a way to send frames. Closed when its scope closes. */
@@ -53,6 +61,7 @@ type Handshake =
 const DEFAULT_HIGH_WATER_MARK = 256
 const DEFAULT_MAX_REFUSAL_BYTES = 1024 * 1024
 const DEFAULT_HANDSHAKE_TIMEOUT_MS = 30_000
+const DEFAULT_SILENCE_TIMEOUT_MS = 75_000
 const CLOSE_HANDSHAKE_TIMEOUT = "2 seconds"
 
 const toWebSocketUrl = (url: string) => url.replace(/^http(s?):/i, "ws$1:")
@@ -107,6 +116,20 @@ export const openWebSocket: <E>(
     let paused = false
     let lastError: Error | undefined
 
+    // Restarted by every frame and ping. A socket paused for a slow consumer reads neither, so it is not judged.
+    const silenceMs = request.silenceTimeoutMs ?? DEFAULT_SILENCE_TIMEOUT_MS
+    let silence: NodeJS.Timeout | undefined
+    const watchSilence = (socket: WebSocket) => {
+      if (silenceMs <= 0 || !Number.isFinite(silenceMs)) return
+      silence = setTimeout(() => {
+        if (paused) return silence?.refresh()
+        lastError = new Error(`the server sent nothing, not even a ping, for ${silenceMs} ms`)
+        socket.terminate()
+      }, silenceMs)
+      // The socket keeps the process alive while it is open; this timer must not do so after it.
+      silence.unref()
+    }
+
     const ws = yield* Effect.acquireRelease(
       Effect.sync(() => {
         const socket = new WebSocket(toWebSocketUrl(request.url), {
@@ -116,9 +139,12 @@ export const openWebSocket: <E>(
         socket.on("open", () => {
           state = "open"
           settle({ _tag: "Open" })
+          watchSilence(socket)
         })
+        socket.on("ping", () => silence?.refresh())
         // Text frames only in this protocol; anything else reaches the frame decoder and fails there.
         socket.on("message", (data) => {
+          silence?.refresh()
           Queue.offerUnsafe(incoming, String(data))
           if (!paused && Queue.sizeUnsafe(incoming) >= highWaterMark) {
             paused = true
@@ -152,6 +178,7 @@ export const openWebSocket: <E>(
           }
         })
         socket.on("close", (code, reason) => {
+          clearTimeout(silence)
           if (state === "open") {
             state = "closed"
             if (code === 1000) Queue.endUnsafe(incoming)
