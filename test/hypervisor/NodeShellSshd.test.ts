@@ -202,6 +202,61 @@ describe.skipIf(sshd.skip)("NodeShell against OpenSSH sshd", () => {
     }).pipe(Effect.provide(NodeShellLive.layerWith({ maxChannelsPerConnection: 10 })), Effect.scoped)
   )
 
+  it.live("a closed follow whose command lingers keeps its session counted until sshd confirms the close", () =>
+    Effect.gen(function* () {
+      const base = yield* tempDir("gatehouse-sshd-")
+      const server = yield* startSshd(path.join(base, "sshd"), { maxSessions: 2 })
+      const shell = yield* NodeShell
+      const target = targetOf(server)
+      const file = path.join(base, "lingering.log")
+      fs.writeFileSync(file, "x\n")
+      // busybox's `tail -F` learns of the closed channel only at its next write: it outlives our close, and sshd
+      // counts its session against MaxSessions until it exits.
+      const follows = yield* Effect.forEach(Array.from({ length: 2 }), () =>
+        follow(shell.lines(target, ["busybox", "tail", "-n", "1", "-F", file]))
+      )
+      for (const f of follows) assert.deepStrictEqual(yield* f.next(1), ["x"])
+      yield* Effect.forEach(follows, (f) => Fiber.interrupt(f.fiber))
+      assert.lengthOf(yield* processesMatching(file), 2)
+      // The first connection is still full as far as sshd is concerned: the command goes to a second one instead of
+      // being refused.
+      assert.strictEqual((yield* shell.run(target, ["true"])).exitCode, 0)
+      assert.deepStrictEqual(yield* shell.stats, { connectionsOpened: 2, connectionsOpen: 2, channelsOpen: 2 })
+      // A write ends both tails; sshd confirms the closes, and the first connection takes commands again.
+      fs.appendFileSync(file, "y\n")
+      yield* waitFor(shell.stats, (s) => s.channelsOpen === 0, "sshd to confirm both closes")
+      const both = yield* Effect.forEach(Array.from({ length: 2 }), () => shell.run(target, ["true"]), {
+        concurrency: 2
+      })
+      assert.deepStrictEqual(
+        both.map((r) => r.exitCode),
+        [0, 0]
+      )
+      assert.strictEqual((yield* shell.stats).connectionsOpened, 2)
+    }).pipe(Effect.provide(NodeShellLive.layerWith({ maxChannelsPerConnection: 2 })), Effect.scoped)
+  )
+
+  it.live("closing a follow whose command exits at once frees its place for the next command on that connection", () =>
+    Effect.gen(function* () {
+      const base = yield* tempDir("gatehouse-sshd-")
+      const server = yield* startSshd(path.join(base, "sshd"), { maxSessions: 2 })
+      const shell = yield* NodeShell
+      const target = targetOf(server)
+      const file = path.join(base, "prompt.log")
+      fs.writeFileSync(file, "x\n")
+      // coreutils' `tail -F` exits as soon as the channel closes; sshd confirms within milliseconds.
+      const follows = yield* Effect.forEach(Array.from({ length: 2 }), () =>
+        follow(shell.lines(target, ["tail", "-n", "1", "-F", file]))
+      )
+      for (const f of follows) assert.deepStrictEqual(yield* f.next(1), ["x"])
+      yield* Effect.forEach(follows, (f) => Fiber.interrupt(f.fiber))
+      // Closed moments ago: the command waits for sshd's confirmation and reuses the connection instead of opening
+      // another.
+      assert.strictEqual((yield* shell.run(target, ["true"])).exitCode, 0)
+      assert.deepStrictEqual(yield* shell.stats, { connectionsOpened: 1, connectionsOpen: 1, channelsOpen: 0 })
+    }).pipe(Effect.provide(NodeShellLive.layerWith({ maxChannelsPerConnection: 2 })), Effect.scoped)
+  )
+
   it.live("one connection carries many channels (measured)", () =>
     Effect.gen(function* () {
       const base = yield* tempDir("gatehouse-sshd-")

@@ -45,8 +45,9 @@ export interface ShellStats {
  * Commands on Proxmox VE nodes over SSH. `argv` is always a list of words: each is quoted on its own, never
  * interpolated into a command line, so no word can be read as shell syntax. One pooled connection per target
  * carries every channel (OpenSSH's default `MaxSessions 10` caps the channels one connection may carry at once;
- * more are refused with `SshFailed`). Callers check dangerous input (SPEC §5.4) before calling: this service
- * quotes, it does not judge.
+ * more are refused with `SshFailed`). A closed channel counts against that until the node confirms its close, as
+ * sshd counts its session until the command has exited. Callers check dangerous input (SPEC §5.4) before calling:
+ * this service quotes, it does not judge.
  */
 export class NodeShell extends Context.Service<
   NodeShell,
@@ -70,7 +71,7 @@ export class NodeShell extends Context.Service<
      * no signal: sshd refuses signals for root logins), which ends a remote `tail -F` / `journalctl -f` at once
      * (busybox's tail only at its next write). Output is UTF-8, decoded across chunk boundaries; a `\r` before the
      * newline is dropped. Bounded: a slow consumer pauses the channel (SSH flow control then holds the remote
-     * command back) instead of buffering; a line longer than 1 MiB is delivered in 1 MiB pieces.
+     * command back) instead of buffering; a line longer than 64 Ki characters is delivered in pieces of that size.
      */
     readonly lines: (target: SshTarget, argv: ReadonlyArray<string>) => Stream.Stream<string, SshError>
     readonly stats: Effect.Effect<ShellStats>

@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto"
-import { StringDecoder } from "node:string_decoder"
 import { SshFailed, SshHostKeyMismatch, SshUnreachable } from "@gatehouse-edge/contract/domain"
 import type * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -7,6 +6,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as RcMap from "effect/RcMap"
 import * as Redacted from "effect/Redacted"
@@ -15,6 +15,7 @@ import * as Stream from "effect/Stream"
 import type * as Ssh2 from "ssh2"
 import { lazyModule } from "../util/LazyModule.js"
 import { describePin, fingerprintOf, hostKeyAlgorithmsFor, parseHostKeyPin, pinMatches } from "./HostKeyPin.js"
+import { lineSplitter } from "./LineSplitter.js"
 import { type CommandResult, NodeShell, type SshError, type SshTarget } from "./NodeShell.js"
 import { commandLine } from "./ShellWords.js"
 
@@ -48,12 +49,30 @@ export interface NodeShellOptions {
 
 /**
  * One pooled SSH connection; `closed` turns true when its socket ends, so the pool never hands it out again.
- * `channels` counts the channels reserved on it (held by callers), against the node's per-connection limit.
+ * `channels` counts the channels reserved on it, against the node's per-connection limit: from before the channel
+ * is opened until the node confirms its close (see {@link Reservation}).
  */
 interface Connection {
   readonly client: Ssh2.Client
   closed: boolean
   channels: number
+  /** Channels we closed that the node has not confirmed yet, and when we last closed one (Clock millis). */
+  closing: number
+  lastCloseAt: number
+  /** Completed, and replaced, whenever the node confirms a close: a place may have come free. */
+  confirmed: Deferred.Deferred<void>
+}
+
+/**
+ * One channel's place on a connection (see `acquire`). The caller's scope frees it, unless a channel was opened on
+ * it: then the channel's `close` frees it, which ssh2 reports once the node has answered our close. OpenSSH answers
+ * only when the remote command has exited, and counts the session against its `MaxSessions` until then; a command
+ * that outlives our close (busybox's `tail -F` learns of it only at its next write) would otherwise make the node
+ * refuse the next channel while we count the place as free.
+ */
+interface Reservation {
+  readonly connection: Connection
+  heldByChannel: boolean
 }
 
 /** A connect failure remembered for back-off: the error and the time (Clock millis) before which none is tried. */
@@ -65,54 +84,16 @@ interface Backoff {
 
 // `lines` keeps at most this many undelivered lines queued, and pauses the channel when this many bytes are read
 // but not yet split (resuming below the low mark), so a slow consumer slows the remote command instead of growing
-// memory. A line longer than `maxLineChars` is delivered in pieces of that size: a log line is far shorter, and a
-// shared follow replays up to 16,000 lines to a late watcher (SharedFollows also bounds that replay by bytes).
+// memory. A line longer than `maxLineChars` (LineSplitter) is delivered in pieces of that size.
 const lineQueueSize = 128
 const pauseAboveBytes = 64 * 1024
 const resumeBelowBytes = 16 * 1024
-const maxLineChars = 64 * 1024
 // Only the first line of stderr reaches an error message; this much is enough to hold it.
 const stderrForErrorBytes = 4096
-
-/** A chunk-to-lines splitter: UTF-8 decoded across chunk boundaries, `\n` separated, a trailing `\r` removed. */
-const lineSplitter = () => {
-  const decoder = new StringDecoder("utf8")
-  let carry = ""
-  const strip = (line: string) => (line.endsWith("\r") ? line.slice(0, -1) : line)
-  // Pushes the full pieces of `line` that are over the limit onto `into`; returns what is left (at most the limit).
-  const pieces = (line: string, into: Array<string>) => {
-    let rest = line
-    while (rest.length > maxLineChars) {
-      into.push(rest.slice(0, maxLineChars))
-      rest = rest.slice(maxLineChars)
-    }
-    return rest
-  }
-  return {
-    push: (chunk: Buffer): Array<string> => {
-      const parts = (carry + decoder.write(chunk)).split("\n")
-      carry = parts.pop() ?? ""
-      const lines: Array<string> = []
-      for (const part of parts) {
-        const last = pieces(strip(part), lines)
-        lines.push(last)
-      }
-      // An unfinished line is cut too: it must not grow without bound while its newline never comes.
-      carry = pieces(carry, lines)
-      return lines
-    },
-    /** The final line when the output did not end with a newline. */
-    end: (): Array<string> => {
-      const rest = carry + decoder.end()
-      carry = ""
-      if (rest === "") return []
-      const lines: Array<string> = []
-      const last = pieces(strip(rest), lines)
-      lines.push(last)
-      return lines
-    }
-  }
-}
+// How long after we closed a channel a command that finds its connection full waits for the node's confirmation
+// instead of opening another connection: OpenSSH confirms within milliseconds of the command's exit, so a follow
+// closed just before usually frees its place in time. A close not confirmed by then is a command that lingers.
+const closeConfirmWaitMs = 1000
 
 const firstLine = (text: string) => text.split("\n", 1)[0]!.replace(/\r$/, "").trim()
 
@@ -173,7 +154,14 @@ export const make = (options: NodeShellOptions = {}) =>
         }
         return Effect.callback<Connection, SshError>((resume) => {
           const client = new ssh2.Client()
-          const connection: Connection = { client, closed: false, channels: 0 }
+          const connection: Connection = {
+            client,
+            closed: false,
+            channels: 0,
+            closing: 0,
+            lastCloseAt: 0,
+            confirmed: Deferred.makeUnsafe()
+          }
           let settled = false
           let ready = false
           let mismatch: string | undefined
@@ -315,6 +303,18 @@ export const make = (options: NodeShellOptions = {}) =>
     })
 
     /**
+     * Waits, if a channel on the full `connection` was closed by us less than `closeConfirmWaitMs` ago, for the node
+     * to confirm a close; true when one was confirmed (the connection may have room now).
+     */
+    const confirmedClose = Effect.fnUntraced(function* (connection: Connection) {
+      if (connection.closing === 0) return false
+      const left = connection.lastCloseAt + closeConfirmWaitMs - (yield* Clock.currentTimeMillis)
+      if (left <= 0) return false
+      const waited = yield* Effect.timeoutOption(Deferred.await(connection.confirmed), Duration.millis(left))
+      return Option.isSome(waited)
+    })
+
+    /**
      * A connection to `target` with room for one more channel, reserved until the caller's scope closes: the
      * first connection while it has room, then a second one, and so on (a node refuses channels past its
      * `MaxSessions`), up to the node's connection cap. Usually every command shares the first.
@@ -325,14 +325,18 @@ export const make = (options: NodeShellOptions = {}) =>
         const key = JSON.stringify([base, slot])
         targets.set(key, target)
         const connection = yield* slotConnection(key)
-        if (connection.channels >= maxChannels) continue
+        if (connection.channels >= maxChannels) {
+          if (yield* confirmedClose(connection)) slot-- // look at this connection again
+          continue
+        }
         connection.channels++
+        const reservation: Reservation = { connection, heldByChannel: false }
         yield* Effect.addFinalizer(() =>
           Effect.sync(() => {
-            connection.channels--
+            if (!reservation.heldByChannel) connection.channels--
           })
         )
-        return connection
+        return reservation
       }
       const detail =
         `${maxConnections * maxChannels} commands already run on it (${maxConnections} connections of ` +
@@ -340,10 +344,15 @@ export const make = (options: NodeShellOptions = {}) =>
       return yield* new SshUnreachable({ node: target.node, detail })
     })
 
-    /** An exec channel running `argv`, closed (never signalled: see test-infra §2.3) when the scope closes. */
-    const openChannel = (connection: Connection, target: SshTarget, argv: ReadonlyArray<string>) =>
-      Effect.acquireRelease(
+    /**
+     * An exec channel running `argv` on a reserved place, closed (never signalled: see test-infra §2.3) when the
+     * scope closes; the place stays taken until the node confirms the close.
+     */
+    const openChannel = (reservation: Reservation, target: SshTarget, argv: ReadonlyArray<string>) => {
+      const connection = reservation.connection
+      return Effect.acquireRelease(
         Effect.gen(function* () {
+          const state = { confirmed: false, closedByUs: false }
           const opened = yield* Deferred.make<Ssh2.ClientChannel, SshFailed>()
           const lost = new SshFailed({ node: target.node, detail: "connection lost before the command started" })
           // ssh2 throws synchronously when the socket is already gone.
@@ -355,7 +364,16 @@ export const make = (options: NodeShellOptions = {}) =>
                   return Deferred.doneUnsafe(opened, Effect.fail(new SshFailed({ node: target.node, detail: reason })))
                 }
                 stats.channelsOpen++
-                channel.once("close", () => stats.channelsOpen--)
+                reservation.heldByChannel = true
+                channel.once("close", () => {
+                  state.confirmed = true
+                  stats.channelsOpen--
+                  connection.channels--
+                  if (state.closedByUs) connection.closing--
+                  const confirmed = connection.confirmed
+                  connection.confirmed = Deferred.makeUnsafe()
+                  Deferred.doneUnsafe(confirmed, Effect.void)
+                })
                 // From the moment the channel exists: a quick command's exit status can arrive before whoever
                 // reads the channel has attached its listeners (it does on Node 24).
                 onExit(channel, (info) => exits.set(channel, info))
@@ -363,16 +381,24 @@ export const make = (options: NodeShellOptions = {}) =>
               }),
             catch: () => lost
           })
-          return yield* Deferred.await(opened)
+          return { channel: yield* Deferred.await(opened), state }
         }),
         // Resumed too: a channel paused by back-pressure would never see its end, and ssh2 reports `close` only
         // after it.
-        (channel) =>
-          Effect.sync(() => {
-            channel.close()
-            channel.resume()
-          })
-      )
+        ({ channel, state }) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            Effect.sync(() => {
+              if (!state.confirmed && !state.closedByUs) {
+                state.closedByUs = true
+                connection.closing++
+                connection.lastCloseAt = now
+              }
+              channel.close()
+              channel.resume()
+            })
+          )
+      ).pipe(Effect.map(({ channel }) => channel))
+    }
 
     const collect = (target: SshTarget, channel: Ssh2.ClientChannel) =>
       Effect.callback<CommandResult, SshFailed>((resume) => {
@@ -402,8 +428,8 @@ export const make = (options: NodeShellOptions = {}) =>
     const run = Effect.fn("NodeShell.run")(function* (target: SshTarget, argv: ReadonlyArray<string>) {
       return yield* Effect.scoped(
         Effect.gen(function* () {
-          const connection = yield* acquire(target)
-          const channel = yield* openChannel(connection, target, argv)
+          const reservation = yield* acquire(target)
+          const channel = yield* openChannel(reservation, target, argv)
           return yield* collect(target, channel)
         })
       )
@@ -476,8 +502,8 @@ export const make = (options: NodeShellOptions = {}) =>
     const lines = (target: SshTarget, argv: ReadonlyArray<string>): Stream.Stream<string, SshError> =>
       Stream.callback<string, SshError>(
         Effect.fn("NodeShell.lines")(function* (queue) {
-          const connection = yield* acquire(target)
-          const channel = yield* openChannel(connection, target, argv)
+          const reservation = yield* acquire(target)
+          const channel = yield* openChannel(reservation, target, argv)
           yield* Effect.forkScoped(pump(target, channel, queue))
         }),
         { bufferSize: lineQueueSize, strategy: "suspend" }

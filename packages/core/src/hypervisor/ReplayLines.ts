@@ -15,10 +15,12 @@ export class ReplayLines {
     readonly maxBytes: number
   ) {}
 
-  /** Keeps `line` (dropping the oldest past either bound) and returns its number (1, 2, ...). */
-  push(line: string): number {
+  /**
+   * Keeps `line` (dropping the oldest past either bound) and returns its number (1, 2, ...). `bytes` is its UTF-8
+   * size, when the caller has it already.
+   */
+  push(line: string, bytes: number = Buffer.byteLength(line, "utf8")): number {
     this.pushed++
-    const bytes = Buffer.byteLength(line, "utf8")
     this.entries.push({ line, bytes })
     this.total += bytes
     while (this.lines > 0 && (this.lines > this.maxLines || this.total > this.maxBytes)) {

@@ -3,6 +3,7 @@ import { HypervisorEvents } from "@gatehouse-edge/contract/domain"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
@@ -100,8 +101,11 @@ const isGuest = (r: PveClusterResource): boolean => (r.type === "lxc" || r.type 
 /**
  * The resource cache of one cluster (SPEC §5.1): `/cluster/resources` every `refreshIntervalMs` by one poller
  * (started here, stopped with the scope); LXC addresses from `/interfaces` with bounded concurrency, only when a
- * container's status changed or its addresses are older than `addressRefreshMs`. A failed refresh keeps the last
- * good data, marks it stale and emits `hypervisor/cache_stale` once; the next good refresh emits
+ * container's status changed or its addresses are older than `addressRefreshMs`. A refresh waits for its address
+ * lookups at most one refresh interval: one that takes longer (a hung container makes PVE's `/interfaces` wait for
+ * the request timeout) goes on by itself and its addresses land in the snapshot when it answers, so it holds neither
+ * the poller (the statuses stay as current as `refreshedAt` says) nor the first snapshot. A failed refresh keeps the
+ * last good data, marks it stale and emits `hypervisor/cache_stale` once; the next good refresh emits
  * `hypervisor/cache_recovered`.
  */
 export const makeResourceCache = Effect.fn("ResourceCache.make")(function* (
@@ -120,31 +124,48 @@ export const makeResourceCache = Effect.fn("ResourceCache.make")(function* (
     failure: undefined
   })
   const addresses = yield* Ref.make(new Map<number, Addresses>())
+  const scope = yield* Effect.scope
+  const lookupPermits = yield* Semaphore.make(options.lookupConcurrency)
+  // Containers whose lookup is in flight: a refresh does not start a second one (hung lookups would pile up).
+  const looking = new Set<number>()
+  // Each guest's status in the latest good refresh: a lookup that answers late records its addresses only for a
+  // guest still listed, under the status it has now (so a container stopped meanwhile is looked up on its restart).
+  let listed = new Map<number, string>()
+
+  // Addresses that answered: kept for later refreshes and put into the snapshot at once (its guest may have been
+  // published without them, by this refresh or the next).
+  const record = (vmid: number, ips: ReadonlyArray<string>, fetchedAt: number) =>
+    Effect.gen(function* () {
+      const status = listed.get(vmid)
+      if (status === undefined) return
+      yield* Ref.update(addresses, (map) => new Map(map).set(vmid, { ips, status, fetchedAt }))
+      yield* Ref.update(state, (s) => ({ ...s, guests: s.guests.map((g) => (g.vmid === vmid ? { ...g, ips } : g)) }))
+    })
+
+  // A failed lookup keeps the addresses known before; the next refresh tries again.
+  const lookup = (r: PveClusterResource, now: number) =>
+    client.get(`/nodes/${encodeURIComponent(r.node ?? "")}/lxc/${int(r.vmid)}/interfaces`, PveInterfaces).pipe(
+      lookupPermits.withPermits(1),
+      Effect.flatMap((interfaces) => record(int(r.vmid), addressesOf(interfaces), now)),
+      Effect.ignore,
+      Effect.ensuring(Effect.sync(() => looking.delete(int(r.vmid))))
+    )
 
   const lookupAddresses = (resources: ReadonlyArray<PveClusterResource>, now: number) =>
     Effect.gen(function* () {
+      listed = new Map(resources.filter(isGuest).map((r) => [int(r.vmid), r.status ?? "unknown"]))
       const known = yield* Ref.get(addresses)
       const due = resources.filter((r) => {
-        if (r.type !== "lxc" || r.status !== "running") return false
+        if (r.type !== "lxc" || r.status !== "running" || looking.has(int(r.vmid))) return false
         const previous = known.get(int(r.vmid))
         return (
           previous === undefined || previous.status !== r.status || now - previous.fetchedAt >= options.addressRefreshMs
         )
       })
-      // A failed lookup keeps the addresses known before; the next refresh tries again.
-      yield* Effect.forEach(
-        due,
-        (r) =>
-          client.get(`/nodes/${encodeURIComponent(r.node ?? "")}/lxc/${int(r.vmid)}/interfaces`, PveInterfaces).pipe(
-            Effect.flatMap((interfaces) =>
-              Ref.update(addresses, (map) =>
-                new Map(map).set(int(r.vmid), { ips: addressesOf(interfaces), status: "running", fetchedAt: now })
-              )
-            ),
-            Effect.ignore
-          ),
-        { concurrency: options.lookupConcurrency, discard: true }
-      )
+      for (const r of due) looking.add(int(r.vmid))
+      // In the cache's scope, not the refresh's: a lookup outlives the wait below and ends only with the cache.
+      const fibers = yield* Effect.forEach(due, (r) => Effect.forkIn(lookup(r, now), scope))
+      yield* Effect.timeoutOption(Fiber.awaitAll(fibers), options.refreshIntervalMs)
       // A stopped container keeps its last addresses (a route still maps to it) but is looked up again on start; a
       // container no longer listed (deleted, moved to another cluster) is forgotten.
       yield* Ref.update(addresses, (map) => {
@@ -194,10 +215,9 @@ export const makeResourceCache = Effect.fn("ResourceCache.make")(function* (
       return
     }
     const now = yield* Clock.currentTimeMillis
-    // Publish the statuses at once; addresses follow when their lookups are done.
+    // Publish the statuses at once; addresses follow as their lookups answer.
     yield* publish(result.success, now)
     yield* lookupAddresses(result.success, now)
-    yield* publish(result.success, now)
   }).pipe(Effect.withSpan("ResourceCache.refresh", { attributes: { cluster } }))
 
   // Serialized, so concurrent misses share one refresh instead of each making its own.

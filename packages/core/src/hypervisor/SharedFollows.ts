@@ -10,6 +10,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Take from "effect/Take"
 import { KeyWith } from "../util/KeyWith.js"
+import { LagBudget } from "./LagBudget.js"
 import type { NodeShell, SshError, SshTarget } from "./NodeShell.js"
 import { ReplayLines } from "./ReplayLines.js"
 
@@ -26,19 +27,31 @@ interface Numbered {
   readonly line: string
 }
 
-/** One running follow: its fan-out, its replay, how it ended (once it has) and how to start it. */
+/** One running follow: its fan-out and its byte bound, its replay, how it ended (once it has) and how to start it. */
 interface Follow {
   readonly pubsub: PubSub.PubSub<Take.Take<Numbered, SshError>>
+  readonly budget: LagBudget
   readonly replay: ReplayLines
   readonly ended: () => Exit.Exit<void, SshError> | undefined
   readonly start: Effect.Effect<void>
 }
 
-// Lines a follower may be ahead of the slowest one before the command waits for it (SSH flow control then holds
-// the remote command back); the WebSocket layer drops a client that stays behind. A slot is released as soon as
-// every watcher has taken its line (effect's bounded PubSub clears it), so this bounds lines not yet read by the
-// slowest watcher, not lines already read.
-const bufferLines = 4096
+// Groups of lines a follower may be ahead of the slowest one before the command waits for it (SSH flow control then
+// holds the remote command back); the WebSocket layer drops a client that stays behind. A slot is released as soon
+// as every watcher has taken its group (effect's bounded PubSub clears it), so this bounds groups not yet read by
+// the slowest watcher, not groups already read. `maxLagBytes` bounds the same groups by size.
+const bufferGroups = 4096
+
+// Lines go out in groups of at most this many bytes (a longer line alone): one PubSub item per group rather than per
+// line is what keeps a busy follow cheap, and groups this small let the byte bound pace a follow of large lines.
+const groupBytes = 64 * 1024
+
+/**
+ * Bytes (UTF-8) of lines a follow holds for its slowest watcher before the command waits. Lines are at most 64 KiB
+ * (NodeShellLive cuts longer ones), so the group count alone would let a watcher that stopped reading hold 4096 of
+ * them, 256 MiB. 4 MiB is over 40,000 ordinary log lines: a watcher that keeps up never meets it.
+ */
+export const maxLagBytes = 4 * 1024 * 1024
 
 /**
  * Bytes (UTF-8) of replay a follow keeps for late watchers, besides its line count (`limit` × files, up to 16,000).
@@ -53,16 +66,21 @@ export const maxReplayBytes = 4 * 1024 * 1024
 export interface SharedFollowsOptions {
   /** Replay bound in bytes (default {@link maxReplayBytes}). */
   readonly maxReplayBytes?: number
+  /** Bound in bytes of what a follow holds for its slowest watcher (default {@link maxLagBytes}). */
+  readonly maxLagBytes?: number
 }
 
 // The pull of one watcher's live lines: a line it was already replayed (numbered `through` or lower) is skipped.
+// Each take may be what the command waited for (see LagBudget).
 const livePull = (
   subscription: PubSub.Subscription<Take.Take<Numbered, SshError>>,
+  budget: LagBudget,
   through: number
 ): Pull.Pull<Arr.NonEmptyReadonlyArray<string>, SshError> => {
   const pull: Pull.Pull<Arr.NonEmptyReadonlyArray<string>, SshError> = Effect.flatMap(
     PubSub.take(subscription),
     (take): Pull.Pull<Arr.NonEmptyReadonlyArray<string>, SshError> => {
+      budget.wake()
       if (Exit.isExit(take)) return Exit.isSuccess(take) ? Cause.done() : Effect.failCause(take.cause)
       const fresh = take.filter((numbered) => numbered.seq > through).map((numbered) => numbered.line)
       return Arr.isReadonlyArrayNonEmpty(fresh) ? Effect.succeed(fresh) : pull
@@ -75,7 +93,8 @@ const livePull = (
  * Follows shared by command: every watcher of the same command on the same node (same `journalctl -n 100 -u x`,
  * same `tail -F file`) reads one remote command over one SSH channel. A watcher that joins later first gets the
  * last `initialLines` lines (what its own command would have printed first), at most `maxReplayBytes` of them,
- * then follows with the others. The last watcher leaving closes the channel, which ends the remote command.
+ * then follows with the others. A watcher that stops reading holds the command back (and the others with it) once
+ * `maxLagBytes` wait for it. The last watcher leaving closes the channel, which ends the remote command.
  */
 export const makeSharedFollows = (
   shell: NodeShell["Service"],
@@ -87,19 +106,45 @@ export const makeSharedFollows = (
 > =>
   Effect.gen(function* () {
     const replayBytes = options.maxReplayBytes ?? maxReplayBytes
+    const lagBytes = options.maxLagBytes ?? maxLagBytes
     const follows = yield* RcMap.make({
       lookup: (key: KeyWith<Command>) =>
         Effect.gen(function* () {
           const scope = yield* Effect.scope
-          const pubsub = yield* PubSub.bounded<Take.Take<Numbered, SshError>>(bufferLines)
+          const pubsub = yield* PubSub.bounded<Take.Take<Numbered, SshError>>(bufferGroups)
           yield* Effect.addFinalizer(() => PubSub.shutdown(pubsub))
+          const budget = new LagBudget(lagBytes, () => PubSub.sizeUnsafe(pubsub))
           const replay = new ReplayLines(key.value.replay, replayBytes)
           let ended: Exit.Exit<void, SshError> | undefined
           let started = false
           // Each line goes into the replay before it is published, and the end is recorded before it is published:
-          // a watcher that subscribes and then reads both misses nothing (see `follow` below).
+          // a watcher that subscribes and then reads both misses nothing (see `follow` below). A group goes out once
+          // the slowest watcher has room for it.
+          const publish = Effect.fnUntraced(function* (lines: Arr.NonEmptyReadonlyArray<string>) {
+            for (let start = 0; start < lines.length; ) {
+              const sizes: Array<number> = []
+              let bytes = 0
+              for (let i = start; i < lines.length; i++) {
+                const size = Buffer.byteLength(lines[i]!, "utf8")
+                if (i > start && bytes + size > groupBytes) break
+                sizes.push(size)
+                bytes += size
+              }
+              while (!budget.fits(bytes)) yield* budget.wait()
+              // The first line always goes, however long: a group is never empty.
+              const group: Arr.NonEmptyArray<Numbered> = [
+                { seq: replay.push(lines[start]!, sizes[0]!), line: lines[start]! }
+              ]
+              for (let i = 1; i < sizes.length; i++) {
+                group.push({ seq: replay.push(lines[start + i]!, sizes[i]!), line: lines[start + i]! })
+              }
+              yield* PubSub.publish(pubsub, group)
+              budget.published(bytes)
+              start += sizes.length
+            }
+          })
           const upstream = shell.lines(key.value.target, key.value.argv).pipe(
-            Stream.runForEach((line) => PubSub.publish(pubsub, [{ seq: replay.push(line), line }])),
+            Stream.runForEachArray(publish),
             Effect.exit,
             Effect.flatMap((exit) => {
               ended = exit
@@ -108,6 +153,7 @@ export const makeSharedFollows = (
           )
           return {
             pubsub,
+            budget,
             replay,
             ended: () => ended,
             // Started by the first watcher once it has subscribed (in the entry's scope: the last watcher leaving
@@ -126,6 +172,8 @@ export const makeSharedFollows = (
       return Stream.unwrap(
         Effect.gen(function* () {
           const follow = yield* RcMap.get(follows, new KeyWith(id, { target, argv, replay: initialLines }))
+          // Runs after the unsubscribe below: a command waiting for this watcher looks again once it is gone.
+          yield* Effect.addFinalizer(() => Effect.sync(() => follow.budget.wake()))
           // Subscribed first, then the replay read: a line published from now on reaches the subscription, a line
           // pushed before is in the replay (or was too old to keep), and one in both is skipped live by its number.
           const subscription = yield* PubSub.subscribe(follow.pubsub)
@@ -135,7 +183,7 @@ export const makeSharedFollows = (
           const replayed = Stream.fromArray(lines)
           return ended !== undefined
             ? Stream.concat(replayed, Stream.fromEffectDrain(ended))
-            : Stream.concat(replayed, Stream.fromPull(Effect.succeed(livePull(subscription, through))))
+            : Stream.concat(replayed, Stream.fromPull(Effect.succeed(livePull(subscription, follow.budget, through))))
         })
       )
     }

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { type Cause, Deferred, Effect, Fiber, Queue, Redacted, Stream } from "effect"
 import type { NodeShell, SshError, SshTarget } from "../../src/hypervisor/NodeShell.js"
 import { ReplayLines } from "../../src/hypervisor/ReplayLines.js"
-import { makeSharedFollows, maxReplayBytes } from "../../src/hypervisor/SharedFollows.js"
+import { makeSharedFollows, maxLagBytes, maxReplayBytes } from "../../src/hypervisor/SharedFollows.js"
 
 const target: SshTarget = {
   node: "pve1",
@@ -98,6 +98,67 @@ describe("shared follows", () => {
   )
 })
 
+describe("shared follows: a watcher that stops reading", () => {
+  it.effect("holds the command back by bytes: of 64 KiB lines the follow takes at most ~4 MiB, not 4096 lines", () =>
+    Effect.gen(function* () {
+      const { shell, pulled } = endlessShell(numberedLine)
+      const follow = yield* makeSharedFollows(shell)
+      const argv = ["tail", "-n", "0", "-F", "/var/log/binary"]
+      // Takes its first line, then stops reading (a client whose socket stopped draining) until `resume`.
+      const resume = yield* Deferred.make<void>()
+      const got: Array<string> = []
+      const wanted = (3 * maxLagBytes) / (64 * 1024)
+      const stalled = yield* Effect.forkChild(
+        follow(target, argv, 0).pipe(
+          Stream.take(wanted),
+          Stream.runForEach((line) =>
+            Effect.suspend(() => {
+              got.push(line)
+              return got.length === 1 ? Deferred.await(resume) : Effect.void
+            })
+          )
+        )
+      )
+      yield* settled(pulled)
+      // What is held for it is bounded by bytes; a line in its hands and one on its way come on top.
+      assert.isAtMost(pulled(), maxLagBytes + 3 * 64 * 1024)
+      assert.isAtLeast(pulled(), maxLagBytes / 2)
+      // Reading again, it gets everything, in order: each line it takes lets the command go on.
+      yield* Deferred.succeed(resume, undefined)
+      yield* Fiber.join(stalled)
+      assert.strictEqual(got.length, wanted)
+      assert.deepStrictEqual(
+        got.map((line) => Number(line.slice(0, 8))),
+        Array.from({ length: wanted }, (_, i) => i)
+      )
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("paces the others too, until it leaves; then they go on, nothing lost or repeated", () =>
+    Effect.gen(function* () {
+      const { shell, pulled } = endlessShell(numberedLine)
+      const follow = yield* makeSharedFollows(shell)
+      const argv = ["tail", "-n", "0", "-F", "/var/log/binary"]
+      const stalled = yield* Effect.forkChild(Stream.runForEach(follow(target, argv, 0), () => Effect.never))
+      yield* settled(pulled)
+      const wanted = (2 * maxLagBytes) / (64 * 1024)
+      const reader = yield* watch(follow(target, argv, 0), wanted)
+      yield* settled(pulled)
+      // The command waits for the stalled watcher, so the reader waits too (the WebSocket layer drops a client that
+      // stays behind; here it leaves by itself).
+      assert.isUndefined(reader.fiber.pollUnsafe())
+      yield* Fiber.interrupt(stalled)
+      const got = yield* Fiber.join(reader.fiber)
+      const numbers = got.map((l) => Number(l.slice(0, 8)))
+      assert.strictEqual(numbers.length, wanted)
+      assert.isTrue(
+        numbers.every((n, i) => i === 0 || n === numbers[i - 1]! + 1),
+        "consecutive lines"
+      )
+    }).pipe(Effect.scoped)
+  )
+})
+
 describe("replay lines", () => {
   it("keeps at most maxLines lines and maxBytes bytes (UTF-8), dropping the oldest first", () => {
     const replay = new ReplayLines(16_000, maxReplayBytes)
@@ -130,6 +191,42 @@ const queueShell = Effect.gen(function* () {
   } as unknown as NodeShell["Service"]
   return { shell, queue, released }
 })
+
+// A 64 KiB line (the longest NodeShellLive delivers) starting with its number.
+const numberedLine = (n: number) => `${String(n).padStart(8, "0")}${"y".repeat(64 * 1024 - 8)}`
+
+// A node whose command prints `lineAt(0)`, `lineAt(1)`, ... as fast as they are read; `pulled` says how many bytes
+// the follow has taken from it so far.
+const endlessShell = (lineAt: (n: number) => string) => {
+  let bytes = 0
+  let n = 0
+  const shell = {
+    lines: () =>
+      Stream.fromPull(
+        Effect.succeed(
+          Effect.sync(() => {
+            const next = lineAt(n++)
+            bytes += next.length
+            return [next] as const
+          })
+        )
+      )
+  } as unknown as NodeShell["Service"]
+  return { shell, pulled: () => bytes }
+}
+
+// Lets every other fiber run until the follow stops taking lines from its command (the count holds still for a while).
+const settled = (pulled: () => number) =>
+  Effect.gen(function* () {
+    let last = -1
+    let still = 0
+    for (let i = 0; i < 200_000 && still < 100; i++) {
+      yield* Effect.yieldNow
+      const now = pulled()
+      still = now === last ? still + 1 : 0
+      last = now
+    }
+  })
 
 // Runs a watcher until it has `count` lines; `seen(n)` completes once it has received n of them.
 const watch = (stream: Stream.Stream<string, SshError>, count: number) =>
