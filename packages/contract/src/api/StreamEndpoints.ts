@@ -15,6 +15,8 @@ import {
   DockerFailed,
   DockerHostUnreachable,
   Event,
+  EventNotFound,
+  EventsTrimmed,
   GuestNotFound,
   HealthMap,
   HypervisorNodeNotFound,
@@ -158,7 +160,8 @@ export const StreamEndpoints = {
     frame: Event,
     summary: "The matching history (newest last), then each new matching event",
     ends: "never: it follows the event bus until the client closes",
-    errors: [SubscriberTooSlow]
+    // A resume whose `since` the trimming overtakes during its replay (one checked before the upgrade is a 410/404).
+    errors: [SubscriberTooSlow, EventsTrimmed, EventNotFound]
   }),
   routes: declareStream({
     group: "routes",

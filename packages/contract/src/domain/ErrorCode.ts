@@ -18,6 +18,11 @@ export const ErrorCodes = {
   already_exists: { http: 409, grpc: 6, ws: 1008 },
   conflict: { http: 409, grpc: 10, ws: 1008 },
   failed_precondition: { http: 409, grpc: 9, ws: 1008 },
+  // A conditional request (`If-Match`) whose condition no longer holds: HTTP's own 412, gRPC's FAILED_PRECONDITION.
+  precondition_failed: { http: 412, grpc: 9, ws: 1008 },
+  // A position the client kept (an event id) that the server has since dropped: gRPC OUT_OF_RANGE, as a read
+  // before the start of what is kept.
+  gone: { http: 410, grpc: 11, ws: 1008 },
   payload_too_large: { http: 413, grpc: 8, ws: 1009 },
   unsupported_media_type: { http: 415, grpc: 3, ws: 1003 },
   validation_failed: { http: 422, grpc: 3, ws: 1008 },

@@ -12,6 +12,7 @@ import * as Stream from "effect/Stream"
 import * as EventIds from "./EventIds.js"
 import { EventRepository } from "./EventRepository.js"
 import { Events, type Recorded } from "./Events.js"
+import { missingSince } from "./MissingSince.js"
 
 // Events read per page when a follower resumes after `since`.
 const replayPageSize = 500
@@ -52,6 +53,8 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
   const lock = yield* Semaphore.make(1)
   const newest = yield* repository.list({ limit: 1 })
   const ids = EventIds.make(newest[0]?.id)
+  // The newest id stored through this bus (or before it started): see `missingSince`.
+  let newestPublished = newest[0]?.id
 
   yield* Effect.addFinalizer(() =>
     Effect.sync(() => {
@@ -115,7 +118,10 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
         )
       )
       .pipe(
-        Effect.tap(([, events]) => deliver(events)),
+        Effect.tap(([, events]) => {
+          newestPublished = events.at(-1)?.id ?? newestPublished
+          return deliver(events)
+        }),
         Effect.uninterruptible,
         lock.withPermits(1)
       )
@@ -131,8 +137,21 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
       Effect.withSpan("Events.transaction")
     )
 
+  // The events after `since`, checked: a `since` no longer (or never) stored fails with why, rather than reading
+  // on from whatever is kept after it.
+  const readAfter = (since: string, category: string | undefined, limit: number | undefined) =>
+    Effect.flatMap(
+      repository.page(since, category, limit),
+      Option.match({
+        onSome: Effect.succeed,
+        onNone: () => Effect.flatMap(repository.extent, (extent) => missingSince(since, extent, newestPublished))
+      })
+    )
+
   const history = Effect.fn("Events.history")(function* (query: EventQuery) {
-    return yield* repository.list(query)
+    return query.since === undefined
+      ? yield* repository.list(query)
+      : yield* readAfter(query.since, query.category, query.limit)
   })
 
   const subscribe = (category: string | undefined, bufferSize: number) =>
@@ -166,9 +185,10 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
         const history =
           query.since === undefined
             ? Stream.fromIterableEffect(repository.list(query))
-            : // A resume: every stored event after `since`, a page at a time (the history cap bounds them).
+            : // A resume: every stored event after `since`, a page at a time (the history cap bounds them), each
+              // page checked: a replay that falls behind the trimming fails rather than skipping what was dropped.
               Stream.paginate(query.since, (since) =>
-                Effect.map(repository.page(since, query.category, replayPageSize), (page) => [
+                Effect.map(readAfter(since, query.category, replayPageSize), (page) => [
                   page,
                   page.length < replayPageSize ? Option.none() : Option.some(page.at(-1)!.id)
                 ])
@@ -186,7 +206,8 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
     ).pipe(Stream.withSpan("Events.follow"))
 
   const bus: EventBus = {
-    ...Events.of({ publish, transaction, history, follow }),
+    // `history` fails only for a query with `since`, as the service's overloads say.
+    ...Events.of({ publish, transaction, history: history as Events["Service"]["history"], follow }),
     subscriberCount: Effect.sync(() => subscribers.size)
   }
   return bus

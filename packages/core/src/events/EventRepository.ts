@@ -3,6 +3,7 @@ import { Event } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlError from "effect/sql/SqlError"
@@ -15,6 +16,14 @@ interface EventRow {
   readonly category: string
   readonly action: string
   readonly data: string
+}
+
+/** The bounds of the stored history (see `EventRepository.extent`); `undefined` where it holds none. */
+export interface HistoryExtent {
+  readonly oldest: string | undefined
+  readonly newest: string | undefined
+  /** The oldest stored `auth/login_failed`: older ones may have been dropped beyond their share. */
+  readonly oldestFailedSignIn: string | undefined
 }
 
 const decodeEvent = Schema.decodeUnknownSync(Event)
@@ -52,10 +61,24 @@ export class EventRepository extends Context.Service<
     readonly insert: (events: ReadonlyArray<Event>, cap: number) => Effect.Effect<void>
     /** {@link insert} of one event in a transaction of its own. */
     readonly append: (event: Event, cap: number) => Effect.Effect<void>
-    /** Events matching the query, oldest first; `limit` keeps the newest. */
+    /**
+     * Events matching the query, oldest first; `limit` keeps the newest, or with `since` the oldest after it (a
+     * page: the next starts after its last event). `since` need not be stored: see {@link page} for a checked read.
+     */
     readonly list: (query: EventQuery) => Effect.Effect<ReadonlyArray<Event>>
-    /** The oldest `count` events after `since` (of `category`, if given), oldest first: a page of a replay. */
-    readonly page: (since: string, category: string | undefined, count: number) => Effect.Effect<ReadonlyArray<Event>>
+    /**
+     * The oldest `count` (`undefined`: all) events after `since` (of `category`, if given), oldest first: a page of
+     * a replay; `None` when `since` itself is not stored. Read in one statement with `since`: trimming drops only
+     * the oldest events, so while `since` is kept every later event is too (failed sign-ins beyond their share
+     * aside), and a page read with it has no gap.
+     */
+    readonly page: (
+      since: string,
+      category: string | undefined,
+      count: number | undefined
+    ) => Effect.Effect<Option.Option<ReadonlyArray<Event>>>
+    /** The oldest and newest stored ids, and the oldest stored failed sign-in's: where the history starts. */
+    readonly extent: Effect.Effect<HistoryExtent>
   }
 >()("@gatehouse-edge/core/EventRepository") {
   /** The repository on the store's `SqlClient`. */
@@ -118,33 +141,58 @@ export class EventRepository extends Context.Service<
         yield* transaction(insert([event], cap))
       })
 
+      const columns = sql`id, timestamp, level, category, action, data`
+      const ofCategory = (category: string | undefined) =>
+        category === undefined ? sql`` : sql`AND category = ${category}`
+      const limitOf = (limit: number | undefined) => (limit === undefined ? sql`` : sql`LIMIT ${limit}`)
+      // The oldest `limit` after `since`, ascending: on the (category, id) index with a category.
+      const after = (since: string, category: string | undefined, limit: number | undefined) =>
+        sql<EventRow>`SELECT ${columns} FROM events WHERE id > ${since} ${ofCategory(category)}
+          ORDER BY id ASC ${limitOf(limit)}`
+
       const list = Effect.fn("EventRepository.list")(function* (query: EventQuery) {
         const limit = count(query.limit)
         if (limit === 0) return []
-        const conditions = [
-          ...(query.since === undefined ? [] : [sql`id > ${query.since}`]),
-          ...(query.category === undefined ? [] : [sql`category = ${query.category}`])
-        ]
-        const where = conditions.length === 0 ? sql`` : sql`WHERE ${sql.and(conditions)}`
-        const bound = limit === undefined ? sql`` : sql`LIMIT ${limit}`
+        if (query.since !== undefined) {
+          // The oldest after it, not the newest: a client continues from the last it got, skipping none.
+          const rows = yield* after(query.since, query.category, limit).pipe(Effect.orDie)
+          return rows.map(toEvent)
+        }
+        const where = query.category === undefined ? sql`` : sql`WHERE category = ${query.category}`
         // Newest first so LIMIT keeps the newest, then reversed: callers get time order.
-        const rows = yield* sql<EventRow>`SELECT id, timestamp, level, category, action, data FROM events ${where}
-          ORDER BY id DESC ${bound}`.pipe(Effect.orDie)
+        const rows =
+          yield* sql<EventRow>`SELECT ${columns} FROM events ${where} ORDER BY id DESC ${limitOf(limit)}`.pipe(
+            Effect.orDie
+          )
         return rows.map(toEvent).reverse()
       })
 
       const page = Effect.fn("EventRepository.page")(function* (
         since: string,
         category: string | undefined,
-        count: number
+        limit: number | undefined
       ) {
-        const rows = yield* sql<EventRow>`SELECT id, timestamp, level, category, action, data FROM events
-          WHERE id > ${since} ${category === undefined ? sql`` : sql`AND category = ${category}`}
-          ORDER BY id ASC LIMIT ${count}`.pipe(Effect.orDie)
-        return rows.map(toEvent)
+        // `since`'s own row and the page in one statement, so one snapshot: on PostgreSQL too, where each
+        // statement of a read-committed transaction sees its own.
+        const rows = yield* sql<EventRow>`SELECT ${columns} FROM events WHERE id = ${since}
+          UNION ALL SELECT * FROM (${after(since, category, count(limit))}) AS page ORDER BY id`.pipe(Effect.orDie)
+        if (rows[0]?.id !== since) return Option.none()
+        return Option.some(rows.slice(1).map(toEvent))
       })
 
-      return EventRepository.of({ transaction, insert, append, list, page })
+      const extent = sql<{ oldest: string | null; newest: string | null; oldest_failed: string | null }>`SELECT
+          (SELECT MIN(id) FROM events) AS oldest, (SELECT MAX(id) FROM events) AS newest,
+          (SELECT MIN(id) FROM events WHERE category = 'auth' AND action = 'login_failed') AS oldest_failed`.pipe(
+        Effect.orDie,
+        Effect.map(([row]) => ({
+          oldest: row?.oldest ?? undefined,
+          newest: row?.newest ?? undefined,
+          oldestFailedSignIn: row?.oldest_failed ?? undefined
+        })),
+        Effect.withSpan("EventRepository.extent")
+      )
+
+      return EventRepository.of({ transaction, insert, append, list, page, extent })
     })
   )
 }

@@ -1,4 +1,11 @@
-import type { Event, EventInput, EventQuery, SubscriberTooSlow } from "@gatehouse-edge/contract/domain"
+import type {
+  Event,
+  EventInput,
+  EventNotFound,
+  EventQuery,
+  EventsTrimmed,
+  SubscriberTooSlow
+} from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
@@ -25,18 +32,27 @@ export class Events extends Context.Service<
      * must not publish (it would wait for itself).
      */
     readonly transaction: <A, E, R>(change: Effect.Effect<Recorded<A>, E, R>) => Effect.Effect<A, E, R>
-    /** Stored events matching the query, oldest first (newest last). */
-    readonly history: (query: EventQuery) => Effect.Effect<ReadonlyArray<Event>>
+    /**
+     * Stored events matching the query, oldest first (newest last): the newest `limit`, or with `since` the oldest
+     * `limit` after it, so reading again from the last one skips none. A `since` the history cannot continue from
+     * fails: {@link EventsTrimmed} when it is older than every kept event (the cap dropped it, and events after it
+     * may be gone), {@link EventNotFound} when it is no event of this history.
+     */
+    readonly history: {
+      (query: EventQuery & { readonly since?: undefined }): Effect.Effect<ReadonlyArray<Event>>
+      (query: EventQuery): Effect.Effect<ReadonlyArray<Event>, EventsTrimmed | EventNotFound>
+    }
     /**
      * The matching history, then every new matching event as it is published: no gap and no duplicate
      * between the two. With `since`, the history is every stored event after it (`limit` does not apply: a
-     * resume must not skip any); without, the newest `limit`. A subscriber that falls more than `bufferSize`
-     * events behind fails with {@link SubscriberTooSlow} (resume with `since` = the last id received). Ends when
-     * the bus shuts down.
+     * resume must not skip any), and a `since` the history cannot continue from fails as in `history` — also
+     * when the trimming overtakes a long replay — never a silent gap; without, the newest `limit`. A subscriber
+     * that falls more than `bufferSize` events behind fails with {@link SubscriberTooSlow} (resume with `since` =
+     * the last id received). Ends when the bus shuts down.
      */
     readonly follow: (
       query: EventQuery,
       options?: { readonly bufferSize?: number }
-    ) => Stream.Stream<Event, SubscriberTooSlow>
+    ) => Stream.Stream<Event, SubscriberTooSlow | EventsTrimmed | EventNotFound>
   }
 >()("@gatehouse-edge/core/Events") {}

@@ -46,17 +46,19 @@ export const watchPermissions = (
     concurrency: "unbounded",
     discard: true
   })
-  return Effect.gen(function* () {
-    // The newest config event now, before the first check: every reload after this point triggers a check, even
-    // one that happens while the first check runs, and no reload from before triggers a second one.
-    const last = yield* events.history({ category: "config", limit: 1 })
-    const since = last[0]?.id
-    const reloads = events.follow({ category: "config", ...(since === undefined ? {} : { since }) }).pipe(
+  // The newest config event now, read before a check: every reload after it triggers a check, even one that happens
+  // while the check runs, and no reload from before triggers a second one.
+  const newest = Effect.map(events.history({ category: "config", limit: 1 }), (last) => last[0]?.id)
+  const checkThenFollow = (since: string | undefined): Effect.Effect<void> =>
+    Effect.andThen(checkAll, followReloads(since))
+  const followReloads = (since: string | undefined): Effect.Effect<void> =>
+    events.follow({ category: "config", ...(since === undefined ? {} : { since }) }).pipe(
       // The config file's reloads only: route files change often and say nothing about Proxmox credentials.
       Stream.filter((event) => event.action === "reload" && event.data.source === "config"),
       Stream.runForEach(() => checkAll),
-      Effect.ignore
+      // A gap (the history dropped what was still to replay, or this watcher fell behind) may hide a reload: check
+      // again and follow on from the newest event. Spaced, so a store that keeps failing is not asked in a loop.
+      Effect.catch(() => Effect.flatMap(Effect.andThen(Effect.sleep("1 second"), newest), checkThenFollow))
     )
-    yield* Effect.forkScoped(Effect.andThen(checkAll, reloads))
-  })
+  return Effect.asVoid(Effect.forkScoped(Effect.flatMap(newest, checkThenFollow)))
 }

@@ -100,7 +100,8 @@ describe("EventBus publish and history", () => {
       yield* bus.publish(input("b", "health"))
       yield* bus.publish(input("c"))
       yield* bus.publish(input("d"))
-      assert.deepStrictEqual(actions(yield* bus.history({ since: a.id, category: "config", limit: 1 })), ["d"])
+      // With since, limit keeps the oldest after it ("c"; the newest, "d", skipped it).
+      assert.deepStrictEqual(actions(yield* bus.history({ since: a.id, category: "config", limit: 1 })), ["c"])
       assert.deepStrictEqual(actions(yield* bus.history({ since: a.id })), ["b", "c", "d"])
       assert.deepStrictEqual(actions(yield* bus.history({ category: "health" })), ["b"])
     })

@@ -1,7 +1,7 @@
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { type Event, LoginFailedEvent } from "@gatehouse-edge/contract/domain"
-import { Cause, Effect, Exit } from "effect"
+import { Cause, Effect, Exit, Option } from "effect"
 import { v7 } from "uuid"
 import { failedSignInShare } from "../../src/events/EventRepository.js"
 import { tempDir } from "../store/TempDir.js"
@@ -14,6 +14,18 @@ const event = (n: number, category: "config" | "health"): Event =>
     timestamp: new Date(1_000 + n).toISOString(),
     level: n % 2 === 0 ? "info" : "warn"
   }) as Event
+
+// Failed sign-ins of `guess<i>`, after every event of `all` (made once: a v7 id has random bits).
+const failedSignIns = Array.from({ length: 500 }, (_, i): Event => {
+  const failed = LoginFailedEvent.make({
+    username: `guess${i}`,
+    method: "session",
+    address: "203.0.113.9",
+    reason: "unknown user"
+  })
+  return { ...failed, id: v7({ msecs: 5_000 + i, seq: 0 }), timestamp: new Date(5_000 + i).toISOString() } as Event
+})
+const failedSignIn = (i: number): Event => failedSignIns[i]!
 
 // 1..10, alternating categories: odd = config, even = health.
 const all = Array.from({ length: 10 }, (_, i) => event(i + 1, (i + 1) % 2 === 1 ? "config" : "health"))
@@ -78,16 +90,7 @@ describe("EventRepository (on the SQLite store)", () => {
         const store = yield* repositoryAt(path.join(yield* tempDir, "gatehouse.db"))
         const kept = all.slice(0, 6)
         for (const e of kept) yield* store.append(e, 100)
-        for (let i = 0; i < 500; i++) {
-          const failed = LoginFailedEvent.make({
-            username: `guess${i}`,
-            method: "session",
-            address: "203.0.113.9",
-            reason: "unknown user"
-          })
-          const stamped = { id: v7({ msecs: 5_000 + i, seq: 0 }), timestamp: new Date(5_000 + i).toISOString() }
-          yield* store.append({ ...failed, ...stamped } as Event, 100)
-        }
+        for (let i = 0; i < 500; i++) yield* store.append(failedSignIn(i), 100)
         const history = yield* store.list({})
         assert.deepStrictEqual(
           history.filter((e) => e.category !== "auth"),
@@ -119,7 +122,8 @@ describe("EventRepository (on the SQLite store)", () => {
       assert.deepStrictEqual(yield* events.list({ category: "health" }), byN(2, 4, 6, 8, 10))
       assert.deepStrictEqual(yield* events.list({ category: "config", since: all[4]!.id }), byN(7, 9))
       assert.deepStrictEqual(yield* events.list({ category: "config", limit: 2 }), byN(7, 9))
-      assert.deepStrictEqual(yield* events.list({ category: "health", since: all[2]!.id, limit: 2 }), byN(8, 10))
+      // With since, limit keeps the oldest after it (it kept the newest, 8 and 10, skipping 4 and 6).
+      assert.deepStrictEqual(yield* events.list({ category: "health", since: all[2]!.id, limit: 2 }), byN(4, 6))
       assert.deepStrictEqual(yield* events.list({ category: "docker" }), [])
     })
   )
@@ -131,7 +135,57 @@ describe("EventRepository (on the SQLite store)", () => {
       assert.deepStrictEqual(yield* events.list({ limit: 1 }), byN(10))
       assert.deepStrictEqual(yield* events.list({ limit: 10 }), all)
       assert.deepStrictEqual(yield* events.list({ limit: 11 }), all)
-      assert.deepStrictEqual(yield* events.list({ since: all[1]!.id, limit: 3 }), byN(8, 9, 10))
+    })
+  )
+
+  it.effect("with since, limit keeps the oldest after it: reading on from the last one skips none", () =>
+    Effect.gen(function* () {
+      const events = yield* seeded
+      // It kept the newest (8, 9, 10): a client that had seen 2 lost 3 to 7 and could not tell.
+      assert.deepStrictEqual(yield* events.list({ since: all[1]!.id, limit: 3 }), byN(3, 4, 5))
+      const pages: Array<ReadonlyArray<Event>> = []
+      let since = all[0]!.id
+      for (;;) {
+        const page = yield* events.list({ since, limit: 4 })
+        pages.push(page)
+        if (page.length < 4) break
+        since = page.at(-1)!.id
+      }
+      assert.deepStrictEqual(pages, [byN(2, 3, 4, 5), byN(6, 7, 8, 9), byN(10)])
+      assert.deepStrictEqual(yield* events.list({ since: all[0]!.id, category: "config", limit: 2 }), byN(3, 5))
+    })
+  )
+
+  it.effect("page reads since with the page: None when since is not stored, whatever follows it", () =>
+    Effect.gen(function* () {
+      const events = yield* seeded
+      assert.deepStrictEqual(yield* events.page(all[2]!.id, undefined, 3), Option.some(byN(4, 5, 6)))
+      assert.deepStrictEqual(yield* events.page(all[2]!.id, "health", 2), Option.some(byN(4, 6)))
+      // A since of another category than the page's is still found.
+      assert.deepStrictEqual(yield* events.page(all[1]!.id, "config", undefined), Option.some(byN(3, 5, 7, 9)))
+      assert.deepStrictEqual(yield* events.page(all[9]!.id, undefined, 5), Option.some([]))
+      // Count 0 reads no event but still checks since.
+      assert.deepStrictEqual(yield* events.page(all[4]!.id, undefined, 0), Option.some([]))
+      assert.deepStrictEqual(yield* events.page(v7({ msecs: 1_003, seq: 5 }), undefined, 0), Option.none())
+      // Not stored: the events after it are there, but nothing says none before them is missing.
+      assert.deepStrictEqual(yield* events.page(v7({ msecs: 1_003, seq: 5 }), undefined, 3), Option.none())
+      assert.deepStrictEqual(yield* events.page(v7({ msecs: 0, seq: 0 }), "health", 3), Option.none())
+    })
+  )
+
+  it.effect("extent: the oldest and newest ids, and the oldest failed sign-in's", () =>
+    Effect.gen(function* () {
+      const store = yield* repositoryAt(path.join(yield* tempDir, "gatehouse.db"))
+      const none = { oldest: undefined, newest: undefined, oldestFailedSignIn: undefined }
+      assert.deepStrictEqual(yield* store.extent, none)
+      for (const e of all.slice(0, 4)) yield* store.append(e, 100)
+      assert.deepStrictEqual(yield* store.extent, { ...none, oldest: all[0]!.id, newest: all[3]!.id })
+      for (let i = 0; i < 3; i++) yield* store.append(failedSignIn(i), 100)
+      assert.deepStrictEqual(yield* store.extent, {
+        oldest: all[0]!.id,
+        newest: failedSignIn(2).id,
+        oldestFailedSignIn: failedSignIn(0).id
+      })
     })
   )
 

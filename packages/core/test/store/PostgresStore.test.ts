@@ -56,6 +56,11 @@ const scenario = Effect.gen(function* () {
   const newestTwo = yield* events.list({ limit: 2 })
   const since = yield* events.list({ since: all[1]!.id })
   const config = yield* events.list({ category: "config" })
+  // With since, the oldest after it; a checked page; where the history starts.
+  const sinceTwo = yield* events.list({ since: all[0]!.id, limit: 2 })
+  const page = yield* events.page(all[0]!.id, "health", 2)
+  const trimmedPage = yield* events.page(written[0]!.id, undefined, 2)
+  const extent = yield* events.extent
 
   yield* keys.insert(key("ci", "aaaa1111", "2026-01-01T00:00:00.000Z"))
   yield* keys.insert(key("admin", "bbbb2222", "2026-01-02T00:00:00.000Z"))
@@ -69,6 +74,10 @@ const scenario = Effect.gen(function* () {
     newestTwo,
     since,
     config,
+    sinceTwo,
+    page,
+    trimmedPage,
+    extent,
     duplicate: duplicate instanceof ApiKeyConflict,
     found: Option.map(yield* keys.findByPrefix("aaaa1111"), (k) => [k.last_used_at, k.revoked_at, k.roles]),
     missing: Option.isNone(yield* keys.findByPrefix("zzzz9999")),
@@ -98,6 +107,17 @@ describe.skipIf(pg.skip)("the store on PostgreSQL", () => {
       assert.deepStrictEqual(onPostgres.newestTwo, onPostgres.all.slice(-2))
       assert.deepStrictEqual(onPostgres.since, onPostgres.all.slice(2))
       assert.isTrue(onPostgres.config.every((e) => e.category === "config"))
+      assert.deepStrictEqual(onPostgres.sinceTwo, onPostgres.all.slice(1, 3))
+      assert.deepStrictEqual(
+        onPostgres.page,
+        Option.some(onPostgres.all.slice(1).filter((e) => e.category === "health"))
+      )
+      assert.deepStrictEqual(onPostgres.trimmedPage, Option.none())
+      assert.deepStrictEqual(onPostgres.extent, {
+        oldest: written[1]!.id,
+        newest: written[5]!.id,
+        oldestFailedSignIn: undefined
+      })
       assert.isTrue(onPostgres.duplicate)
       assert.isTrue(onPostgres.revoked)
       assert.isFalse(onPostgres.revokedAgain)

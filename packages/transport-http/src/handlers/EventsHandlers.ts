@@ -12,10 +12,14 @@ export const EventsHandlers = HttpApiBuilder.group(GatehouseApi, "events", (hand
     const events = yield* Events
     return handlers.handle("list", ({ request, query }) => {
       const eventQuery = { since: query.since, limit: query.limit ?? DEFAULT_LIMIT, category: query.category }
+      // A `since` the history cannot continue from is refused before the upgrade, with the typed 410/404 of a
+      // plain GET, which a client's refused upgrade decodes; reading no events (limit 0) still checks it.
+      const resumable =
+        query.since === undefined ? Effect.void : Effect.asVoid(events.history({ since: query.since, limit: 0 }))
       return streamOrPlain(
         StreamEndpoints.events,
         request,
-        (endpoint) => serveStream(endpoint, events.follow(eventQuery)),
+        (endpoint) => Effect.andThen(resumable, serveStream(endpoint, events.follow(eventQuery))),
         events.history(eventQuery)
       )
     })

@@ -162,7 +162,8 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
         })
       ).pipe(Effect.orDie)
     )
-    const events = EventBus.layer({ historyCap: 1000 })
+    // The config's cap (1000 unless `configYaml` sets `events.history`), as the server takes it.
+    const events = EventBus.layer({ historyCap: loaded.config.events.history })
     const authRequests = AuthRequestsLive.layer()
     // The clusters of the config (none unless `configYaml` names some).
     const hypervisor = HypervisorLive.layer(loaded.config.hypervisor).pipe(Layer.provide(NodeShellLive.layer))

@@ -1,0 +1,58 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
+import {
+  closeCodeOf,
+  ErrorBody,
+  EventNotFound,
+  EventsTrimmed,
+  errorCodeOf,
+  grpcStatusOf,
+  httpStatusOf,
+  toWireError
+} from "../../src/domain/index.js"
+
+const since = "0190a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b"
+const oldest = "0190a1b2-c3d5-7000-8000-000000000000"
+
+describe("resume errors of the event history", () => {
+  it("EventsTrimmed: 410 gone, gRPC OUT_OF_RANGE, a stream closed with 1008; its body names both ids", () => {
+    const error = new EventsTrimmed({ since, oldest_id: oldest })
+    assert.deepStrictEqual(
+      [errorCodeOf(error), httpStatusOf("gone"), grpcStatusOf("gone"), closeCodeOf(errorCodeOf(error))],
+      ["gone", 410, 11, 1008]
+    )
+    const encoded = Schema.encodeSync(toWireError(EventsTrimmed))(error)
+    assert.deepStrictEqual(encoded, {
+      error: {
+        code: "gone",
+        message: `events after ${since} were dropped from the history (its cap): follow again without since`,
+        details: [{ reason: "EventsTrimmed", since, oldest_id: oldest }]
+      }
+    })
+    assert.isTrue(Schema.is(ErrorBody)(encoded))
+    const decoded = Schema.decodeUnknownSync(toWireError(EventsTrimmed))(encoded)
+    assert.instanceOf(decoded, EventsTrimmed)
+    assert.deepStrictEqual([decoded.since, decoded.oldest_id], [since, oldest])
+    const none = Schema.encodeSync(toWireError(EventsTrimmed))(new EventsTrimmed({ since, oldest_id: null }))
+    assert.deepStrictEqual(none.error.details, [{ reason: "EventsTrimmed", since, oldest_id: null }])
+  })
+
+  it("EventNotFound: 404 not_found, a stream closed with 1008", () => {
+    const error = new EventNotFound({ since })
+    assert.deepStrictEqual(
+      [errorCodeOf(error), httpStatusOf("not_found"), closeCodeOf("not_found")],
+      ["not_found", 404, 1008]
+    )
+    const decoded = Schema.decodeUnknownSync(toWireError(EventNotFound))(
+      Schema.encodeSync(toWireError(EventNotFound))(error)
+    )
+    assert.instanceOf(decoded, EventNotFound)
+    assert.strictEqual(decoded.message, `no event ${since} in the history: follow again without since`)
+  })
+
+  it("both messages fit a WebSocket close reason (123 bytes), where a stream that fails carries them", () => {
+    for (const error of [new EventsTrimmed({ since, oldest_id: oldest }), new EventNotFound({ since })]) {
+      assert.isAtMost(Buffer.byteLength(error.message), 123, error.message)
+    }
+  })
+})
