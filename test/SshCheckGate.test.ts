@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
-import type { AuthRequest } from "@gatehouse-edge/core/domain"
+import type { AuthRequest, AuthRequestFilter } from "@gatehouse-edge/core/domain"
 import {
   type AuthServiceClient,
   type AuthServiceEffectClient,
@@ -398,6 +398,79 @@ describe("examples/ssh-check-gate: the check period", () => {
       assert.deepStrictEqual(yield* coveredAt(decidedAt, { src: "10.0.0.6" }, "source"), Option.none())
       assert.deepStrictEqual(yield* coveredAt(decidedAt, { localUser: "admin" }, "source"), Option.none())
     }).pipe(Effect.scoped)
+  )
+})
+
+describe("examples/ssh-check-gate: finding a recent approval in a long history", () => {
+  it.live(
+    "one filtered list call, one row back: found past more approvals than a default page holds",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* startTestServer()
+        const client = authServiceEffectClient(yield* grpcClientOf(server))
+        const approve = (src: string, dst: string, local_user: string) =>
+          Effect.flatMap(client.create({ kind: "ssh_check", ssh_check: { src, dst, local_user } }), (request) =>
+            Effect.as(client.approve(request.auth_id), request.auth_id)
+          )
+        const target = yield* approve("10.0.0.5", "web1", "root")
+        // Newer than the target and more than a default page (1000): listing every approval, the gate's first
+        // page would hold none for this login. Other sources, other users, another host of the same login.
+        yield* Effect.forEach(
+          Array.from({ length: 1000 }, (_, i) => i),
+          (i) => approve(i % 3 === 0 ? "10.0.0.5" : `10.1.${i % 250}.9`, i % 2 === 0 ? "web1" : "web2", "admin"),
+          { concurrency: 16, discard: true }
+        )
+        const otherHost = yield* approve("10.0.0.5", "web2", "root")
+        const calls: Array<{ readonly filter: AuthRequestFilter; readonly rows: number }> = []
+        const spy: AuthServiceEffectClient = {
+          ...client,
+          list: (filter = {}) =>
+            Effect.tap(client.list(filter), (rows) => Effect.sync(() => calls.push({ filter, rows: rows.length })))
+        }
+        const rule = {
+          sources: undefined,
+          users: undefined,
+          destinations: undefined,
+          action: "check" as const,
+          checkPeriodMs: 12 * 60 * 60 * 1000,
+          checkScope: "source_destination" as const
+        }
+        const login = { src: "10.0.0.5", dst: "web1", localUser: "root" }
+        const found = yield* recentApproval(spy, login, rule)
+        assert.deepStrictEqual(
+          Option.map(found, (r) => r.auth_id),
+          Option.some(target)
+        )
+        assert.strictEqual(calls.length, 1)
+        assert.deepInclude(calls[0]!.filter, {
+          state: "approved",
+          kind: "ssh_check",
+          src: "10.0.0.5",
+          dst: "web1",
+          local_user: "root",
+          limit: 1
+        })
+        assert.isString(calls[0]!.filter.decided_after)
+        assert.strictEqual(calls[0]!.rows, 1)
+        // check_scope source: any host of the source, so the newest approval of this login, on web2.
+        const anyHost = yield* recentApproval(spy, login, { ...rule, checkScope: "source" })
+        assert.deepStrictEqual(
+          Option.map(anyHost, (r) => r.auth_id),
+          Option.some(otherHost)
+        )
+        assert.notProperty(calls[1]!.filter, "dst")
+        assert.strictEqual(calls[1]!.rows, 1)
+
+        // A server that predates the filters ignores them and answers with whatever approvals it has: none of
+        // them covers a source that was never approved, so that login must still be held.
+        const oldServer: AuthServiceEffectClient = {
+          ...client,
+          list: (filter = {}) => client.list({ state: filter.state, kind: filter.kind })
+        }
+        const stranger = yield* recentApproval(oldServer, { ...login, src: "10.9.9.9" }, rule)
+        assert.isTrue(Option.isNone(stranger))
+      }).pipe(Effect.scoped),
+    120_000
   )
 })
 

@@ -44,27 +44,42 @@ export const bannerFor = (request: AuthRequest): string => {
   ].join("\n")
 }
 
+/** Whether an approved request covers the login at `now`: same source, user and (unless scoped to the source) host. */
+const covers = (request: AuthRequest, login: Login, rule: PolicyRule, now: number) => {
+  const check = request.ssh_check
+  return (
+    request.state === "approved" &&
+    check !== undefined &&
+    check.src === login.src &&
+    check.local_user === login.localUser &&
+    (rule.checkScope === "source" || check.dst === login.dst) &&
+    request.decided_at !== undefined &&
+    Date.parse(request.decided_at) >= now - rule.checkPeriodMs
+  )
+}
+
 /**
- * An approved `ssh_check` for this login decided within the rule's check period, newest first. With
- * `check_scope: source` the destination does not matter, so one approval covers every host of that source.
- * The history lives in Gatehouse, so every gate (one per host) sees approvals given through any other.
+ * An approved `ssh_check` for this login decided within the rule's check period. With `check_scope: source` the
+ * destination does not matter, so one approval covers every host of that source. The history lives in Gatehouse,
+ * so every gate (one per host) sees approvals given through any other. The server filters and cuts the list:
+ * one request at most comes back, however many approvals it holds.
  */
 export const recentApproval = (client: AuthServiceEffectClient, login: Login, rule: PolicyRule) =>
   Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
-    const history = yield* client.list({ state: "approved", kind: "ssh_check" })
-    const covering = history.filter((request) => {
-      const check = request.ssh_check
-      return (
-        check !== undefined &&
-        check.src === login.src &&
-        check.local_user === login.localUser &&
-        (rule.checkScope === "source" || check.dst === login.dst) &&
-        request.decided_at !== undefined &&
-        Date.parse(request.decided_at) >= now - rule.checkPeriodMs
-      )
+    const found = yield* client.list({
+      state: "approved",
+      kind: "ssh_check",
+      src: login.src,
+      local_user: login.localUser,
+      ...(rule.checkScope === "source" ? {} : { dst: login.dst }),
+      // Exclusive, and the period includes its first millisecond: an approval decided at now - period still counts.
+      decided_after: new Date(now - rule.checkPeriodMs - 1).toISOString(),
+      limit: 1
     })
-    return Option.fromUndefinedOr(covering.sort((a, b) => b.decided_at!.localeCompare(a.decided_at!))[0])
+    // Checked again here: a server older than these filters skips them (proto3 ignores unknown fields) and answers
+    // with other logins' approvals, which must never let this one in.
+    return Option.fromUndefinedOr(found.find((request) => covers(request, login, rule, now)))
   })
 
 /**

@@ -73,6 +73,43 @@ export const authRequestsConformance = (
     })
   )
 
+  run("list pages (limit, before) in the list's order, with the ssh_check filters; a bad cursor is refused", (b) =>
+    Effect.gen(function* () {
+      const src = "10.20.30.40"
+      const created: Array<string> = []
+      for (let i = 0; i < 5; i++) {
+        created.push(
+          (yield* b.create({ kind: "ssh_check", ssh_check: { src, dst: `h${i % 2}`, local_user: "u" } })).auth_id
+        )
+      }
+      yield* b.create(sshCheck())
+      const ids = (filter: AuthRequestFilter) => Effect.map(b.list(filter), (list) => list.map((r) => r.auth_id))
+      // On the wall clock requests may share a millisecond; the whole list's order (auth_id breaks ties) is the
+      // reference, and the pages must be that list cut in order.
+      const whole = yield* ids({ src })
+      assert.sameMembers(whole, created)
+      const pages: Array<ReadonlyArray<string>> = []
+      for (let before: string | undefined; pages.length === 0 || before !== undefined; ) {
+        const page = yield* ids({ src, limit: 2, ...(before === undefined ? {} : { before }) })
+        pages.push(page)
+        before = page.length === 2 ? page.at(-1) : undefined
+      }
+      assert.deepStrictEqual(pages, [whole.slice(0, 2), whole.slice(2, 4), whole.slice(4)])
+      assert.sameMembers(yield* ids({ src, dst: "h1", local_user: "u" }), [created[1], created[3]])
+      assert.deepStrictEqual(yield* ids({ src, local_user: "nobody" }), [])
+      yield* b.approve(created[2]!)
+      const decidedAt = Date.parse((yield* b.get(created[2]!)).decided_at!)
+      const approvedSince = (ms: number) =>
+        ids({ state: "approved", kind: "ssh_check", src, decided_after: new Date(ms).toISOString(), limit: 1 })
+      assert.deepStrictEqual(yield* approvedSince(decidedAt - 1), [created[2]])
+      assert.deepStrictEqual(yield* approvedSince(decidedAt), [])
+      // Over gRPC the cursor travels as a page token, and the refusal names that field: the code is the same.
+      for (const before of ["nope", `ghreq_${"u".repeat(24)}`]) {
+        assert.strictEqual((yield* failure(b.list({ before }))).code, "invalid_argument", before)
+      }
+    })
+  )
+
   run("the first verdict is final; the same one again is fine", (b) =>
     Effect.gen(function* () {
       const a = yield* b.create(sshCheck())

@@ -187,6 +187,35 @@ describe("promise client: streams", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("authRequests.listAll follows the pages (before = the last auth_id) to the end; list takes the filters", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServer()
+      yield* withClient(server, async (client) => {
+        const src = "10.4.4.4"
+        for (let i = 0; i < 5; i++) {
+          await client.authRequests.create({ kind: "ssh_check", ssh_check: { src, dst: `h${i}`, local_user: "root" } })
+        }
+        await client.authRequests.create({
+          kind: "ssh_check",
+          ssh_check: { src: "10.5.5.5", dst: "h", local_user: "x" }
+        })
+        const whole = (await client.authRequests.list({ src })).map((r) => r.auth_id)
+        assert.strictEqual(whole.length, 5)
+        const seen: Array<string> = []
+        for await (const request of client.authRequests.listAll({ src, limit: 2 })) {
+          seen.push(request.auth_id)
+          if (seen.length > 10) break // a cursor that does not move would repeat the first page for ever
+        }
+        assert.deepStrictEqual(seen, whole)
+        assert.deepStrictEqual(
+          (await client.authRequests.list({ src, limit: 2, before: whole[1] })).map((r) => r.auth_id),
+          whole.slice(2, 4)
+        )
+        assert.strictEqual((await client.authRequests.list({ src, dst: "h3", local_user: "root" })).length, 1)
+      })
+    }).pipe(Effect.scoped)
+  )
+
   it.live("validateStream takes an iterable or an async iterable of documents", () =>
     Effect.gen(function* () {
       const server = yield* startTestServer()

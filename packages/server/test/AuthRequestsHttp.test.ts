@@ -82,6 +82,71 @@ describe("auth requests over HTTP", () => {
   )
 
   it.live(
+    "GET /auth/requests pages with limit and before, filters by the ssh_check fields; bad input is a 400",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* startTestServer()
+        const created: Array<string> = []
+        for (let i = 0; i < 5; i++) {
+          const check = { src: "10.7.0.1", dst: `web${i % 2}`, local_user: "root" }
+          created.push(
+            (yield* json(server, "POST", "/auth/requests", { kind: "ssh_check", ssh_check: check })).body.auth_id
+          )
+        }
+        yield* json(server, "POST", "/auth/requests", sshCheck)
+        const ids = (query: string) =>
+          json(server, "GET", `/auth/requests?${query}`).pipe(
+            Effect.map((answer) => {
+              assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
+              return (answer.body as Array<{ auth_id: string }>).map((r) => r.auth_id)
+            })
+          )
+        // On the wall clock two requests may share a millisecond: the list's own order (auth_id breaks ties) is
+        // the reference, and the pages must be exactly that list, cut in order.
+        const whole = yield* ids("src=10.7.0.1")
+        assert.sameMembers(whole, created)
+        const first = yield* ids("src=10.7.0.1&limit=2")
+        const second = yield* ids(`src=10.7.0.1&limit=2&before=${first.at(-1)}`)
+        const third = yield* ids(`src=10.7.0.1&limit=2&before=${second.at(-1)}`)
+        assert.deepStrictEqual([first, second, third], [whole.slice(0, 2), whole.slice(2, 4), whole.slice(4)])
+        assert.sameMembers(yield* ids("dst=web1&local_user=root"), [created[1], created[3]])
+        assert.deepStrictEqual(yield* ids("local_user=nobody"), [])
+        yield* json(server, "POST", "/auth/approve", { auth_id: created[2] })
+        const decidedAt = (yield* json(server, "GET", `/auth/requests/${created[2]}`)).body.decided_at as string
+        const justBefore = new Date(Date.parse(decidedAt) - 1).toISOString()
+        assert.deepStrictEqual(yield* ids(`decided_after=${justBefore}&src=10.7.0.1&state=approved&limit=1`), [
+          created[2]
+        ])
+        assert.deepStrictEqual(yield* ids(`decided_after=${encodeURIComponent(decidedAt)}`), [])
+
+        const refused = (query: string) =>
+          json(server, "GET", `/auth/requests?${query}`).pipe(
+            Effect.map((answer) => [answer.status, answer.body?.error?.code, answer.body?.error?.message])
+          )
+        const unknown = `ghreq_${"u".repeat(24)}`
+        assert.deepStrictEqual(yield* refused("before=nope"), [
+          400,
+          "invalid_argument",
+          "before: not an auth_id: auth_id must start with ghreq_"
+        ])
+        assert.deepStrictEqual(yield* refused(`before=${unknown}`), [
+          400,
+          "invalid_argument",
+          `before: auth request ${unknown} not found (deleted after its retention, or never there); ` +
+            "start again from the first page"
+        ])
+        assert.deepStrictEqual(yield* refused("src="), [
+          400,
+          "invalid_argument",
+          "src: must not be empty (leave it out to match any)"
+        ])
+        assert.deepStrictEqual((yield* refused("decided_after=yesterday")).slice(0, 2), [400, "invalid_argument"])
+        for (const limit of ["0", "1001", "abc", "1.5"]) assert.strictEqual((yield* refused(`limit=${limit}`))[0], 400)
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live(
     "the WebSocket ends normally after the verdict; closing it early frees the server's waiter",
     () =>
       Effect.gen(function* () {

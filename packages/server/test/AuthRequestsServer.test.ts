@@ -80,6 +80,25 @@ describe("auth requests in the running server", () => {
           .map((line) => JSON.parse(line).state)
         assert.strictEqual(states.at(-1), "rejected")
 
+        // A page at a time: where the next page starts goes to stderr; --all follows every page of the filtered list.
+        const paged = yield* cli("auth", "list", "--kind", "ssh_check", "--limit", "1")
+        assert.strictEqual(paged.code, 0, paged.stderr)
+        assert.match(
+          paged.stdout,
+          new RegExp(`^${pending.auth_id}  ssh_check +rejected +root@db1 from 127\\.0\\.0\\.1 `)
+        )
+        assert.strictEqual(paged.stdout.trim().split("\n").length, 1)
+        assert.strictEqual(
+          paged.stderr.trim(),
+          `more requests follow: add --before ${pending.auth_id} for the next page, or --all`
+        )
+        const filters = ["--src", "127.0.0.1", "--local-user", "root"]
+        const everything = yield* cli("auth", "list", ...filters, "--limit", "1", "--all", "--json")
+        assert.deepStrictEqual(
+          JSON.parse(everything.stdout).map((r: { auth_id: string }) => r.auth_id),
+          [pending.auth_id, created.auth_id]
+        )
+
         const unreachable = yield* runCli(["auth", "list", "--data", data, "--grpc", "127.0.0.1:1"], { cwd: dir })
         assert.strictEqual(unreachable.code, 1)
         assert.match(unreachable.stderr, /^gatehouse: cannot reach the gRPC API at 127\.0\.0\.1:1: /)

@@ -2,27 +2,41 @@ import type { AuthRequest, AuthRequestFilter, NewAuthRequest, NewUser, Node, Use
 import type * as grpc from "@grpc/grpc-js"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { AuthServiceCallError } from "./AuthServiceCallError.js"
 import type { AuthRequest__Output } from "./gen/gatehouse/v1/AuthRequest.js"
 import type { AuthServiceClient as RawClient } from "./gen/gatehouse/v1/AuthService.js"
-import {
-  fromProtoAuthRequest,
-  fromProtoNode,
-  fromProtoUser,
-  toProtoCreate,
-  toProtoFilter
-} from "./handlers/ProtoMapping.js"
+import type { ListAuthRequestsResponse__Output } from "./gen/gatehouse/v1/ListAuthRequestsResponse.js"
+import { toProtoListRequest } from "./handlers/ProtoListRequest.js"
+import { fromProtoAuthRequest, fromProtoNode, fromProtoUser, toProtoCreate } from "./handlers/ProtoMapping.js"
 
 // grpc.status.CANCELLED (grpc-js is a type-only import here).
 const CANCELLED = 1
+
+/** One page of `ListAuthRequests`: pass `next_page_token` to `listPage` for the next one; empty after the last. */
+export interface AuthRequestPageResponse {
+  readonly auth_requests: ReadonlyArray<AuthRequest>
+  readonly next_page_token: string
+}
 
 /** `gatehouse.v1.AuthService` as Effects on domain values (the same JSON shapes as the HTTP API). */
 export interface AuthServiceEffectClient {
   readonly create: (input: NewAuthRequest) => Effect.Effect<AuthRequest, AuthServiceCallError>
   readonly get: (authId: string) => Effect.Effect<AuthRequest, AuthServiceCallError>
+  /**
+   * One page of the requests matching the filter, newest first: at most `filter.limit` (default and maximum
+   * 1000), after the request `filter.before` (the `auth_id` of the last one of the page before).
+   */
   readonly list: (filter?: AuthRequestFilter) => Effect.Effect<ReadonlyArray<AuthRequest>, AuthServiceCallError>
+  /** One page and the token of the next (AIP-158): `pageToken` is the previous page's `next_page_token`. */
+  readonly listPage: (
+    filter?: AuthRequestFilter,
+    pageToken?: string
+  ) => Effect.Effect<AuthRequestPageResponse, AuthServiceCallError>
+  /** Every matching request, newest first, a page (`filter.limit`, default 1000) per call as the stream is read. */
+  readonly listAll: (filter?: AuthRequestFilter) => Stream.Stream<AuthRequest, AuthServiceCallError>
   readonly approve: (authId: string) => Effect.Effect<void, AuthServiceCallError>
   readonly reject: (authId: string) => Effect.Effect<void, AuthServiceCallError>
   readonly register: (authId: string, user: string) => Effect.Effect<Node, AuthServiceCallError>
@@ -45,6 +59,16 @@ const unary = <Res>(client: RawClient, method: string, request: object) =>
     signal.addEventListener("abort", () => call.cancel())
   })
 
+const listPage = (client: RawClient, filter: AuthRequestFilter, pageToken?: string) =>
+  unary<ListAuthRequestsResponse__Output>(client, "ListAuthRequests", toProtoListRequest(filter, pageToken)).pipe(
+    Effect.map(
+      (r): AuthRequestPageResponse => ({
+        auth_requests: r.authRequests.map(fromProtoAuthRequest),
+        next_page_token: r.nextPageToken
+      })
+    )
+  )
+
 /** Wraps a grpc-js client (see `makeAuthServiceClient`) as Effects; closing it stays with the caller. */
 export const authServiceEffectClient = (client: RawClient): AuthServiceEffectClient => ({
   create: (input) =>
@@ -55,9 +79,15 @@ export const authServiceEffectClient = (client: RawClient): AuthServiceEffectCli
     unary<{ authRequest: AuthRequest__Output }>(client, "GetAuthRequest", { authId }).pipe(
       Effect.map((r) => fromProtoAuthRequest(r.authRequest))
     ),
-  list: (filter = {}) =>
-    unary<{ authRequests: Array<AuthRequest__Output> }>(client, "ListAuthRequests", toProtoFilter(filter)).pipe(
-      Effect.map((r) => r.authRequests.map(fromProtoAuthRequest))
+  list: (filter = {}) => Effect.map(listPage(client, filter), (page) => page.auth_requests),
+  listPage: (filter = {}, pageToken) => listPage(client, filter, pageToken),
+  listAll: (filter = {}) =>
+    // The first page from `filter.before` (if any), then each from the token the one before returned.
+    Stream.paginate(undefined as string | undefined, (pageToken) =>
+      Effect.map(listPage(client, filter, pageToken), (page) => [
+        page.auth_requests,
+        page.next_page_token === "" ? Option.none() : Option.some(page.next_page_token)
+      ])
     ),
   approve: (authId) => unary(client, "AuthApprove", { authId }).pipe(Effect.asVoid),
   reject: (authId) => unary(client, "AuthReject", { authId }).pipe(Effect.asVoid),

@@ -38,5 +38,9 @@ export const makeAuthServiceClient = (options: {
 }
 
 export { AuthServiceCallError } from "./AuthServiceCallError.js"
-export { type AuthServiceEffectClient, authServiceEffectClient } from "./AuthServiceClient.js"
+export {
+  type AuthRequestPageResponse,
+  type AuthServiceEffectClient,
+  authServiceEffectClient
+} from "./AuthServiceClient.js"
 export { type AuthServicePromiseClient, authServicePromiseClient } from "./AuthServicePromiseClient.js"

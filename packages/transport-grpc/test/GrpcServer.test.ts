@@ -183,6 +183,94 @@ describe("gRPC AuthService", () => {
     }).pipe(Effect.scoped, Effect.provide(grpcServerLayer()))
   )
 
+  it.effect("ListAuthRequests pages: page_size, page_token, an empty next_page_token at the end; bad tokens", () =>
+    Effect.gen(function* () {
+      const raw = yield* clientOf({ apiKey: keys.valid.key })
+      type Page = { authRequests: Array<AuthRequest__Output>; nextPageToken: string }
+      const page = (request: object) =>
+        call<Page>(raw, "ListAuthRequests", request).pipe(
+          Effect.map((o) => {
+            const answer = ok(o)
+            return { ids: answer.authRequests.map((r) => r.authId), next: answer.nextPageToken }
+          })
+        )
+      const created: Array<string> = []
+      for (let i = 0; i < 5; i++) {
+        created.push(yield* create(raw))
+        yield* TestClock.adjust("1 second")
+      }
+      const newestFirst = [...created].reverse()
+      const first = yield* page({ pageSize: 2 })
+      assert.deepStrictEqual(first.ids, newestFirst.slice(0, 2))
+      assert.notStrictEqual(first.next, "")
+      // Requests created between pages are newer: they do not shift the pages that follow.
+      yield* create(raw)
+      const second = yield* page({ pageSize: 2, pageToken: first.next })
+      assert.deepStrictEqual(second.ids, newestFirst.slice(2, 4))
+      const last = yield* page({ pageSize: 2, pageToken: second.next })
+      assert.deepStrictEqual(last, { ids: newestFirst.slice(4), next: "" })
+      // 0 is the default page (1000): everything, and no next page.
+      assert.deepStrictEqual((yield* page({})).next, "")
+      assert.strictEqual((yield* page({})).ids.length, 6)
+      // The filters ride along with the page: ssh_check fields (empty = any) and decided_after.
+      ok(yield* call(raw, "AuthApprove", { authId: created[1] }))
+      const approvedAt = ok(yield* call<Created>(raw, "GetAuthRequest", { authId: created[1] })).authRequest.decidedAt!
+      const filtered = yield* page({
+        state: APPROVED,
+        kind: "AUTH_REQUEST_KIND_SSH_CHECK",
+        sshCheck: { src: "127.0.0.1", dst: "", localUser: "root" },
+        decidedAfter: { seconds: String(Number(approvedAt.seconds) - 1), nanos: 0 },
+        pageSize: 1
+      })
+      assert.deepStrictEqual(filtered, { ids: [created[1]], next: "" })
+      assert.deepStrictEqual((yield* page({ sshCheck: { src: "10.9.9.9", dst: "", localUser: "" } })).ids, [])
+
+      const refused = (request: object) => call(raw, "ListAuthRequests", request)
+      const malformed = "page_token: malformed: pass the next_page_token of the previous response, unchanged"
+      // The token with its last character's unused low bit set: it decodes to the same bytes, but no server wrote it.
+      const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+      const respelled = `${first.next.slice(0, -1)}${alphabet[alphabet.indexOf(first.next.at(-1)!) ^ 1]}`
+      assert.deepStrictEqual(Buffer.from(respelled, "base64url"), Buffer.from(first.next, "base64url"))
+      const forms = ["nope!", `${first.next}=`, respelled, Buffer.from(`2:${created[0]}`).toString("base64url")]
+      for (const pageToken of forms) {
+        assert.deepStrictEqual(
+          yield* refused({ pageToken }),
+          { code: grpc.status.INVALID_ARGUMENT, details: malformed },
+          pageToken
+        )
+      }
+      // A well-formed token around something that is no auth_id: the core's reason, naming the token.
+      assert.deepStrictEqual(yield* refused({ pageToken: Buffer.from("1:nope").toString("base64url") }), {
+        code: grpc.status.INVALID_ARGUMENT,
+        details: "page_token: not an auth_id: auth_id must start with ghreq_"
+      })
+      const tampered = yield* refused({ pageToken: `${first.next.slice(0, -2)}AA` })
+      assert.deepInclude(tampered, { code: grpc.status.INVALID_ARGUMENT })
+      assert.match((tampered as { details: string }).details, /^page_token: /)
+      assert.deepStrictEqual(yield* refused({ pageSize: 1001 }), {
+        code: grpc.status.INVALID_ARGUMENT,
+        details: "page_size: must be at most 1000 (0 for the default)"
+      })
+      assert.deepStrictEqual(yield* refused({ decidedAfter: { seconds: "253402300800", nanos: 0 } }), {
+        code: grpc.status.INVALID_ARGUMENT,
+        details: "decided_after: not a valid google.protobuf.Timestamp"
+      })
+      // A token whose request was deleted after its retention (30 days) no longer marks a place.
+      const {
+        ids: [newest],
+        next: stale
+      } = yield* page({ pageSize: 1 })
+      yield* TestClock.adjust("31 days")
+      for (let i = 0; i < 1000 && (yield* page({})).ids.length > 0; i++) yield* Effect.yieldNow
+      assert.deepStrictEqual(yield* refused({ pageToken: stale }), {
+        code: grpc.status.INVALID_ARGUMENT,
+        details:
+          `page_token: auth request ${newest} not found (deleted after its retention, or never there); ` +
+          "start again from the first page"
+      })
+    }).pipe(Effect.scoped, Effect.provide(grpcServerLayer()))
+  )
+
   it.effect("a refusal names its error: machine code and details in trailing metadata, read by the typed client", () =>
     Effect.gen(function* () {
       const raw = yield* clientOf({ apiKey: keys.valid.key })

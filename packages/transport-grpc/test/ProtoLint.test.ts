@@ -96,7 +96,17 @@ describe("gatehouse.v1 protos follow the lint rules", () => {
     assert.deepStrictEqual(numbers("Registration"), { machine_key: 1, node_key: 2, hostname: 3 })
     assert.deepStrictEqual(numbers("SshCheck"), { src: 1, dst: 2, local_user: 3 })
     assert.deepStrictEqual(numbers("CreateAuthRequestRequest"), { kind: 1, registration: 2, ssh_check: 3 })
-    assert.deepStrictEqual(numbers("ListAuthRequestsRequest"), { state: 1, kind: 2 })
+    // SPEC §12 pins state = 1 and kind = 2; paging (AIP-158) and the SSH gate's filters were added after them.
+    assert.deepStrictEqual(numbers("ListAuthRequestsRequest"), {
+      state: 1,
+      kind: 2,
+      page_size: 3,
+      page_token: 4,
+      ssh_check: 5,
+      decided_after: 6
+    })
+    assert.deepStrictEqual(numbers("ListAuthRequestsResponse"), { auth_requests: 1, next_page_token: 2 })
+    assert.strictEqual(root.lookupType("gatehouse.v1.ListAuthRequestsRequest").fields.ssh_check!.type, "SshCheck")
     assert.deepStrictEqual(numbers("CreateUserRequest"), { name: 1, display_name: 2, email: 3 })
     assert.deepStrictEqual(numbers("ListNodesRequest"), { user: 1 })
     assert.deepStrictEqual(

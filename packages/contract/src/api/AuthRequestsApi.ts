@@ -19,12 +19,31 @@ import {
   UserAlreadyExists,
   UserNotFound
 } from "../domain/index.js"
+import { Limit } from "./Parameters.js"
 import { requires } from "./Scopes.js"
 import { Authorization } from "./Security.js"
 
 // The auth id is checked by the service (prefix, length, charset), so HTTP and gRPC refuse the same input with the
 // same message; here it is only text.
 const AuthIdBody = Schema.Struct({ auth_id: Schema.String })
+
+const described = (description: string) => Schema.optionalKey(Schema.String.annotate({ description }))
+
+/** Query of `GET /auth/requests`: the filters and the page (`limit`, `before`). */
+const ListQuery = {
+  state: Schema.optionalKey(AuthRequestState),
+  kind: Schema.optionalKey(AuthRequestKind),
+  limit: Schema.optionalKey(Limit),
+  before: described(
+    "Cursor: the auth_id of the last request of the previous page; only requests after it (older) are listed"
+  ),
+  src: described("Only ssh_check requests from this source address"),
+  dst: described("Only ssh_check requests to this destination"),
+  local_user: described("Only ssh_check requests for this local user"),
+  decided_after: described(
+    "Only requests decided (or expired) strictly after this RFC 3339 time, such as 2026-01-02T03:04:05Z"
+  )
+}
 
 const verdictErrors = [
   toWireError(InvalidArgument),
@@ -91,14 +110,22 @@ export class AuthRequestsApi extends HttpApiGroup.make("authRequests")
         })
       ),
     HttpApiEndpoint.get("list", "/auth/requests", {
-      query: { state: Schema.optionalKey(AuthRequestState), kind: Schema.optionalKey(AuthRequestKind) },
-      success: Schema.Array(AuthRequest)
+      query: ListQuery,
+      success: Schema.Array(AuthRequest),
+      error: toWireError(InvalidArgument)
     })
       .annotateMerge(requires("auth_requests:read"))
       .annotateMerge(
         OpenApi.annotations({
           summary: "List requests",
-          description: "Newest first: pending requests and the decided history (kept for `auth_requests.retention`)."
+          description:
+            "Newest first (by `created_at`, ties by `auth_id`): pending requests and the decided history (kept " +
+            "for `auth_requests.retention`), a page at a time: at most `limit` (default and maximum 1000). For " +
+            "the next page pass `before` = the `auth_id` of the last request received; a page shorter than " +
+            "`limit` is the last. Requests created meanwhile are newer, so they never shift the pages that " +
+            "follow. The filters (`state`, `kind`, `src`, `dst`, `local_user`, `decided_after`) combine with AND. " +
+            "400 for a `before` that is malformed or names no stored request, and for an empty or unprintable " +
+            "filter value."
         })
       ),
     HttpApiEndpoint.get("get", "/auth/requests/:auth_id", {

@@ -112,10 +112,37 @@ export const NewAuthRequest = Schema.Union([
 ]).annotate({ identifier: "NewAuthRequest" })
 export type NewAuthRequest = typeof NewAuthRequest.Type
 
-/** Which requests to list; an absent field does not filter. */
+/** The page size of a list when none is given, and the largest one accepted (a larger one is refused). */
+export const authRequestPageSize = { default: 1000, max: 1000 } as const
+
+/**
+ * Which requests to list, and which page of them; an absent field does not filter. The list is newest first (by
+ * `created_at`, ties by `auth_id`); a page is the `limit` requests after `before` in that order.
+ */
 export interface AuthRequestFilter {
   readonly state?: AuthRequestState | undefined
   readonly kind?: AuthRequestKind | undefined
+  /** Page size: 1 to {@link authRequestPageSize}.max; {@link authRequestPageSize}.default when absent. */
+  readonly limit?: number | undefined
+  /**
+   * A cursor: the `auth_id` of the last request of the previous page; only requests after it in the list's order
+   * (older ones). Requests created meanwhile are newer, so they never shift the pages that follow.
+   */
+  readonly before?: string | undefined
+  /** Only `ssh_check` requests from this source address. */
+  readonly src?: string | undefined
+  /** Only `ssh_check` requests to this destination. */
+  readonly dst?: string | undefined
+  /** Only `ssh_check` requests for this local user. */
+  readonly local_user?: string | undefined
+  /** Only requests decided (or expired) strictly after this RFC 3339 instant. */
+  readonly decided_after?: string | undefined
+}
+
+/** One page of a list: its requests, and the cursor (`before`) of the next page, absent after the last. */
+export interface AuthRequestPage {
+  readonly auth_requests: ReadonlyArray<AuthRequest>
+  readonly next_before?: string | undefined
 }
 
 /** What creating a user takes. */

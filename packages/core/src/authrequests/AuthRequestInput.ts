@@ -1,6 +1,8 @@
 import {
+  type AuthRequestFilter,
   authIdPrefix,
   authIdRandomLength,
+  authRequestPageSize,
   InvalidArgument,
   type NewAuthRequest,
   type NewUser
@@ -11,6 +13,8 @@ const AUTH_ID = /^ghreq_[A-Za-z0-9_-]{24}$/
 const USER_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/
 // Text that ends up in banners, logs and terminals: printable, one line, bounded.
 const SAFE_TEXT = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,255}$/u
+// RFC 3339 with a zone (`Z` or an offset): `Date.parse` alone also takes local times and loose forms.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/
 
 const invalid = (field: string, message: string) =>
   Effect.fail(new InvalidArgument({ message: `${field}: ${message}`, issues: [{ path: [field], message }] }))
@@ -77,4 +81,63 @@ export const checkNewUser = (
     if (display_name !== "") yield* checkText("display_name", display_name)
     if (email !== "") yield* checkText("email", email)
     return { name, display_name, email }
+  })
+
+/** A list filter, checked, with its defaults applied; the cursor (`before`) is still to be found. */
+export interface CheckedListFilter {
+  readonly state: AuthRequestFilter["state"]
+  readonly kind: AuthRequestFilter["kind"]
+  readonly limit: number
+  readonly before: string | undefined
+  readonly src: string | undefined
+  readonly dst: string | undefined
+  readonly local_user: string | undefined
+  /** Epoch milliseconds: a request matches when decided later than this. */
+  readonly decidedAfter: number | undefined
+}
+
+const checkPageSize = (limit: number | undefined) =>
+  limit === undefined
+    ? Effect.succeed(authRequestPageSize.default)
+    : Number.isInteger(limit) && limit >= 1 && limit <= authRequestPageSize.max
+      ? Effect.succeed(limit)
+      : invalid("limit", `must be a whole number from 1 to ${authRequestPageSize.max}`)
+
+// A value no stored request can have is refused rather than answered with nothing: an empty one most likely
+// means a script's variable was unset, and reading it as "any" would answer with everything.
+const checkMatch = (field: string, value: string | undefined) =>
+  value === undefined || SAFE_TEXT.test(value)
+    ? Effect.succeed(value)
+    : invalid(
+        field,
+        value === "" ? "must not be empty (leave it out to match any)" : "must be 1-255 printable characters"
+      )
+
+const checkInstant = (field: string, value: string | undefined) => {
+  if (value === undefined) return Effect.succeed(undefined)
+  // Floored to the millisecond the store keeps: decided_at > floor(t) is decided_at > t for whole milliseconds.
+  const ms = RFC3339.test(value) ? Date.parse(value) : Number.NaN
+  return Number.isNaN(ms)
+    ? invalid(field, "must be an RFC 3339 time with a zone, such as 2026-01-02T03:04:05Z")
+    : Effect.succeed(Math.floor(ms))
+}
+
+/** Checks a list filter: page size (default and maximum 1000), the cursor's form, the ssh_check fields, the instant. */
+export const checkListFilter = (filter: AuthRequestFilter): Effect.Effect<CheckedListFilter, InvalidArgument> =>
+  Effect.gen(function* () {
+    const before = filter.before
+    if (before !== undefined) {
+      const problem = authIdProblem(before)
+      if (problem !== undefined) return yield* invalid("before", `not an auth_id: ${problem}`)
+    }
+    return {
+      state: filter.state,
+      kind: filter.kind,
+      limit: yield* checkPageSize(filter.limit),
+      before,
+      src: yield* checkMatch("src", filter.src),
+      dst: yield* checkMatch("dst", filter.dst),
+      local_user: yield* checkMatch("local_user", filter.local_user),
+      decidedAfter: yield* checkInstant("decided_after", filter.decided_after)
+    }
   })

@@ -1,9 +1,4 @@
-import type {
-  AuthRequestFilter,
-  AuthRequestKind,
-  AuthRequestState,
-  RegisterMethod
-} from "@gatehouse-edge/contract/domain"
+import type { AuthRequestKind, AuthRequestState, RegisterMethod } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -27,6 +22,21 @@ export interface RequestRecord {
   readonly src: string | null
   readonly dst: string | null
   readonly local_user: string | null
+}
+
+/**
+ * Which requests to read: every present field filters (`decidedAfter` exclusive, epoch ms); `after` is the
+ * position (`created_at`, `auth_id`) of the last request already read, newest first.
+ */
+export interface RequestQuery {
+  readonly state?: AuthRequestState | undefined
+  readonly kind?: AuthRequestKind | undefined
+  readonly src?: string | undefined
+  readonly dst?: string | undefined
+  readonly local_user?: string | undefined
+  readonly decidedAfter?: number | undefined
+  readonly after?: { readonly created_at: number; readonly auth_id: string } | undefined
+  readonly limit: number
 }
 
 /** A user as stored. */
@@ -97,8 +107,8 @@ export class AuthRequestRepository extends Context.Service<
   {
     readonly insertRequest: (request: RequestRecord) => Effect.Effect<void>
     readonly findRequest: (authId: string) => Effect.Effect<Option.Option<RequestRecord>>
-    /** Newest first. */
-    readonly listRequests: (filter: AuthRequestFilter) => Effect.Effect<ReadonlyArray<RequestRecord>>
+    /** At most `limit` requests, newest first (`created_at`, then `auth_id`, descending). */
+    readonly listRequests: (query: RequestQuery) => Effect.Effect<ReadonlyArray<RequestRecord>>
     /** Moves a pending, unexpired request to `to`; none when it was not pending (or had expired) at `at`. */
     readonly decide: (decision: {
       readonly authId: string
@@ -181,14 +191,25 @@ export class AuthRequestRepository extends Context.Service<
           Effect.map(rows(sql`SELECT * FROM auth_requests WHERE auth_id = ${authId}`, toRequest), (found) =>
             Option.fromNullishOr(found[0])
           ),
-        listRequests: Effect.fn("AuthRequestRepository.listRequests")(function* (filter: AuthRequestFilter) {
+        listRequests: Effect.fn("AuthRequestRepository.listRequests")(function* (query: RequestQuery) {
+          const equal = (column: string, value: string | undefined) =>
+            value === undefined ? [] : [sql`${sql(column)} = ${value}`]
           const clauses = [
-            ...(filter.state === undefined ? [] : [sql`state = ${filter.state}`]),
-            ...(filter.kind === undefined ? [] : [sql`kind = ${filter.kind}`])
+            ...equal("state", query.state),
+            ...equal("kind", query.kind),
+            ...equal("src", query.src),
+            ...equal("dst", query.dst),
+            ...equal("local_user", query.local_user),
+            ...(query.decidedAfter === undefined ? [] : [sql`decided_at > ${query.decidedAfter}`]),
+            // Keyset paging: the rows after the last one read, in the list's order. A row value, which both
+            // SQLite and PostgreSQL compare column by column and serve from the (created_at, auth_id) index.
+            ...(query.after === undefined
+              ? []
+              : [sql`(created_at, auth_id) < (${query.after.created_at}, ${query.after.auth_id})`])
           ]
           const where = clauses.length === 0 ? sql`` : sql`WHERE ${sql.and(clauses)}`
           return yield* rows(
-            sql`SELECT * FROM auth_requests ${where} ORDER BY created_at DESC, auth_id DESC`,
+            sql`SELECT * FROM auth_requests ${where} ORDER BY created_at DESC, auth_id DESC LIMIT ${query.limit}`,
             toRequest
           )
         }),

@@ -5,6 +5,7 @@ import type {
   AuthRequestExpired,
   AuthRequestFilter,
   AuthRequestNotFound,
+  AuthRequestPage,
   AuthRequestWrongKind,
   InvalidArgument,
   NewAuthRequest,
@@ -39,8 +40,15 @@ export class AuthRequests extends Context.Service<
     /** Creates a pending request; past the pending cap, the oldest pending request expires to make room. */
     readonly create: (input: NewAuthRequest) => Effect.Effect<AuthRequest, InvalidArgument>
     readonly get: (authId: string) => Effect.Effect<AuthRequest, InvalidArgument | AuthRequestNotFound>
-    /** Requests matching the filter, newest first: pending ones and the decided history within the retention. */
-    readonly list: (filter: AuthRequestFilter) => Effect.Effect<ReadonlyArray<AuthRequest>>
+    /**
+     * One page of the requests matching the filter, newest first: pending ones and the decided history within the
+     * retention. At most `limit` (default and maximum 1000: a larger one is refused, so a client never takes a
+     * short page for the last); after the request `before` names (a cursor), which must exist. Filters and
+     * cursor are applied in the store, so a page costs the same however long the history.
+     */
+    readonly list: (filter: AuthRequestFilter) => Effect.Effect<ReadonlyArray<AuthRequest>, InvalidArgument>
+    /** {@link list}'s page and the cursor of the next one (absent after the last page). */
+    readonly listPage: (filter: AuthRequestFilter) => Effect.Effect<AuthRequestPage, InvalidArgument>
     /** pending → approved. Approving an approved request again succeeds; any other final state fails. */
     readonly approve: (authId: string, decidedBy: string) => Effect.Effect<AuthRequest, VerdictError>
     /** pending → rejected. Rejecting a rejected request again succeeds; any other final state fails. */

@@ -30,6 +30,7 @@ import { Events } from "../events/Events.js"
 import { randomBytesPooled } from "../util/RandomPool.js"
 import { create as createChange, decide, eventOf, refusal, renderPlain } from "./AuthRequestChanges.js"
 import { checkAuthId, checkNewAuthRequest, checkNewUser, checkUserName } from "./AuthRequestInput.js"
+import { makeListPage } from "./AuthRequestListing.js"
 import { givenNameFor, renderNode, renderRequest, renderUser } from "./AuthRequestRendering.js"
 import { AuthRequestRepository, type NodeRecord, type RequestRecord, type UserRecord } from "./AuthRequestRepository.js"
 import { AuthRequests, type VerdictError } from "./AuthRequests.js"
@@ -90,6 +91,8 @@ const make = (config: AuthRequestsConfig) =>
       record.user_id === null && record.node_id === null
         ? Effect.succeed(renderPlain(record))
         : render([record]).pipe(Effect.map((list) => list[0]!))
+
+    const listPage = makeListPage(repository, render)
 
     const find = (authId: string) =>
       repository.findRequest(authId).pipe(
@@ -308,8 +311,9 @@ const make = (config: AuthRequestsConfig) =>
         return yield* renderOne(yield* find(authId))
       }),
       list: Effect.fn("AuthRequests.list")(function* (filter: AuthRequestFilter) {
-        return yield* render(yield* repository.listRequests(filter))
+        return (yield* listPage(filter)).auth_requests
       }),
+      listPage,
       approve: verdict("approved"),
       reject: verdict("rejected"),
       register,

@@ -2,6 +2,7 @@ import { apiKeysMigration } from "../auth/ApiKeysMigration.js"
 import { oidcLoginsMigration } from "../auth/OidcLoginsMigration.js"
 import { sessionsMigration } from "../auth/SessionsMigration.js"
 import { authRequestsMigration } from "../authrequests/AuthRequestsMigration.js"
+import { authRequestsPagingMigration } from "../authrequests/AuthRequestsPagingMigration.js"
 import { eventsMigration } from "../events/EventsMigration.js"
 import { uptimeMigration } from "../uptime/UptimeMigration.js"
 
@@ -16,7 +17,8 @@ export const migrations = {
   "3_auth_requests": authRequestsMigration,
   "4_sessions": sessionsMigration,
   "5_uptime": uptimeMigration,
-  "6_oidc_logins_indexes": oidcLoginsMigration
+  "6_oidc_logins_indexes": oidcLoginsMigration,
+  "7_auth_requests_paging": authRequestsPagingMigration
 } as const
 
 /** The newest migration id this build knows. */

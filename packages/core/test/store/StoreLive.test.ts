@@ -110,7 +110,8 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
           [3, "auth_requests"],
           [4, "sessions"],
           [5, "uptime"],
-          [6, "oidc_logins_indexes"]
+          [6, "oidc_logins_indexes"],
+          [7, "auth_requests_paging"]
         ]
       )
     })

@@ -1,4 +1,4 @@
-import type { AuthRequestKind, AuthRequestState } from "@gatehouse-edge/core/domain"
+import type { AuthRequestFilter, AuthRequestKind, AuthRequestState } from "@gatehouse-edge/core/domain"
 import * as Console from "effect/Console"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
@@ -43,21 +43,62 @@ const states = [
 ] as const satisfies ReadonlyArray<AuthRequestState>
 const kinds = ["registration", "ssh_check"] as const satisfies ReadonlyArray<AuthRequestKind>
 
+const text = (name: string, description: string) =>
+  Flag.String(name).pipe(Flag.withDescription(description), Flag.optional)
+
 const list = Command.make(
   "list",
   {
     ...grpcFlags,
     state: Flag.Literals("state", states).pipe(Flag.withDescription("Only requests in this state"), Flag.optional),
-    kind: Flag.Literals("kind", kinds).pipe(Flag.withDescription("Only requests of this kind"), Flag.optional)
+    kind: Flag.Literals("kind", kinds).pipe(Flag.withDescription("Only requests of this kind"), Flag.optional),
+    src: text("src", "Only ssh_check requests from this source address"),
+    dst: text("dst", "Only ssh_check requests to this destination"),
+    localUser: text("local-user", "Only ssh_check requests for this local user"),
+    decidedAfter: text("decided-after", "Only requests decided after this RFC 3339 time (2026-01-02T03:04:05Z)"),
+    limit: Flag.Int("limit").pipe(Flag.withDescription("Requests per page, 1–1000 (default 1000)"), Flag.optional),
+    before: text("before", "Start after this request (the last auth_id of the page before)"),
+    all: Flag.Boolean("all").pipe(Flag.withDescription("Follow every page to the end"), Flag.withDefault(false))
   },
   Effect.fn("gatehouse.auth.list")(function* (flags) {
     const { client, reportCallErrors } = yield* connect(flags)
-    const requests = yield* reportCallErrors(
-      client.list({ state: Option.getOrUndefined(flags.state), kind: Option.getOrUndefined(flags.kind) })
-    )
+    const filter: AuthRequestFilter = {
+      state: Option.getOrUndefined(flags.state),
+      kind: Option.getOrUndefined(flags.kind),
+      src: Option.getOrUndefined(flags.src),
+      dst: Option.getOrUndefined(flags.dst),
+      local_user: Option.getOrUndefined(flags.localUser),
+      decided_after: Option.getOrUndefined(flags.decidedAfter),
+      limit: Option.getOrUndefined(flags.limit),
+      before: Option.getOrUndefined(flags.before)
+    }
+    if (flags.all && flags.json) {
+      return yield* print(true, yield* reportCallErrors(Stream.runCollect(client.listAll(filter))), () => [])
+    }
+    if (flags.all) {
+      // Printed as the pages arrive: the whole history need not fit in memory.
+      const printed = yield* reportCallErrors(
+        client.listAll(filter).pipe(
+          Stream.tap((request) => Console.log(formatRequest(request))),
+          Stream.runCount
+        )
+      )
+      if (printed === 0) yield* Console.log("no auth requests")
+      return
+    }
+    const page = yield* reportCallErrors(client.listPage(filter))
+    const requests = page.auth_requests
     yield* print(flags.json, requests, (all) => (all.length === 0 ? ["no auth requests"] : all.map(formatRequest)))
+    const last = requests.at(-1)
+    if (page.next_page_token !== "" && last !== undefined) {
+      yield* Console.error(`more requests follow: add --before ${last.auth_id} for the next page, or --all`)
+    }
   }, Effect.scoped)
-).pipe(Command.withDescription("List auth requests, newest first (pending ones and the decided history)"))
+).pipe(
+  Command.withDescription(
+    "List auth requests, newest first (pending ones and the decided history), a page at a time (--all: every page)"
+  )
+)
 
 const watch = Command.make(
   "watch",

@@ -24,7 +24,8 @@ import { logCall, requestIdMetadata, statusName } from "../CallLog.js"
 import { type CallFailure, callFailure } from "../GrpcStatus.js"
 import type { AuthRequest as ProtoAuthRequest } from "../gen/gatehouse/v1/AuthRequest.js"
 import type { AuthServiceHandlers } from "../gen/gatehouse/v1/AuthService.js"
-import { fromProtoCreate, fromProtoFilter, toProtoAuthRequest, toProtoNode, toProtoUser } from "./ProtoMapping.js"
+import { asPageTokenError, fromProtoListRequest, toProtoListResponse } from "./ProtoListRequest.js"
+import { fromProtoCreate, toProtoAuthRequest, toProtoNode, toProtoUser } from "./ProtoMapping.js"
 
 type Services = AuthRequests | Authentication
 
@@ -140,10 +141,10 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
     GetAuthRequest: unary("GetAuthRequest", (request: { authId: string }) =>
       service.get(request.authId).pipe(Effect.map((found) => ({ authRequest: toProtoAuthRequest(found) })))
     ),
-    ListAuthRequests: unary("ListAuthRequests", (request: Parameters<typeof fromProtoFilter>[0]) =>
-      fromProtoFilter(request).pipe(
-        Effect.flatMap(service.list),
-        Effect.map((list) => ({ authRequests: list.map(toProtoAuthRequest) }))
+    ListAuthRequests: unary("ListAuthRequests", (request: Parameters<typeof fromProtoListRequest>[0]) =>
+      fromProtoListRequest(request).pipe(
+        Effect.flatMap((filter) => Effect.mapError(service.listPage(filter), asPageTokenError)),
+        Effect.map(toProtoListResponse)
       )
     ),
     CreateUser: unary("CreateUser", (request: { name: string; displayName: string; email: string }) =>

@@ -4,8 +4,10 @@ import type { AuthRequest as _gatehouse_v1_AuthRequest, AuthRequest__Output as _
 
 export interface ListAuthRequestsResponse {
   'authRequests'?: (_gatehouse_v1_AuthRequest)[];
+  'nextPageToken'?: (string);
 }
 
 export interface ListAuthRequestsResponse__Output {
   'authRequests': (_gatehouse_v1_AuthRequest__Output)[];
+  'nextPageToken': (string);
 }
