@@ -46,12 +46,14 @@ type Part<Key extends string, S extends Schema.Constraint> = [S["Type"]] extends
     : { readonly [K in Key]: S["Type"] }
 
 /**
- * The request of an endpoint, as the derived client takes it (`{ params, query, payload }`), except that a query
- * whose fields are all optional (every endpoint declares one, so unknown parameters are rejected) may be left out.
+ * The request of an endpoint, as the derived client takes it (`{ params, query, payload, headers }`), except that
+ * a query or headers whose fields are all optional (every endpoint declares a query, so unknown parameters are
+ * rejected; a file write its conditions, `If-Match`) may be left out.
  */
 export type EndpointRequest<E extends HttpApiEndpoint.ConstraintRequest> = Part<"params", E["~Params"]> &
   Part<"query", E["~Query"]> &
-  Part<"payload", E["~Payload"]>
+  Part<"payload", E["~Payload"]> &
+  Part<"headers", E["~Headers"]>
 
 /** One endpoint as a method: the request may be omitted when nothing in it is required. */
 export type EndpointCall<E extends HttpApiEndpoint.ConstraintRequest> =
@@ -68,16 +70,17 @@ export type GroupCalls<G extends GroupName> = {
 export type ApiCalls = { readonly [G in GroupName]: GroupCalls<G> }
 
 /**
- * Wraps the derived client so calls may leave out an all-optional query (`events.list()`): the derived client needs
- * `query: {}` for an endpoint that declares a query and fails with "Expected object" without it; endpoints without
- * a query ignore it.
+ * Wraps the derived client so calls may leave out an all-optional query (`events.list()`) or headers: the derived
+ * client needs `query: {}` (`headers: {}`) for an endpoint that declares them and fails with "Expected object"
+ * without; endpoints that declare none ignore them.
  */
 export const apiCalls = (derived: HttpApiClient.ForApi<typeof GatehouseApi>): ApiCalls => {
   const groups: Record<string, Record<string, unknown>> = {}
   for (const [group, endpoints] of Object.entries(derived as unknown as Record<string, Record<string, Function>>)) {
     const calls: Record<string, unknown> = {}
     for (const [name, call] of Object.entries(endpoints)) {
-      calls[name] = (request?: { readonly query?: unknown }) => call({ ...request, query: request?.query ?? {} })
+      calls[name] = (request?: { readonly query?: unknown; readonly headers?: unknown }) =>
+        call({ ...request, query: request?.query ?? {}, headers: request?.headers ?? {} })
     }
     groups[group] = calls
   }

@@ -1,4 +1,5 @@
 import { Authorization, CsrfHeaderName, GatehouseApi } from "@gatehouse-edge/contract/api"
+import type { AuthRequest, AuthRequestFilter } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -9,8 +10,11 @@ import * as HttpApiClient from "effect/http-api/HttpApiClient"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import { apiCalls, type GroupCalls } from "./ApiCalls.js"
+import type * as Stream from "effect/Stream"
+import { apiCalls, type EndpointError, type EndpointOf, type GroupCalls } from "./ApiCalls.js"
+import { followAuthRequestPages } from "./AuthRequestPages.js"
 import { csrfTokenFromDocument } from "./CsrfToken.js"
+import { type FileCalls, fileCalls } from "./FileVersions.js"
 import { type GatehouseStreams, makeStreams } from "./GatehouseStreams.js"
 
 /**
@@ -61,10 +65,18 @@ export interface GatehouseClientShape {
     /** The matching history, newest last, then live events (WebSocket). */
     readonly watch: GatehouseStreams["watchEvents"]
   }
-  readonly files: GroupCalls<"files">
+  /** The editable files; `readWithEtag`, `writeWithEtag` and `If-Match` keep editors from overwriting each other. */
+  readonly files: FileCalls
   readonly authRequests: GroupCalls<"authRequests"> & {
     /** The request's current state, then each change; ends after a final state (WebSocket). */
     readonly watch: GatehouseStreams["watchAuthRequest"]
+    /**
+     * Every request matching the filter, newest first, fetched a page (`limit`, default 1000) at a time as the
+     * stream is read (`list` with `before` = the last `auth_id` received).
+     */
+    readonly listAll: (
+      filter?: AuthRequestFilter
+    ) => Stream.Stream<AuthRequest, EndpointError<EndpointOf<"authRequests", "list">>>
   }
   /** Proxmox VE nodes and LXC containers; journal and tail exist only as streams. */
   readonly hypervisor: Omit<
@@ -106,6 +118,12 @@ export interface GatehouseClientShape {
   /** The client derived from the contract, as is: for per-call options such as `responseMode`. */
   readonly api: HttpApiClient.ForApi<typeof GatehouseApi>
 }
+
+// The filter as the list's query: an absent field is left out, not sent empty.
+const definedQuery = (filter: AuthRequestFilter) =>
+  Object.fromEntries(Object.entries(filter).filter(([, value]) => value !== undefined)) as {
+    readonly [K in keyof AuthRequestFilter]?: Exclude<AuthRequestFilter[K], undefined>
+  }
 
 /** Strips trailing slashes and the `/api/v1` prefix the endpoints already carry. */
 export const normalizeBaseUrl = (baseUrl: string | URL): string =>
@@ -155,8 +173,12 @@ export const makeGatehouseClient = Effect.fn("GatehouseClient.make")(function* (
     routes: { ...calls.routes, watch: streams.watchRoutes, validateStream: streams.validateStream },
     health: { ...calls.health, watch: streams.watchHealth },
     events: { ...calls.events, watch: streams.watchEvents },
-    files: calls.files,
-    authRequests: { ...calls.authRequests, watch: streams.watchAuthRequest },
+    files: fileCalls(api, calls.files),
+    authRequests: {
+      ...calls.authRequests,
+      watch: streams.watchAuthRequest,
+      listAll: followAuthRequestPages((filter) => calls.authRequests.list({ query: definedQuery(filter) }))
+    },
     hypervisor: {
       clusters: calls.hypervisor.clusters,
       nodes: calls.hypervisor.nodes,

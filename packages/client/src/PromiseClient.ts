@@ -22,6 +22,7 @@ import type * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Stream from "effect/Stream"
 import type { EndpointName, EndpointOf, EndpointSuccess, GroupName } from "./ApiCalls.js"
+import type { FileVersion, FileWriteVersion } from "./FileVersions.js"
 import { GatehouseClient, type GatehouseClientOptions, type GatehouseClientShape } from "./GatehouseClient.js"
 import type { EventsQuery, JournalQuery, LogsQuery, TailQuery, UptimeMetricsQuery } from "./GatehouseStreams.js"
 
@@ -32,6 +33,20 @@ export interface CallOptions {
 }
 
 type Result<G extends GroupName, N extends EndpointName<G>> = Promise<EndpointSuccess<EndpointOf<G, N>>>
+
+/** Options of a file write: the call's, and the conditions it is made on (else 412 `FilePreconditionFailed`). */
+export interface FileWriteOptions extends CallOptions {
+  /** Only if the file is still at this version (an `etag` read or written before); `"*"`: only if it exists. */
+  readonly ifMatch?: string | undefined
+  /** `"*"`: only if the file does not exist yet (creating it). */
+  readonly ifNoneMatch?: string | undefined
+}
+
+// The conditions as the write's headers; absent ones are left out, not sent empty.
+const conditions = (options: FileWriteOptions | undefined) => ({
+  ...(options?.ifMatch === undefined ? {} : { "if-match": options.ifMatch }),
+  ...(options?.ifNoneMatch === undefined ? {} : { "if-none-match": options.ifNoneMatch })
+})
 
 /**
  * The Gatehouse API for code that does not use Effect. Calls return promises that reject with the same typed
@@ -62,22 +77,38 @@ export interface GatehousePromiseClient extends AsyncDisposable {
     readonly list: (query?: EventsQuery, options?: CallOptions) => Result<"events", "list">
     readonly watch: (query?: EventsQuery) => AsyncIterable<Event>
   }
+  /**
+   * The editable files. An editor reads with `readWithEtag` and writes back with `{ ifMatch: etag }`: an edit made
+   * meanwhile makes the write fail with `FilePreconditionFailed` (412) instead of being overwritten unseen.
+   */
   readonly files: {
     readonly list: (options?: CallOptions) => Result<"files", "list">
     readonly read: (type: FileType, filename: string, options?: CallOptions) => Result<"files", "read">
+    /** The text and its `ETag`. */
+    readonly readWithEtag: (type: FileType, filename: string, options?: CallOptions) => Promise<FileVersion>
     readonly write: (
       type: FileType,
       filename: string,
       content: string,
-      options?: CallOptions
+      options?: FileWriteOptions
     ) => Result<"files", "write">
+    /** `write`, with the `ETag` of what it wrote: the `ifMatch` of the next save. */
+    readonly writeWithEtag: (
+      type: FileType,
+      filename: string,
+      content: string,
+      options?: FileWriteOptions
+    ) => Promise<FileWriteVersion>
     readonly validate: (type: FileType, content: string, options?: CallOptions) => Result<"files", "validate">
   }
   /** Interactive auth requests (the HTTP binding of `gatehouse.v1.AuthService`). */
   readonly authRequests: {
     readonly create: (request: NewAuthRequest, options?: CallOptions) => Result<"authRequests", "create">
     readonly get: (authId: string, options?: CallOptions) => Result<"authRequests", "get">
+    /** One page: at most `filter.limit` (default 1000), after `filter.before` (the last `auth_id` of a page). */
     readonly list: (filter?: AuthRequestFilter, options?: CallOptions) => Result<"authRequests", "list">
+    /** `for await` every matching request, newest first, fetched a page at a time; `break` stops fetching. */
+    readonly listAll: (filter?: AuthRequestFilter) => AsyncIterable<AuthRequest>
     readonly approve: (authId: string, options?: CallOptions) => Result<"authRequests", "approve">
     readonly reject: (authId: string, options?: CallOptions) => Result<"authRequests", "reject">
     readonly register: (authId: string, user: string, options?: CallOptions) => Result<"authRequests", "register">
@@ -247,14 +278,18 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
     files: {
       list: (o) => call((c) => c.files.list(), o),
       read: (type, filename, o) => call((c) => c.files.read({ query: { type, filename } }), o),
+      readWithEtag: (type, filename, o) => call((c) => c.files.readWithEtag({ query: { type, filename } }), o),
       write: (type, filename, content, o) =>
-        call((c) => c.files.write({ query: { type, filename }, payload: content }), o),
+        call((c) => c.files.write({ query: { type, filename }, payload: content, headers: conditions(o) }), o),
+      writeWithEtag: (type, filename, content, o) =>
+        call((c) => c.files.writeWithEtag({ query: { type, filename }, payload: content, headers: conditions(o) }), o),
       validate: (type, content, o) => call((c) => c.files.validate({ query: { type }, payload: content }), o)
     },
     authRequests: {
       create: (request, o) => call((c) => c.authRequests.create({ payload: request }), o),
       get: (authId, o) => call((c) => c.authRequests.get({ params: { auth_id: authId } }), o),
       list: (filter, o) => call((c) => c.authRequests.list({ query: defined(filter ?? {}) }), o),
+      listAll: (filter) => iterate((c) => c.authRequests.listAll(filter)),
       approve: (authId, o) => call((c) => c.authRequests.approve({ payload: { auth_id: authId } }), o),
       reject: (authId, o) => call((c) => c.authRequests.reject({ payload: { auth_id: authId } }), o),
       register: (authId, user, o) => call((c) => c.authRequests.register({ payload: { auth_id: authId, user } }), o),

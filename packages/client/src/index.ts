@@ -6,6 +6,7 @@
 // The domain schemas, types and typed errors (`RouteNotFound`, `ValidationFailed`, ...), so one import suffices.
 export * from "@gatehouse-edge/contract/domain"
 export type * from "./ApiCalls.js"
+export type * from "./FileVersions.js"
 export * from "./GatehouseClient.js"
 export type * from "./GatehouseStreams.js"
 export * from "./PromiseClient.js"

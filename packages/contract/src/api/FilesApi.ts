@@ -6,6 +6,7 @@ import {
   FileNotFound,
   FileNotRegular,
   FileOperationTimedOut,
+  FilePreconditionFailed,
   FileSystemFailed,
   FileTooLarge,
   FileType,
@@ -20,16 +21,40 @@ import {
   ValidationTimedOut,
   ValidationWorkerFailed
 } from "../domain/index.js"
-import { FileQuery, YamlBody, YamlText } from "./Parameters.js"
+import { FileQuery, FileWriteHeaders, YamlBody, YamlText } from "./Parameters.js"
 import { requires } from "./Scopes.js"
 import { Authorization } from "./Security.js"
+
+// The ETag a 200 carries: the version of the file's bytes, to send back as `If-Match`. Set by the handler (the
+// body is the file, or the typed write answer), so declared here for OpenAPI only.
+type Transform = NonNullable<Parameters<typeof OpenApi.annotations>[0]["transform"]>
+const withEtag =
+  (description: string): Transform =>
+  (operation) => ({
+    ...operation,
+    responses: {
+      ...operation.responses,
+      "200": {
+        ...operation.responses["200"],
+        headers: { ETag: { description, schema: { type: "string" } } }
+      }
+    }
+  })
 
 /** The config file and route files, read and written safely inside the config directory. */
 export class FilesApi extends HttpApiGroup.make("files")
   .add(
     HttpApiEndpoint.get("list", "/file/list", { success: FileList })
       .annotateMerge(requires("files:read"))
-      .annotateMerge(OpenApi.annotations({ summary: "List editable files" })),
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "List editable files",
+          description:
+            "`routes` are the route files the API can read and write. A route file the server loads whose name " +
+            "the API cannot address (a `%`, a backslash, a control character; a symlink leading out of the " +
+            "directory) is listed in `not_editable` with why, present only when there is one."
+        })
+      ),
     HttpApiEndpoint.get("read", "/file/content", {
       query: FileQuery,
       success: YamlText,
@@ -48,11 +73,15 @@ export class FilesApi extends HttpApiGroup.make("files")
         OpenApi.annotations({
           summary: "Read a file",
           description:
-            "Raw bytes as application/yaml. The config file needs the `admin` scope: it holds the users and secrets."
+            "Raw bytes as application/yaml, with an `ETag` (a strong validator: it changes with any byte of the " +
+            "file) to send back as `If-Match` when writing the file. The config file needs the `admin` scope: it " +
+            "holds the users and secrets.",
+          transform: withEtag("The version of the file read: send it as `If-Match` to write the file back")
         })
       ),
     HttpApiEndpoint.put("write", "/file/content", {
       query: FileQuery,
+      headers: FileWriteHeaders,
       payload: YamlBody,
       success: FileWritten,
       error: [
@@ -61,6 +90,7 @@ export class FilesApi extends HttpApiGroup.make("files")
         toWireError(FileNotRegular),
         toWireError(FileOperationTimedOut),
         toWireError(FileSystemFailed),
+        toWireError(FilePreconditionFailed),
         toWireError(InvalidYaml),
         toWireError(ValidationFailed),
         toWireError(ValidationQueueFull),
@@ -75,7 +105,12 @@ export class FilesApi extends HttpApiGroup.make("files")
           summary: "Write a file",
           description:
             "Validates, then writes atomically (temp file, fsync, rename) and triggers a reload. The config file " +
-            "needs the `admin` scope: its `auth` section decides who is admin."
+            "needs the `admin` scope: its `auth` section decides who is admin. Conditional, so that two editors " +
+            "never overwrite each other's edit unseen: `If-Match` with the `ETag` of the read writes only if the " +
+            "file is still that version (`*`: only if it exists), `If-None-Match: *` only if the file does not " +
+            "exist yet (creating it); otherwise 412 `precondition_failed` and nothing is written. Without either " +
+            "header the file is written whatever it holds. The answer's `ETag` is the version written.",
+          transform: withEtag("The version of the file as written: the `If-Match` of the next write")
         })
       ),
     HttpApiEndpoint.post("validate", "/file/validate", {

@@ -97,6 +97,27 @@ export const FileQuery = {
   filename: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255))
 }
 
+// RFC 9110 §8.8.3 and §13.1.1: `*`, or a comma-separated list of entity tags, each `"…"` or weak `W/"…"`.
+const ENTITY_TAG = String.raw`(?:W/)?"[\x21\x23-\x7e\x80-\xff]*"`
+const ENTITY_TAGS = new RegExp(String.raw`^\s*(?:\*|${ENTITY_TAG}(?:\s*,\s*${ENTITY_TAG})*)\s*$`)
+
+/** `If-Match` / `If-None-Match`: `*` or entity tags; a malformed one is a 400, never a write without its condition. */
+export const EntityTagsHeader = Schema.String.check(
+  Schema.isPattern(ENTITY_TAGS, { message: 'expected * or a comma-separated list of entity tags such as "…"' })
+)
+
+/** The conditions a file write may carry (see the file write endpoint). */
+export const FileWriteHeaders = {
+  "if-match": Schema.optionalKey(
+    EntityTagsHeader.annotate({
+      description: "Write only if the file is at this version (the `ETag` of a read); `*`: only if it exists"
+    })
+  ),
+  "if-none-match": Schema.optionalKey(
+    EntityTagsHeader.annotate({ description: "`*`: write only if the file does not exist yet (create it)" })
+  )
+}
+
 /** A YAML document in a request body, sent as `application/yaml` or `text/plain`. */
 export const YamlBody = [
   Schema.String.pipe(HttpApiSchema.asText({ contentType: "application/yaml" })),

@@ -47,3 +47,14 @@ export class FileSystemFailed extends ApiError<FileSystemFailed>()("FileSystemFa
   fields: { type: FileType, filename: Schema.String, operation: Schema.String, problem: Schema.String },
   message: (e) => `${e.operation} of ${e.type} file "${e.filename}" failed: ${e.problem}`
 }) {}
+
+/**
+ * A conditional write (`If-Match` / `If-None-Match`) whose condition does not hold: the file changed since the
+ * client read it (another edit came first), or it exists or is missing against what the client expected. Nothing
+ * was written (412).
+ */
+export class FilePreconditionFailed extends ApiError<FilePreconditionFailed>()("FilePreconditionFailed", {
+  code: "precondition_failed",
+  fields: { type: FileType, filename: Schema.String, problem: Schema.String },
+  message: (e) => `${e.type} file "${e.filename}" ${e.problem}; nothing was written`
+}) {}

@@ -14,10 +14,21 @@ export type FileType = typeof FileType.Type
 export const fileAccessScope = (type: FileType, access: "read" | "write"): Scope =>
   type === "config" ? "admin" : `files:${access}`
 
-/** The editable files, by kind, as names relative to their directory. */
+/** A route file the server loads whose name the API cannot address, and why (renamed on disk, it can be edited). */
+export const NotEditableFile = Schema.Struct({
+  filename: Schema.String,
+  problem: Schema.String
+}).annotate({ identifier: "NotEditableFile" })
+export type NotEditableFile = typeof NotEditableFile.Type
+
+/**
+ * The editable files, by kind, as names relative to their directory. `not_editable` (present only when there are
+ * any) lists the route files that are loaded but cannot be read or written through the API, so none goes unseen.
+ */
 export const FileList = Schema.Struct({
   config: Schema.Array(Schema.String),
-  routes: Schema.Array(Schema.String)
+  routes: Schema.Array(Schema.String),
+  not_editable: Schema.optionalKey(Schema.Array(NotEditableFile))
 }).annotate({ identifier: "FileList" })
 export type FileList = typeof FileList.Type
 

@@ -12,14 +12,37 @@ export const isStaleTempFile = (name: string): boolean => /^\..+\.[0-9a-f]{12}\.
 const realFileOf = (target: string) =>
   Effect.tryPromise(() => fs.realpath(target)).pipe(Effect.orElseSucceed(() => target))
 
-// The permissions of the file being replaced, kept by its replacement (a 0600 config stays 0600); 0644 for a new one.
-const modeOf = (file: string) =>
+// What the replacement keeps of the file it replaces: its permissions (a 0600 config stays 0600) and its owner
+// and group (a root:gatehouse 0640 config stays readable by its group). Nothing for a new file.
+const previousOf = (file: string) =>
   Effect.tryPromise(() => fs.stat(file)).pipe(
-    Effect.map((stats) => stats.mode & 0o7777),
-    Effect.orElseSucceed(() => 0o644)
+    Effect.map((stats) => ({ mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid })),
+    Effect.orElseSucceed(() => undefined)
   )
 
 const attempt = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: FileSystemFailure.of })
+
+// Only root may give a file away; any owner may give it a group it is a member of. So a server that is not root
+// keeps the group where it can and becomes the owner (as any editor's save does); what it could not keep is logged,
+// never a reason to refuse the write.
+const keepOwner = (handle: fs.FileHandle, file: string, previous: { readonly uid: number; readonly gid: number }) =>
+  attempt(() => handle.chown(previous.uid, previous.gid)).pipe(
+    Effect.catch(() =>
+      attempt(() => handle.chown(-1, previous.gid)).pipe(
+        Effect.andThen(
+          Effect.logWarning(
+            `${file} is now owned by this process's user, not uid ${previous.uid}: only root can keep it`
+          )
+        ),
+        Effect.catch((failure) =>
+          Effect.logWarning(
+            `${file} is now owned by this process's user and group, not ${previous.uid}:${previous.gid} ` +
+              `(${failure.reason})`
+          )
+        )
+      )
+    )
+  )
 
 /** A file's new content, written and synced next to it under a temp name, not yet in its place. */
 export interface StagedFile {
@@ -39,21 +62,23 @@ export const stageFile = (
 ): Effect.Effect<StagedFile, FileSystemFailure, Scope.Scope> =>
   Effect.gen(function* () {
     const file = yield* realFileOf(target)
-    const mode = options.mode ?? (yield* modeOf(file))
+    const previous = yield* previousOf(file)
+    const mode = options.mode ?? previous?.mode
     const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString("hex")}.tmp`)
     // After a rename the name is gone and this removes nothing.
     yield* Effect.addFinalizer(() => Effect.promise(() => fs.rm(temp, { force: true })))
     yield* Effect.acquireUseRelease(
-      attempt(() => fs.open(temp, "wx", mode)),
+      // A new file is created as any program creates one: 0666 narrowed by the process's umask.
+      attempt(() => fs.open(temp, "wx", mode ?? 0o666)),
       (handle) =>
-        Effect.andThen(
-          // Exactly `mode`: the one given to open is narrowed by the process's umask.
-          attempt(() => handle.chmod(mode)),
-          Effect.andThen(
-            attempt(() => handle.writeFile(content, "utf8")),
-            attempt(() => handle.sync())
-          )
-        ),
+        Effect.gen(function* () {
+          if (previous !== undefined) yield* keepOwner(handle, file, previous)
+          // Exactly `mode`: the one given to open is narrowed by the umask. After the chown, which clears the
+          // setuid and setgid bits.
+          if (mode !== undefined) yield* attempt(() => handle.chmod(mode))
+          yield* attempt(() => handle.writeFile(content, "utf8"))
+          yield* attempt(() => handle.sync())
+        }),
       (handle) => Effect.promise(() => handle.close())
     )
     return { temp, file }
@@ -86,8 +111,9 @@ export const commitStaged = (staged: StagedFile): Effect.Effect<void, FileSystem
  * Replaces `target` with `content` so that a reader (or a crash) sees either the old file or the new one, never a
  * mix: write a temp file in the same directory, fsync it, rename it over the target, then fsync the directory so
  * the rename itself is durable. The temp file is removed if anything fails. A symlink is written through (the file
- * it points to is replaced, the link stays). `mode` is the new file's permissions: those of the file it replaces
- * unless given (0600 for a private key), 0644 for a new file.
+ * it points to is replaced, the link stays). The replacement keeps the owner and group of the file it replaces
+ * (as far as the process may: see `keepOwner`). `mode` is the new file's permissions: those of the file it
+ * replaces unless given (0600 for a private key); a new file without one gets 0666 less the process's umask.
  */
 export const writeFileAtomic = (
   target: string,

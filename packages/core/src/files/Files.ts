@@ -3,6 +3,7 @@ import type {
   FileNotFound,
   FileNotRegular,
   FileOperationTimedOut,
+  FilePreconditionFailed,
   FileSystemFailed,
   FileTooLarge,
   FileType,
@@ -17,6 +18,29 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 
 /**
+ * What a file must be for a write to go ahead (HTTP's `If-Match` / `If-None-Match`, with revisions as
+ * {@link FileContent} gives them). Both absent: the write goes ahead whatever the file holds.
+ */
+export interface WritePrecondition {
+  /** Only if the file exists at one of these revisions; `"any"`: only if it exists. */
+  readonly ifMatch?: "any" | ReadonlyArray<string> | undefined
+  /** Only if the file does not exist (`"any"`: creating it), or exists at none of these revisions. */
+  readonly ifNoneMatch?: "any" | ReadonlyArray<string> | undefined
+}
+
+/** A file's text and its revision (the SHA-256 of its bytes: what HTTP sends as the `ETag`). */
+export interface FileContent {
+  readonly content: string
+  readonly revision: string
+}
+
+/** What a write did, as the client is told, and the revision of the content it wrote. */
+export interface FileWriteResult {
+  readonly written: FileWritten
+  readonly revision: string
+}
+
+/**
  * The editable files: the server config file and the route files. Nothing outside the config file's directory and
  * the routes directory is ever read or written; a write is validated first and atomic. The real one is
  * `FilesLive.layer`.
@@ -25,22 +49,28 @@ export class Files extends Context.Service<
   Files,
   {
     readonly list: Effect.Effect<FileList>
-    /** The file's text; only regular files are read (never a FIFO or a directory named like one). */
+    /** The file's text and revision; only regular files are read (never a FIFO or a directory named like one). */
     readonly read: (
       type: FileType,
       filename: string
     ) => Effect.Effect<
-      string,
+      FileContent,
       FileNotFound | UnsafePath | FileNotRegular | FileTooLarge | FileOperationTimedOut | FileSystemFailed
     >
-    /** Validates `content` (as part of the whole configuration), writes it atomically, then reloads. */
+    /**
+     * Validates `content` (as part of the whole configuration), writes it atomically, then reloads. With a
+     * `precondition`, only if the file is still what the writer read: checked under the lock that orders writes, and
+     * again just before the new file is put in place.
+     */
     readonly write: (
       type: FileType,
       filename: string,
-      content: string
+      content: string,
+      precondition?: WritePrecondition
     ) => Effect.Effect<
-      FileWritten,
+      FileWriteResult,
       | FileNotFound
+      | FilePreconditionFailed
       | UnsafePath
       | FileNotRegular
       | FileOperationTimedOut

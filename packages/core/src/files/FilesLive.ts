@@ -5,6 +5,7 @@ import {
   FileNotFound,
   FileNotRegular,
   FileOperationTimedOut,
+  FilePreconditionFailed,
   FileSystemFailed,
   FileTooLarge,
   type FileType,
@@ -15,18 +16,23 @@ import {
   ValidationFailed
 } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
+import * as FiberHandle from "effect/FiberHandle"
 import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import { ConfigSource } from "../config/ConfigSource.js"
-import { isRouteFileName, readRouteSources } from "../routes/RouteFiles.js"
+import { readRouteSources } from "../routes/RouteFiles.js"
 import { Routes } from "../routes/Routes.js"
 import { RouteValidator } from "../routes/RouteValidator.js"
 import { commitStaged, isStaleTempFile, stageFile } from "./AtomicWrite.js"
 import { fileKind } from "./FileKind.js"
+import { type CurrentFile, preconditionProblem, revisionOf } from "./FileRevision.js"
 import { FileSystemFailure } from "./FileSystemFailure.js"
-import { Files } from "./Files.js"
-import { checkFileName, resolveInside } from "./SafePaths.js"
+import { Files, type WritePrecondition } from "./Files.js"
+import { listRouteFiles } from "./RouteFileListing.js"
+import { routeWriteOutcome } from "./RouteWriteOutcome.js"
+import { checkFileName, checkPathComponent, resolveInside } from "./SafePaths.js"
 import { readRegularFile } from "./SafeRead.js"
 
 /** Where the editable files are. */
@@ -43,7 +49,11 @@ const FILE_OPERATION_TIMEOUT_MS = 10_000
 
 const encodeFileResult = Schema.encodeSync(FileValidationResult)
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
+// A reload after a write that could not validate the files (the validation workers still busy after the route
+// loader's own wait, or timing out) leaves the write unapplied until the next change: try again until one validates,
+// at most four times (5 s after the write, then 5, 10 and 20 s apart).
+const retryReloadSchedule = Schedule.exponential("5 seconds")
+const RELOAD_RETRIES = 4
 
 /** The real {@link Files} service. */
 export const make = Effect.fnUntraced(function* (options: FilesOptions) {
@@ -62,28 +72,26 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
         (failure) => Effect.fail(new FileSystemFailed({ type, filename, operation, problem: failure.reason }))
       )
 
-  // Resolves a checked name to a path: config files only by the name of the running config file.
+  // Resolves a checked name to a path: config files only by the name of the running config file (whatever it is
+  // called: it is the one name accepted), route files by any name the route loader loads (see SafePaths).
   const locate = (
     type: FileType,
     filename: string
-  ): Effect.Effect<string, FileNotFound | UnsafePath | FileSystemFailure> =>
-    Effect.flatMap(
-      checkFileName(filename),
-      (name): Effect.Effect<string, FileNotFound | UnsafePath | FileSystemFailure> => {
-        if (type === "config") {
-          return name === configName && options.configFile !== undefined
-            ? Effect.succeed(options.configFile)
-            : Effect.fail(new FileNotFound({ type, filename }))
-        }
-        return Effect.andThen(
-          Effect.tryPromise({
-            try: () => fs.mkdir(options.routesDir, { recursive: true }),
-            catch: FileSystemFailure.of
-          }),
-          resolveInside(options.routesDir, name)
-        )
-      }
+  ): Effect.Effect<string, FileNotFound | UnsafePath | FileSystemFailure> => {
+    if (type === "config") {
+      if (filename === configName && options.configFile !== undefined) return Effect.succeed(options.configFile)
+      return Effect.andThen(checkPathComponent(filename), Effect.fail(new FileNotFound({ type, filename })))
+    }
+    return Effect.flatMap(checkFileName(filename), (name) =>
+      Effect.andThen(
+        Effect.tryPromise({
+          try: () => fs.mkdir(options.routesDir, { recursive: true }),
+          catch: FileSystemFailure.of
+        }),
+        resolveInside(options.routesDir, name)
+      )
     )
+  }
 
   // A file operation that hangs (a stuck disk, a network file system) must not hold its request forever.
   const bounded = <A, E, R>(type: FileType, filename: string, operation: string, effect: Effect.Effect<A, E, R>) =>
@@ -93,34 +101,18 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
         Effect.fail(new FileOperationTimedOut({ type, filename, operation, timeout_ms: FILE_OPERATION_TIMEOUT_MS }))
     })
 
-  // Only regular files are listed (a directory or FIFO named `x.yml` is not a route file), and only those that
-  // stay inside the directory.
-  const listRegular = Effect.gen(function* () {
-    const names = yield* Effect.tryPromise(() => fs.readdir(options.routesDir)).pipe(
-      Effect.catch(() => Effect.succeed<Array<string>>([]))
-    )
-    const regular = yield* Effect.forEach(
-      names.filter(isRouteFileName),
-      (name) =>
-        Effect.gen(function* () {
-          const file = yield* Effect.option(resolveInside(options.routesDir, name))
-          if (file._tag === "None") return []
-          // A file the server cannot even look at is not listed (reading it says why).
-          const kind = yield* fileKind(file.value).pipe(Effect.orElseSucceed(() => ({ _tag: "Missing" }) as const))
-          return kind._tag === "File" ? [name] : []
-        }),
-      { concurrency: 8 }
-    )
-    return regular.flat().sort()
-  })
-
   const list = Effect.gen(function* () {
-    return { config: configName === undefined ? [] : [configName], routes: yield* listRegular }
+    const listing = yield* listRouteFiles(options.routesDir)
+    return {
+      config: configName === undefined ? [] : [configName],
+      routes: listing.editable,
+      ...(listing.notEditable.length === 0 ? {} : { not_editable: listing.notEditable })
+    }
   }).pipe(Effect.withSpan("Files.list"))
 
-  const read = Effect.fn("Files.read")(function* (type: FileType, filename: string) {
-    const file = yield* failedAs(type, filename, "reading")(locate(type, filename))
-    return yield* bounded(
+  // The file's bytes, or why not, as the errors a client gets.
+  const readBytes = (type: FileType, filename: string, file: string) =>
+    bounded(
       type,
       filename,
       "reading",
@@ -139,6 +131,39 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
         })
       )
     )
+
+  // The revision is of the bytes, not of the text decoded from them: a file that is not valid UTF-8 still has one
+  // revision, the same the write's precondition computes.
+  const read = Effect.fn("Files.read")(function* (type: FileType, filename: string) {
+    const file = yield* failedAs(type, filename, "reading")(locate(type, filename))
+    const bytes = yield* readBytes(type, filename, file)
+    return { content: bytes.toString("utf8"), revision: revisionOf(bytes) }
+  })
+
+  // The file as a precondition sees it. One too large to read has no revision a client could hold (reading it
+  // through the API is refused), so it matches no `If-Match`.
+  const currentFile = (type: FileType, filename: string, file: string) =>
+    readBytes(type, filename, file).pipe(
+      Effect.map((bytes): CurrentFile => ({ exists: true, revision: revisionOf(bytes) })),
+      Effect.catchIf(
+        (error) => error instanceof FileNotFound,
+        () => Effect.succeed<CurrentFile>({ exists: false })
+      ),
+      Effect.catchIf(
+        (error) => error instanceof FileTooLarge,
+        () => Effect.succeed<CurrentFile>({ exists: true, revision: undefined })
+      )
+    )
+
+  const checkPrecondition = Effect.fnUntraced(function* (
+    type: FileType,
+    filename: string,
+    file: string,
+    precondition: WritePrecondition
+  ) {
+    if (precondition.ifMatch === undefined && precondition.ifNoneMatch === undefined) return
+    const problem = preconditionProblem(precondition, yield* currentFile(type, filename, file))
+    if (problem !== undefined) return yield* new FilePreconditionFailed({ type, filename, problem })
   })
 
   // Only a regular file (or a name not taken yet) is ever replaced.
@@ -165,39 +190,66 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
   })
 
   // One write at a time, from its checks to its reload: two writes checked against the same files would both
-  // pass (the same alias added to two route files), and two writes of one file would lose one edit silently.
+  // pass (the same alias added to two route files). This orders writes, it does not stop one from replacing an
+  // edit its writer never saw: that is the precondition's job (`If-Match`), checked under this lock.
   const writing = yield* Semaphore.make(1)
+  // At most one pending retry of the reload, however many writes asked for one.
+  const reloadRetry = yield* FiberHandle.make<void, never>()
 
-  const write = Effect.fn("Files.write")(function* (type: FileType, filename: string, content: string) {
-    return yield* writing.withPermits(1)(writeNow(type, filename, content))
+  const write = Effect.fn("Files.write")(function* (
+    type: FileType,
+    filename: string,
+    content: string,
+    precondition: WritePrecondition = {}
+  ) {
+    return yield* writing.withPermits(1)(writeNow(type, filename, content, precondition))
   })
 
-  const writeNow = Effect.fnUntraced(function* (type: FileType, filename: string, content: string) {
+  const retryReload = Effect.sleep("5 seconds").pipe(
+    Effect.andThen(
+      Effect.repeat(routes.reload, {
+        schedule: retryReloadSchedule,
+        times: RELOAD_RETRIES - 1,
+        while: (outcome) => (outcome.unvalidated?.length ?? 0) > 0
+      })
+    ),
+    Effect.asVoid
+  )
+
+  const writeNow = Effect.fnUntraced(function* (
+    type: FileType,
+    filename: string,
+    content: string,
+    precondition: WritePrecondition
+  ) {
     const failed = failedAs(type, filename, "writing")
     const target = yield* failed(locate(type, filename))
     yield* failed(checkReplaceable(type, filename, target))
+    // Before the validation, so a stale edit learns that first, however valid it is.
+    yield* checkPrecondition(type, filename, target, precondition)
     if (type === "config") yield* checkConfigText(content)
     else yield* checkRouteFile(filename, content)
     // Only the staging is bounded: once the rename is asked for, the write is made, and the answer must say so
-    // (a timeout then would report a write that happened as one that did not).
+    // (a timeout then would report a write that happened as one that did not). The precondition is checked again
+    // just before the rename: the file may have been edited on disk while a large document was being validated.
     yield* failed(
-      Effect.scoped(Effect.flatMap(bounded(type, filename, "writing", stageFile(target, content)), commitStaged))
+      Effect.scoped(
+        Effect.flatMap(bounded(type, filename, "writing", stageFile(target, content)), (staged) =>
+          Effect.andThen(checkPrecondition(type, filename, target, precondition), commitStaged(staged))
+        )
+      )
     )
     let message = `${type} file ${filename} written`
     if (type === "routes") {
-      const outcome = yield* routes.reload
-      const blocking = [...new Set(outcome.issues.flatMap((issue) => (issue.file === undefined ? [] : [issue.file])))]
-      message +=
-        outcome.issues.length === 0
-          ? " and applied"
-          : ` and applied; ${plural(blocking.length, "other route file")} (${blocking.join(", ")}) ` +
-            `${blocking.length === 1 ? "has" : "have"} ${plural(outcome.issues.length, "problem")} and ` +
-            `${blocking.length === 1 ? "keeps its" : "keep their"} previous routes (see the config/error event)`
+      const outcome = routeWriteOutcome(filename, yield* routes.reload)
+      message += outcome.text
+      if (!outcome.validated) yield* FiberHandle.run(reloadRetry, retryReload, { onlyIfMissing: true })
     } else {
       const outcome = yield* config.reload
       message += outcome._tag === "Reloaded" && outcome.restartRequired.length > 0 ? "; restart to apply it" : ""
     }
-    return { message, type, filename, bytes: Buffer.byteLength(content) } satisfies FileWritten
+    const written: FileWritten = { message, type, filename, bytes: Buffer.byteLength(content) }
+    return { written, revision: revisionOf(content) }
   })
 
   const validate = Effect.fn("Files.validate")(function* (

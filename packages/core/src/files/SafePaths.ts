@@ -2,24 +2,49 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { UnsafePath } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
+import { isRouteFileName } from "../routes/RouteFiles.js"
 
-// A plain file name: no directory part, no hidden files, no traversal, no encodings.
-const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}\.ya?ml$/
+// Control characters (a newline, an escape sequence) and invisible format characters (a right-to-left override
+// that shows `lmy.yml` as another name) have no place in a name an operator reads and types.
+const INVISIBLE = /[\p{Cc}\p{Cf}]/u
 
 /**
- * Checks a client-supplied file name before it gets near the file system. Only plain `*.yml`/`*.yaml` names are
- * accepted: `..`, separators, absolute paths and percent-encoded variants (already decoded once by the HTTP layer,
- * so `%2e%2e` arriving here is a double encoding) are refused with the reason.
+ * Why `filename` is not safe as one plain path component, or `undefined` when it is: no directory part, no
+ * traversal, no absolute path, no percent-encoding (the HTTP layer decoded the query once, so `%2e%2e` arriving
+ * here is a double encoding), no control or invisible characters, at most 255 bytes (the file systems' limit).
  */
+export const pathComponentProblem = (filename: string): string | undefined => {
+  if (filename.includes("\0")) return "contains a NUL byte"
+  if (path.isAbsolute(filename) || /^[A-Za-z]:/.test(filename)) return "absolute paths are not allowed"
+  if (filename.split(/[\\/]/).includes("..")) return "'..' path segments are not allowed"
+  if (/[\\/]/.test(filename)) return "directories are not allowed: give a file name"
+  if (filename.includes("%")) return "encoded characters are not allowed"
+  if (INVISIBLE.test(filename)) return "control or invisible characters are not allowed"
+  if (Buffer.byteLength(filename) > 255) return "longer than 255 bytes"
+  return undefined
+}
+
+/**
+ * Why the API cannot address `filename` as a route file, or `undefined` when it can. Every name the route loader
+ * loads (`isRouteFileName`: `*.yml` / `*.yaml` in any case, not hidden) that is a safe path component is
+ * accepted, spaces and all, so the files the server serves are the files the API lists, reads and writes.
+ */
+export const routeFileNameProblem = (filename: string): string | undefined =>
+  pathComponentProblem(filename) ??
+  (isRouteFileName(filename) ? undefined : "expected a route file name: *.yml or *.yaml, not starting with '.'")
+
+const refuse = (problem: string) => Effect.fail(new UnsafePath({ parameter: "filename", problem }))
+
+/** Checks a client-supplied route file name (see {@link routeFileNameProblem}) before it gets near the file system. */
 export const checkFileName = (filename: string): Effect.Effect<string, UnsafePath> => {
-  const refuse = (problem: string) => Effect.fail(new UnsafePath({ parameter: "filename", problem }))
-  if (filename.includes("\0")) return refuse("contains a NUL byte")
-  if (path.isAbsolute(filename) || /^[A-Za-z]:/.test(filename)) return refuse("absolute paths are not allowed")
-  if (filename.split(/[\\/]/).includes("..")) return refuse("'..' path segments are not allowed")
-  if (/[\\/]/.test(filename)) return refuse("directories are not allowed: give a file name")
-  if (filename.includes("%")) return refuse("encoded characters are not allowed")
-  if (!FILE_NAME.test(filename)) return refuse("expected a file name like routes.yml (letters, digits, . _ -)")
-  return Effect.succeed(filename)
+  const problem = routeFileNameProblem(filename)
+  return problem === undefined ? Effect.succeed(filename) : refuse(problem)
+}
+
+/** Checks a client-supplied name that must be a plain path component (see {@link pathComponentProblem}). */
+export const checkPathComponent = (filename: string): Effect.Effect<string, UnsafePath> => {
+  const problem = pathComponentProblem(filename)
+  return problem === undefined ? Effect.succeed(filename) : refuse(problem)
 }
 
 /**

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import { describeKind } from "./FileKind.js"
 import { FileSystemFailure } from "./FileSystemFailure.js"
 
-/** Why {@link readRegularFile} did not return the text. */
+/** Why {@link readRegularFile} did not return the bytes. */
 export type ReadRefusal =
   | { readonly _tag: "Missing" }
   | { readonly _tag: "NotRegular"; readonly kind: string }
@@ -12,13 +12,13 @@ export type ReadRefusal =
   | FileSystemFailure
 
 /**
- * Reads a regular file as UTF-8 text without ever blocking: it is opened non-blocking (opening a FIFO for reading
+ * Reads a regular file's bytes without ever blocking: it is opened non-blocking (opening a FIFO for reading
  * would otherwise wait for a writer forever, holding one of libuv's four threads) and checked on the open handle,
  * so a file swapped for a FIFO between a check and the read is still refused. Files over `maxBytes` are refused
  * before any byte is read. Any other failure of the file system (permission denied, a symlink loop, an I/O error)
  * is a {@link FileSystemFailure}.
  */
-export const readRegularFile = (file: string, maxBytes: number): Effect.Effect<string, ReadRefusal> =>
+export const readRegularFile = (file: string, maxBytes: number): Effect.Effect<Buffer, ReadRefusal> =>
   Effect.acquireUseRelease(
     Effect.tryPromise({
       try: () => fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK),
@@ -37,7 +37,7 @@ export const readRegularFile = (file: string, maxBytes: number): Effect.Effect<s
         const stats = yield* Effect.tryPromise({ try: () => handle.stat(), catch: FileSystemFailure.of })
         if (!stats.isFile()) return yield* Effect.fail<ReadRefusal>({ _tag: "NotRegular", kind: describeKind(stats) })
         if (stats.size > maxBytes) return yield* Effect.fail<ReadRefusal>({ _tag: "TooLarge", size: stats.size })
-        return yield* Effect.tryPromise({ try: () => handle.readFile("utf8"), catch: FileSystemFailure.of })
+        return yield* Effect.tryPromise({ try: () => handle.readFile(), catch: FileSystemFailure.of })
       }),
     (handle) => Effect.promise(() => handle.close())
   )

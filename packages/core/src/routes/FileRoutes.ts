@@ -103,7 +103,8 @@ export const make = Effect.fnUntraced(function* (options: FileRoutesOptions) {
         if (Result.isFailure(validated)) {
           // Not validated at all (the validation workers were busy or failed): every file keeps its routes.
           const issue = { path: [], message: `the route files could not be validated: ${validated.failure.message}` }
-          return { routes: [...lastGood.keys()].sort().flatMap((file) => lastGood.get(file)!), issues: [issue] }
+          const routes = [...lastGood.keys()].sort().flatMap((file) => lastGood.get(file)!)
+          return { routes, issues: [issue], unvalidated: validated.failure.message }
         }
         const report = validated.success
         const unreadable = new Set(directory.issues.flatMap((issue) => (issue.file === undefined ? [] : [issue.file])))

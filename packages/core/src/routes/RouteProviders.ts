@@ -22,6 +22,11 @@ export interface ProvidedRoute {
 export interface ProviderState {
   readonly routes: ReadonlyArray<ProvidedRoute>
   readonly issues: ReadonlyArray<ValidationIssue>
+  /**
+   * Why the source could not be validated at all this time (the validation workers busy or failing), if so: the
+   * routes are the last validated ones, and what changed in the source is not applied yet.
+   */
+  readonly unvalidated?: string | undefined
 }
 
 /** A source of routes: the route files, the labels of the containers of one Docker host, ... */

@@ -24,6 +24,8 @@ export interface ReloadOutcome {
   readonly removed: ReadonlyArray<string>
   readonly changed: ReadonlyArray<string>
   readonly issues: ReadonlyArray<ValidationIssue>
+  /** Why sources could not be validated at all in this reload (see `ProviderState.unvalidated`); none if absent. */
+  readonly unvalidated?: ReadonlyArray<string> | undefined
 }
 
 /** The active route table: the merge of every route provider (route files, Docker labels, ...). */

@@ -147,7 +147,7 @@ const make = Effect.gen(function* () {
   const reload: Effect.Effect<ReloadOutcome> = Effect.gen(function* () {
     const reloadable = entries.filter((entry) => entry.provider.reload !== undefined)
     const states = yield* Effect.forEach(reloadable, (entry) => entry.provider.reload!)
-    return yield* lock.withPermits(1)(
+    const outcome = yield* lock.withPermits(1)(
       Effect.suspend(() => {
         reloadable.forEach((entry, i) => {
           entry.state = states[i]!
@@ -155,6 +155,8 @@ const make = Effect.gen(function* () {
         return rebuild(states.flatMap((state) => state.issues))
       })
     )
+    const unvalidated = states.flatMap((state) => (state.unvalidated === undefined ? [] : [state.unvalidated]))
+    return unvalidated.length === 0 ? outcome : { ...outcome, unvalidated }
   }).pipe(Effect.withSpan("Routes.reload"))
 
   const routes = Routes.of({

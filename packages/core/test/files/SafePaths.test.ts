@@ -8,9 +8,9 @@ import { checkFileName, resolveInside } from "../../src/files/SafePaths.js"
 import { tempDir } from "../store/TempDir.js"
 
 describe("checkFileName", () => {
-  it.effect("accepts plain YAML file names", () =>
+  it.effect("accepts every name the route loader loads that is a plain path component", () =>
     Effect.gen(function* () {
-      for (const name of ["routes.yml", "a.yaml", "my_app-2.v1.yml"])
+      for (const name of ["routes.yml", "a.yaml", "my_app-2.v1.yml", "Extra.YML", "my routes.yml", "Über.Yaml"])
         assert.strictEqual(yield* checkFileName(name), name)
     })
   )
@@ -29,7 +29,10 @@ describe("checkFileName", () => {
         ".x.yml",
         "x.txt",
         "x.yml\0",
-        ""
+        "",
+        "line\nbreak.yml",
+        "right\u202eto-left.yml",
+        `${"x".repeat(250)}é.yml` // 255 characters, 256 bytes
       ]
       for (const name of refused) {
         const error = yield* Effect.flip(checkFileName(name))

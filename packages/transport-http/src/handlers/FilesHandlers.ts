@@ -2,7 +2,10 @@ import { GatehouseApi } from "@gatehouse-edge/contract/api"
 import { type FileType, fileAccessScope, MissingScope, missingScope } from "@gatehouse-edge/core/domain"
 import { CurrentPrincipal, Files } from "@gatehouse-edge/core/services"
 import * as Effect from "effect/Effect"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import { etagOf, writePrecondition } from "./EntityTags.js"
 import { jsonResponse } from "./JsonResponse.js"
 
 /**
@@ -15,6 +18,12 @@ const requireAccess = (type: FileType, access: "read" | "write") =>
     return missing === undefined ? Effect.void : Effect.fail(new MissingScope({ scope: missing }))
   })
 
+// The version of the file a 200 answers with (its body stays the typed value the contract declares).
+const withEtag = (revision: string) =>
+  HttpEffect.appendPreResponseHandler((_request, response) =>
+    Effect.succeed(HttpServerResponse.setHeader(response, "etag", etagOf(revision)))
+  )
+
 /** Handlers of the `files` group. */
 export const FilesHandlers = HttpApiBuilder.group(GatehouseApi, "files", (handlers) =>
   Effect.gen(function* () {
@@ -23,10 +32,18 @@ export const FilesHandlers = HttpApiBuilder.group(GatehouseApi, "files", (handle
       handlers
         .handle("list", () => files.list)
         .handle("read", ({ query }) =>
-          Effect.andThen(requireAccess(query.type, "read"), files.read(query.type, query.filename))
+          requireAccess(query.type, "read").pipe(
+            Effect.andThen(files.read(query.type, query.filename)),
+            Effect.tap((file) => withEtag(file.revision)),
+            Effect.map((file) => file.content)
+          )
         )
-        .handle("write", ({ query, payload }) =>
-          Effect.andThen(requireAccess(query.type, "write"), files.write(query.type, query.filename, payload))
+        .handle("write", ({ query, headers, payload }) =>
+          requireAccess(query.type, "write").pipe(
+            Effect.andThen(files.write(query.type, query.filename, payload, writePrecondition(headers))),
+            Effect.tap((result) => withEtag(result.revision)),
+            Effect.map((result) => result.written)
+          )
         )
         // Rendered like the route validation answer (see RoutesHandlers). Checking a config reads the server's
         // environment (`${NAME}`), so it takes what reading the config file takes.

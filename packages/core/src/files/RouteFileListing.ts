@@ -1,0 +1,52 @@
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import type { NotEditableFile } from "@gatehouse-edge/contract/domain"
+import * as Effect from "effect/Effect"
+import { isRouteFileName } from "../routes/RouteFiles.js"
+import { fileKind } from "./FileKind.js"
+import { resolveInside, routeFileNameProblem } from "./SafePaths.js"
+
+/** The route files of a directory as the API lists them. */
+export interface RouteFileListing {
+  /** The names the API reads and writes. */
+  readonly editable: ReadonlyArray<string>
+  /** Files the route loader loads that the API cannot address, and why. */
+  readonly notEditable: ReadonlyArray<NotEditableFile>
+}
+
+/**
+ * Lists what the route loader loads: every regular file (or symlink to one) named as a route file. A directory or
+ * FIFO named `x.yml` is not a route file, and a file the server cannot even look at is not listed (reading it says
+ * why). A loaded file whose name the API refuses, or that leads out of the directory, is listed as not editable
+ * rather than left out: its routes are served, so an operator must be able to see it, and learn why to rename it.
+ */
+export const listRouteFiles = (routesDir: string): Effect.Effect<RouteFileListing> =>
+  Effect.gen(function* () {
+    const names = yield* Effect.tryPromise(() => fs.readdir(routesDir)).pipe(
+      Effect.catch(() => Effect.succeed<Array<string>>([]))
+    )
+    const entries = yield* Effect.forEach(
+      names.filter(isRouteFileName).sort(),
+      (name) =>
+        Effect.gen(function* () {
+          const kind = yield* fileKind(path.join(routesDir, name)).pipe(
+            Effect.orElseSucceed(() => ({ _tag: "Missing" }) as const)
+          )
+          if (kind._tag !== "File") return []
+          const problem =
+            routeFileNameProblem(name) ??
+            (yield* resolveInside(routesDir, name).pipe(
+              Effect.match({ onFailure: (refused) => refused.problem, onSuccess: () => undefined })
+            ))
+          return [{ filename: name, problem }]
+        }),
+      { concurrency: 8 }
+    )
+    const listed = entries.flat()
+    return {
+      editable: listed.flatMap((entry) => (entry.problem === undefined ? [entry.filename] : [])),
+      notEditable: listed.flatMap((entry) =>
+        entry.problem === undefined ? [] : [{ filename: entry.filename, problem: entry.problem }]
+      )
+    }
+  })
