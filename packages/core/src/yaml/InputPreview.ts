@@ -61,8 +61,9 @@ const render = (value: unknown, out: Array<string>, budget: { left: number }): b
 
 /**
  * `value` itself when it is short enough to quote, else an {@link InputPreview} of its first
- * {@link MAX_QUOTED_INPUT} characters, the values of secret keys left out. Effect's messages quote a failed value whole (after YAML aliases are
- * expanded): a 7 KB document of aliases made one message of 450 MB and held the event loop for 20 s.
+ * {@link MAX_QUOTED_INPUT} characters, the values of secret keys left out. Effect's messages quote a failed value
+ * whole (after YAML aliases are expanded): a 7 KB document of aliases made one message of 450 MB and held the
+ * event loop for 20 s.
  */
 export const boundedInput = (value: unknown): unknown => {
   if (typeof value !== "object" && typeof value !== "string") return value
