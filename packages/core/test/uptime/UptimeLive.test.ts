@@ -209,4 +209,27 @@ describe("Uptime: queries and watchers", () => {
       assert.notStrictEqual(a[2], c[2])
     }).pipe(Effect.provide(uptimeWorld({ routes: [routeRecord("app")], health: {} })))
   )
+
+  it.effect("queries of one period are cut from one aggregation per sample, whatever their offset or limit", () =>
+    Effect.gen(function* () {
+      const uptime = yield* Uptime
+      const pagesOf = (query: Parameters<typeof uptime.watch>[0]) =>
+        Effect.flatMap(uptime.watch(query), (pages) => Effect.forkChild(Stream.runCollect(Stream.take(pages, 2))))
+      const first = yield* pagesOf({ period: "1h", limit: 1 })
+      const second = yield* pagesOf({ period: "1h", limit: 1, offset: 1 })
+      const both = yield* pagesOf({ period: "1h", limit: 2 })
+      for (let i = 0; i < 100; i++) yield* Effect.yieldNow
+      yield* secondsOf([
+        { a: info("healthy"), b: info("unhealthy") },
+        { a: info("healthy"), b: info("healthy") }
+      ])
+      const [one, two, all] = [yield* Fiber.join(first), yield* Fiber.join(second), yield* Fiber.join(both)]
+      for (let i = 0; i < 2; i++) {
+        // The very same route aggregates in every page of the sample: built once for the period.
+        assert.strictEqual(one[i]!.data[0], all[i]!.data[0], `sample ${i}, route a`)
+        assert.strictEqual(two[i]!.data[0], all[i]!.data[1], `sample ${i}, route b`)
+        assert.deepStrictEqual([one[i]!.total, two[i]!.total], [2, 2])
+      }
+    }).pipe(Effect.provide(uptimeWorld({ routes: [routeRecord("a"), routeRecord("b")], health: {} })))
+  )
 })

@@ -78,13 +78,38 @@ type Input<S extends StreamEndpoint> = S["input"] extends Schema.Top ? S["input"
 
 // Frames are encoded with the declared schema, so a frame is exactly what the HTTP body of the same value is; a
 // text stream's frame is the line itself.
-const encoder = <S extends StreamEndpoint>(endpoint: S) => {
+const makeEncoder = <S extends StreamEndpoint>(endpoint: S): ((frame: Frame<S>) => string) => {
   if (endpoint.encoding === "text") return (frame: Frame<S>): string => frame as string
   if (endpoint.framesAsJson) return endpoint.toJson ?? ((frame: Frame<S>): string => JSON.stringify(frame))
-  const encode = Schema.encodeSync(
-    Schema.fromJsonString(endpoint.frame as unknown as Schema.Codec<Frame<S>, unknown>)
-  ) as (frame: Frame<S>) => string
-  return (frame: Frame<S>): string => encode(frame)
+  return Schema.encodeSync(Schema.fromJsonString(endpoint.frame as unknown as Schema.Codec<Frame<S>, unknown>)) as (
+    frame: Frame<S>
+  ) => string
+}
+
+const encoders = new WeakMap<StreamEndpoint, (frame: never) => string>()
+
+/**
+ * The endpoint's frame encoder, one per endpoint, remembering the text of each object frame it encoded. A shared
+ * stream (health, uptime pages, a follow's lines) hands the same frame object to every watcher: it is encoded once,
+ * not once per watcher (150 watchers of one 282 KB uptime page encoded it 150 times a second). Frames are
+ * immutable values, so the text of one never changes; an entry goes with its frame.
+ */
+export const frameEncoder = <S extends StreamEndpoint>(endpoint: S): ((frame: Frame<S>) => string) => {
+  const known = encoders.get(endpoint)
+  if (known !== undefined) return known as (frame: Frame<S>) => string
+  const encode = makeEncoder(endpoint)
+  const texts = new WeakMap<object, string>()
+  const cached = (frame: Frame<S>): string => {
+    if (typeof frame !== "object" || frame === null) return encode(frame)
+    let text = texts.get(frame)
+    if (text === undefined) {
+      text = encode(frame)
+      texts.set(frame, text)
+    }
+    return text
+  }
+  encoders.set(endpoint, cached)
+  return cached
 }
 
 // A client message is the encoded form of the declared input schema (the text of the frame).
@@ -112,7 +137,7 @@ export const serveStream = <S extends StreamEndpoint, E, R>(
   R | HttpServerRequest.HttpServerRequest | WebSocketConnections
 > =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const encode = encoder(endpoint)
+    const encode = frameEncoder(endpoint)
     return Effect.andThen(
       checkUpgradeOrigin(request),
       serveWebSocket((incoming) =>
@@ -134,7 +159,7 @@ export const serveDuplexStream = <S extends StreamEndpoint, E, R>(
   R | HttpServerRequest.HttpServerRequest | WebSocketConnections
 > =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const encode = encoder(endpoint)
+    const encode = frameEncoder(endpoint)
     const decode = decoder(endpoint)
     return Effect.andThen(
       checkUpgradeOrigin(request),
