@@ -5,8 +5,13 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { FileSystemFailure } from "./FileSystemFailure.js"
 
+const TEMP_FILE = /^\.(.+)\.[0-9a-f]{12}\.tmp$/
+
 /** Whether a directory entry is a temp file of {@link writeFileAtomic} (`.<name>.<12 hex digits>.tmp`). */
-export const isStaleTempFile = (name: string): boolean => /^\..+\.[0-9a-f]{12}\.tmp$/.test(name)
+export const isStaleTempFile = (name: string): boolean => TEMP_FILE.test(name)
+
+/** The name of the file a temp file of {@link writeFileAtomic} was written for, if it is one. */
+export const tempFileFor = (name: string): string | undefined => TEMP_FILE.exec(name)?.[1]
 
 // Where the content goes: the file a symlink points to (the link stays a link), else `target` itself.
 const realFileOf = (target: string) =>

@@ -22,10 +22,10 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import { ConfigSource } from "../config/ConfigSource.js"
-import { readRouteSources } from "../routes/RouteFiles.js"
+import { isRouteFileName, readRouteSources } from "../routes/RouteFiles.js"
 import { Routes } from "../routes/Routes.js"
 import { RouteValidator } from "../routes/RouteValidator.js"
-import { commitStaged, isStaleTempFile, stageFile } from "./AtomicWrite.js"
+import { commitStaged, stageFile, tempFileFor } from "./AtomicWrite.js"
 import { fileKind } from "./FileKind.js"
 import { type CurrentFile, preconditionProblem, revisionOf } from "./FileRevision.js"
 import { FileSystemFailure } from "./FileSystemFailure.js"
@@ -276,13 +276,26 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
   return Files.of({ list, read, write, validate, validateJson })
 })
 
-// A crash between writing a temp file and renaming it leaves `.<name>.<hex>.tmp` behind: nothing else writes
-// those names, so at start every one of them is stale.
+// A crash between writing a temp file and renaming it leaves `.<name>.<hex>.tmp` next to the file it was for: at
+// start, every such file of a route file (in the routes directory, which is ours) and of the config file (next to
+// it, or next to the file its symlink points to) is stale. Nothing else is touched: the config's directory may be a
+// shared one (/etc), where another program's `.x.<hex>.tmp` is none of ours.
 const removeStaleTempFiles = Effect.fnUntraced(function* (options: FilesOptions) {
-  const dirs = [options.routesDir, ...(options.configFile === undefined ? [] : [path.dirname(options.configFile)])]
-  for (const dir of new Set(dirs)) {
+  const ours: Array<{ readonly dir: string; readonly isFor: (name: string) => boolean }> = [
+    { dir: options.routesDir, isFor: isRouteFileName }
+  ]
+  if (options.configFile !== undefined) {
+    const configFile = options.configFile
+    const real = yield* Effect.tryPromise(() => fs.realpath(configFile)).pipe(Effect.orElseSucceed(() => configFile))
+    for (const file of new Set([configFile, real])) {
+      ours.push({ dir: path.dirname(file), isFor: (name) => name === path.basename(file) })
+    }
+  }
+  for (const { dir, isFor } of ours) {
     const names = yield* Effect.tryPromise(() => fs.readdir(dir)).pipe(Effect.catch(() => Effect.succeed([])))
-    for (const name of names.filter(isStaleTempFile)) {
+    for (const name of names) {
+      const target = tempFileFor(name)
+      if (target === undefined || !isFor(target)) continue
       yield* Effect.tryPromise(() => fs.rm(path.join(dir, name), { force: true })).pipe(
         Effect.andThen(Effect.logInfo(`removed a temp file left by an interrupted write: ${path.join(dir, name)}`)),
         Effect.catch((error) => Effect.logWarning(`cannot remove stale temp file ${path.join(dir, name)}`, error))
