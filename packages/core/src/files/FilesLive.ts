@@ -32,7 +32,7 @@ import { FileSystemFailure } from "./FileSystemFailure.js"
 import { Files, type WritePrecondition } from "./Files.js"
 import { listRouteFiles } from "./RouteFileListing.js"
 import { routeWriteOutcome } from "./RouteWriteOutcome.js"
-import { checkFileName, checkPathComponent, resolveInside } from "./SafePaths.js"
+import { checkFileName, checkPathComponent, resolveRouteFile } from "./SafePaths.js"
 import { readRegularFile } from "./SafeRead.js"
 
 /** Where the editable files are. */
@@ -88,7 +88,7 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
           try: () => fs.mkdir(options.routesDir, { recursive: true }),
           catch: FileSystemFailure.of
         }),
-        resolveInside(options.routesDir, name)
+        resolveRouteFile(options.routesDir, name, options.configFile)
       )
     )
   }
@@ -102,7 +102,7 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
     })
 
   const list = Effect.gen(function* () {
-    const listing = yield* listRouteFiles(options.routesDir)
+    const listing = yield* listRouteFiles(options.routesDir, options.configFile)
     return {
       config: configName === undefined ? [] : [configName],
       routes: listing.editable,

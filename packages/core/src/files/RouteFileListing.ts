@@ -4,7 +4,7 @@ import type { NotEditableFile } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
 import { isRouteFileName } from "../routes/RouteFiles.js"
 import { fileKind } from "./FileKind.js"
-import { resolveInside, routeFileNameProblem } from "./SafePaths.js"
+import { resolveRouteFile, routeFileNameProblem } from "./SafePaths.js"
 
 /** The route files of a directory as the API lists them. */
 export interface RouteFileListing {
@@ -20,7 +20,7 @@ export interface RouteFileListing {
  * why). A loaded file whose name the API refuses, or that leads out of the directory, is listed as not editable
  * rather than left out: its routes are served, so an operator must be able to see it, and learn why to rename it.
  */
-export const listRouteFiles = (routesDir: string): Effect.Effect<RouteFileListing> =>
+export const listRouteFiles = (routesDir: string, configFile?: string): Effect.Effect<RouteFileListing> =>
   Effect.gen(function* () {
     const names = yield* Effect.tryPromise(() => fs.readdir(routesDir)).pipe(
       Effect.catch(() => Effect.succeed<Array<string>>([]))
@@ -35,7 +35,7 @@ export const listRouteFiles = (routesDir: string): Effect.Effect<RouteFileListin
           if (kind._tag !== "File") return []
           const problem =
             routeFileNameProblem(name) ??
-            (yield* resolveInside(routesDir, name).pipe(
+            (yield* resolveRouteFile(routesDir, name, configFile).pipe(
               Effect.match({ onFailure: (refused) => refused.problem, onSuccess: () => undefined })
             ))
           return [{ filename: name, problem }]

@@ -62,3 +62,24 @@ export const resolveInside = (dir: string, filename: string): Effect.Effect<stri
     }
     return target
   })
+
+/**
+ * `resolveInside` for a route file, refusing the config file itself: a config that is a symlink into the routes
+ * directory (or a routes directory that is a symlink to the config's) passes the config's own check by its path,
+ * and `files:read` would then serve the config, secrets and all, as a route file.
+ */
+export const resolveRouteFile = (
+  routesDir: string,
+  filename: string,
+  configFile: string | undefined
+): Effect.Effect<string, UnsafePath> =>
+  Effect.gen(function* () {
+    const target = yield* resolveInside(routesDir, filename)
+    if (configFile === undefined) return target
+    const realOf = (file: string) =>
+      Effect.tryPromise(() => fs.realpath(file)).pipe(Effect.orElseSucceed(() => path.resolve(file)))
+    if ((yield* realOf(target)) === (yield* realOf(configFile))) {
+      return yield* new UnsafePath({ parameter: "filename", problem: "is the server's config file (through a link)" })
+    }
+    return target
+  })
