@@ -4,7 +4,7 @@
  * baseline of bench/http-health.ts, all measured in the same run.
  *
  *   npx tsx bench/memory.ts [--routes=1000] [--duration=10] [--connections=10] [--settle=25-45]
- *                           [--server=auto|dist|source]
+ *                           [--server=auto|dist|source] [--bin=<another build's bin.js>]
  *
  * Rows: gatehouse with 0 routes; with 1,000 routes and health checks disabled; with 1,000 routes and the default
  * health checks (1,000 monitors, as in production); the baseline serving the 1,000-route health map's bytes.
@@ -14,8 +14,10 @@
  * ~126 MiB at 6 s, ~93 MiB at 20 s with 0 routes), so an earlier reading shows start-up garbage rather than what an
  * idle server holds. On Node 24 the young generation that start-up grew (64 MiB) stays until V8's watchdog
  * collection ~100 s later, and RSS is flat until then: `--settle=120-150` reads it after that collection. The load is
- * `GET /api/v1/health`, autocannon in its own process. V8 keeps most of
- * the heap it grew under load, so "after load" depends on when it last collected: the peak (VmHWM) is steadier.
+ * `GET /api/v1/health`, autocannon in its own process. V8 keeps most of the heap it grew under load, so "after
+ * load" depends on when it last collected: the peak (VmHWM) is steadier. `--bin` runs another build's `bin.js`
+ * (a copy of packages/server/dist inside packages/server, so that its imports resolve), e.g. one made before a
+ * change.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -38,11 +40,12 @@ import {
   writeResults
 } from "./support.js"
 
-const args = parseArgs({ routes: "1000", duration: "10", connections: "10", settle: "25-45", server: "auto" })
+const args = parseArgs({ routes: "1000", duration: "10", connections: "10", settle: "25-45", server: "auto", bin: "" })
 const routes = Number(args.routes)
 const durationS = Number(args.duration)
 const connections = Number(args.connections)
-const mode = resolveServerMode(args.server!)
+const mode = args.bin === "" ? resolveServerMode(args.server!) : "dist"
+const bin = args.bin === "" ? undefined : path.resolve(args.bin!)
 const portBase = closedPortRange(routes)
 const startEnvironment = environment()
 
@@ -102,7 +105,7 @@ try {
   ]
   for (const v of variants) {
     process.stdout.write(`${v.target}: `)
-    const server = await startGatehouse({ routes: v.routes, health: v.health, mode, portBase })
+    const server = await startGatehouse({ routes: v.routes, health: v.health, mode, portBase, ...(bin ? { bin } : {}) })
     try {
       const url = `${server.origin}/api/v1/health`
       const headers = { authorization: `Bearer ${server.apiKey}` }
@@ -151,7 +154,7 @@ printTable(
 writeResults("memory", {
   benchmark: "server RSS",
   routes,
-  server: mode,
+  server: bin ?? mode,
   settings: {
     durationS,
     connections,

@@ -55,6 +55,14 @@ describe("buildState: whether the tests can run the built CLI", () => {
     })
   )
 
+  it.effect("stale when another package was built after the server, whose program bundles it", () =>
+    Effect.gen(function* () {
+      const { root, at, pkg } = yield* builtTree
+      at(pkg("core", "dist/index.js"), 3000)
+      assert.strictEqual(buildState(root), "stale")
+    })
+  )
+
   it.effect("missing when a package has no dist/ or an empty one", () =>
     Effect.gen(function* () {
       const { root, pkg } = yield* builtTree

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url"
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url))
 
-/** The built `gatehouse` command (it imports the other packages' `dist/` through node_modules). */
+/** The built `gatehouse` command (it bundles the other packages' `dist/`, see packages/server/tsup.config.ts). */
 export const builtBin = path.join(repoRoot, "packages/server/dist/bin.js")
 
 /** Whether every package's `dist/` was built after the last change to what it is built from. */
@@ -32,7 +32,20 @@ const oldestOutput = (dist: string): number | undefined => {
   return times.length === 0 ? undefined : Math.min(...times)
 }
 
-/** The state of the build of every package under `<root>/packages`. */
+/** The newest file directly in `dist/`. */
+const newestOutput = (dist: string): number =>
+  Math.max(
+    0,
+    ...fs
+      .readdirSync(dist, { withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => fs.statSync(path.join(dist, e.name)).mtimeMs)
+  )
+
+/**
+ * The state of the build of every package under `<root>/packages`. The server's program bundles the others' builds,
+ * so one of them rebuilt after it leaves the server's behind too.
+ */
 export const buildState = (root: string = repoRoot): BuildState => {
   const packagesDir = path.join(root, "packages")
   let state: BuildState = "current"
@@ -45,6 +58,11 @@ export const buildState = (root: string = repoRoot): BuildState => {
     if (built === undefined) return "missing"
     const changed = Math.max(...buildInputs.map((input) => newestChange(path.join(packagesDir, name, input))))
     if (changed > built) state = "stale"
+  }
+  const serverBuilt = oldestOutput(path.join(packagesDir, "server", "dist"))
+  if (serverBuilt !== undefined) {
+    const others = packages.filter((name) => name !== "server")
+    if (others.some((name) => newestOutput(path.join(packagesDir, name, "dist")) > serverBuilt)) state = "stale"
   }
   return state
 }

@@ -6,8 +6,9 @@ import { subcommandOf } from "./Subcommand.js"
 
 /**
  * Turns on Node's compile cache for the `gatehouse` command (Node 22.1 and later; Node 20 has none): V8's code for
- * each module is kept on disk after the first run, so later runs skip parsing and compiling the ~360 modules a
- * command loads (~700 for `serve`). What it saves is measured in bench/README.md, "CLI start-up".
+ * each module is kept on disk after the first run, so later runs skip parsing and compiling the program's
+ * bundled chunks and the libraries it loads from node_modules. What it saves is measured in bench/README.md, "CLI
+ * start-up".
  *
  * The cache holds code the process will run, so it lives where no other user can write:
  * `<os.tmpdir()>/gatehouse-compile-cache-<uid>`, created with mode 0700. When that path exists and is not a

@@ -1,11 +1,19 @@
-import { fileURLToPath } from "node:url"
+import { createRequire } from "node:module"
+import * as path from "node:path"
 import { parseScope, type Scope } from "@gatehouse-edge/core/domain"
 import * as grpc from "@grpc/grpc-js"
 import * as protoLoader from "@grpc/proto-loader"
 import type { ProtoGrpcType } from "./gen/auth.js"
 
-/** The directory holding `gatehouse/v1/*.proto`: the source of truth of the gRPC contract. */
-export const protoDir = fileURLToPath(new URL("../proto", import.meta.url))
+/**
+ * The directory holding `gatehouse/v1/*.proto`: the source of truth of the gRPC contract. Found from the package's
+ * own `package.json` rather than from this module's URL, because the `gatehouse` program bundles this module into
+ * its own chunks, which are not next to `proto/`.
+ */
+export const protoDir = path.join(
+  path.dirname(createRequire(import.meta.url).resolve("@gatehouse-edge/transport-grpc/package.json")),
+  "proto"
+)
 
 /** The proto files of package `gatehouse.v1`, relative to {@link protoDir}. */
 export const protoFiles = ["gatehouse/v1/auth.proto", "gatehouse/v1/node.proto", "gatehouse/v1/options.proto"] as const
