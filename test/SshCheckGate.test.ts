@@ -63,11 +63,23 @@ const runGate = (yaml: string, file: string, client: AuthServiceEffectClient) =>
 
 const { skip } = requireTool("ssh")
 
-const grpcClientOf = (server: TestServer) =>
+const grpcClientOf = (server: TestServer, apiKey = server.apiKey) =>
   Effect.acquireRelease(
-    Effect.sync(() => makeAuthServiceClient({ address: server.grpcAddress, apiKey: server.apiKey, insecure: true })),
+    Effect.sync(() => makeAuthServiceClient({ address: server.grpcAddress, apiKey, insecure: true })),
     (client: AuthServiceClient) => Effect.sync(() => client.close())
   )
+
+/** The gate's own key, made as the README says: it may create and read auth requests, never decide them. */
+const gateKeyOf = (server: TestServer) =>
+  Effect.promise(async () => {
+    const response = await fetch(`${server.baseUrl}/apikeys`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "ssh-gate", scopes: ["auth_requests:create"] })
+    })
+    if (response.status !== 201) throw new Error(`the gate's key: ${response.status} ${await response.text()}`)
+    return ((await response.json()) as { readonly key: string }).key
+  })
 
 interface Fixture {
   readonly server: TestServer
@@ -90,9 +102,11 @@ const setUp = (serverConfig?: string): Effect.Effect<Fixture, unknown, Scope.Sco
     const identity = path.join(dir, "client_ed25519")
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", identity])
     fs.writeFileSync(path.join(dir, "authorized_keys"), fs.readFileSync(`${identity}.pub`))
-    fs.writeFileSync(path.join(dir, "api.key"), server.apiKey)
+    // The gate runs with a key that cannot approve the logins it holds; verdicts come from the operator (admin).
+    const gateKey = yield* gateKeyOf(server)
+    fs.writeFileSync(path.join(dir, "api.key"), gateKey)
     const operator = authServicePromiseClient(yield* grpcClientOf(server))
-    const gateClient = authServiceEffectClient(yield* grpcClientOf(server))
+    const gateClient = authServiceEffectClient(yield* grpcClientOf(server, gateKey))
     const gate = (options: { readonly destination: string; readonly policy: string }) =>
       runGate(
         [

@@ -340,7 +340,7 @@ describe("gRPC AuthService", () => {
         AuthRegister: "auth_requests:write",
         AuthApprove: "auth_requests:write",
         AuthReject: "auth_requests:write",
-        CreateAuthRequest: "auth_requests:write",
+        CreateAuthRequest: "auth_requests:create",
         GetAuthRequest: "auth_requests:read",
         ListAuthRequests: "auth_requests:read",
         WatchAuthRequest: "auth_requests:read",
@@ -356,7 +356,7 @@ describe("gRPC AuthService", () => {
       for (const [method, request, scope] of [
         ["AuthApprove", { authId }, "auth_requests:write"],
         ["AuthReject", { authId }, "auth_requests:write"],
-        ["CreateAuthRequest", sshCheck, "auth_requests:write"],
+        ["CreateAuthRequest", sshCheck, "auth_requests:create"],
         ["ListUsers", {}, "users:read"],
         ["CreateUser", { name: "eve" }, "users:write"]
       ] as const) {

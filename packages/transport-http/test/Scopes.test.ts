@@ -31,6 +31,12 @@ describe("scopes in the contract", () => {
     expect(scopeOf["routes.validate"]).toBe("routes:read")
     expect(scopeOf["files.write"]).toBe("files:write")
     expect(scopeOf["authRequests.approve"]).toBe("auth_requests:write")
+    expect(scopeOf["authRequests.reject"]).toBe("auth_requests:write")
+    expect(scopeOf["authRequests.register"]).toBe("auth_requests:write")
+    // The SSH gate's key creates and reads requests and must never decide them.
+    expect(scopeOf["authRequests.create"]).toBe("auth_requests:create")
+    expect(scopeOf["authRequests.get"]).toBe("auth_requests:read")
+    expect(scopeOf["authRequests.list"]).toBe("auth_requests:read")
     expect(scopeOf["hypervisor.lxc"]).toBe("hypervisor:write")
     expect(scopeOf["docker.act"]).toBe("docker:write")
     expect(scopeOf["access.createApiKey"]).toBe("admin")
@@ -44,6 +50,12 @@ describe("scopes in the contract", () => {
     expect(routes["x-required-scope"]).toBe("routes:read")
     expect(routes.security).toEqual([{ bearer: ["routes:read"] }, { session: ["routes:read"] }])
     expect(spec.paths["/api/v1/version"]!.get!["x-required-scope"]).toBeUndefined()
+    const createRequest = spec.paths["/api/v1/auth/requests"]!.post!
+    expect(createRequest["x-required-scope"]).toBe("auth_requests:create")
+    expect(createRequest.security).toEqual([
+      { bearer: ["auth_requests:create"] },
+      { session: ["auth_requests:create"] }
+    ])
     const withoutScope = Object.values(spec.paths).flatMap((operations) =>
       Object.values(operations).filter(
         (op) => Array.isArray(op.security) && op.security.length > 0 && op["x-required-scope"] === undefined

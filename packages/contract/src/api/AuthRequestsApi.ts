@@ -100,7 +100,8 @@ export class AuthRequestsApi extends HttpApiGroup.make("authRequests")
       success: AuthRequest.annotate({ httpApiStatus: 201 }),
       error: toWireError(InvalidArgument)
     })
-      .annotateMerge(requires("auth_requests:write"))
+      // Not write: the SSH gate's key creates and watches requests, and must never decide them (approve, ...).
+      .annotateMerge(requires("auth_requests:create"))
       .annotateMerge(
         OpenApi.annotations({
           summary: "Create a request",

@@ -24,7 +24,11 @@ export const keys = {
   revoked: generateApiKey(),
   expired: generateApiKey(),
   /** A key that may read auth requests, and nothing else. */
-  reader: generateApiKey()
+  reader: generateApiKey(),
+  /** The SSH gate's key: may create and read auth requests, never decide them. */
+  creator: generateApiKey(),
+  /** A key that may do anything with auth requests (and nothing else). */
+  writer: generateApiKey()
 }
 
 const storedKey = (
@@ -58,7 +62,9 @@ export const grpcServerLayer = (options: Partial<GrpcServerOptions> = {}, config
         repository.insert(storedKey("valid", keys.valid, false)),
         repository.insert(storedKey("revoked", keys.revoked, true)),
         repository.insert(storedKey("expired", keys.expired, false, "1969-12-31T00:00:00.000Z")),
-        repository.insert(storedKey("reader", keys.reader, false, null, ["auth_requests:read"]))
+        repository.insert(storedKey("reader", keys.reader, false, null, ["auth_requests:read"])),
+        repository.insert(storedKey("creator", keys.creator, false, null, ["auth_requests:create"])),
+        repository.insert(storedKey("writer", keys.writer, false, null, ["auth_requests:write"]))
       ])
     ).pipe(Effect.orDie)
   )

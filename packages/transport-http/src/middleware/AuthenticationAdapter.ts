@@ -5,7 +5,14 @@ import {
   requiredScopeOf,
   type ScopeRequirement
 } from "@gatehouse-edge/contract/api"
-import { grants, MissingScope, PermissionDenied, type Principal, Unauthenticated } from "@gatehouse-edge/core/domain"
+import {
+  grants,
+  isChangeScope,
+  MissingScope,
+  PermissionDenied,
+  type Principal,
+  Unauthenticated
+} from "@gatehouse-edge/core/domain"
 import { Authentication, CurrentPrincipal, Sessions } from "@gatehouse-edge/core/services"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -55,10 +62,9 @@ const noCredentials = new Unauthenticated({
  * in `Authorization: Bearer`, or the `gatehouse_session` cookie), checks the caller's scopes against the scope the
  * endpoint declares, and provides the principal to the handler. Deciding who the caller is happens in core, the
  * same way for every transport; what only browsers need is checked here: a cookie-authenticated unsafe request
- * (or a GET to an endpoint that needs a write scope) must carry its session's CSRF token (`X-CSRF-Token`, the
- * `gatehouse_csrf` cookie's value), and a cookie-
- * authenticated WebSocket upgrade must name its origin (the stream checks it is this server's). An API key wins
- * over a cookie when both are sent.
+ * (or a GET to an endpoint that needs a write or create scope) must carry its session's CSRF token
+ * (`X-CSRF-Token`, the `gatehouse_csrf` cookie's value), and a cookie-authenticated WebSocket upgrade must name
+ * its origin (the stream checks it is this server's). An API key wins over a cookie when both are sent.
  */
 export const layerAuthentication = Layer.effect(
   Authorization,
@@ -77,7 +83,8 @@ export const layerAuthentication = Layer.effect(
       endpoint: HttpApiEndpoint.Top
     ): PermissionDenied | undefined => {
       const upgrade = isWebSocketUpgrade(request)
-      const changes = scopeOf(endpoint).endsWith(":write") && !upgrade
+      const needed = scopeOf(endpoint)
+      const changes = needed !== "authenticated" && isChangeScope(needed) && !upgrade
       if (!SAFE_METHODS.has(request.method) || changes) {
         const presented = request.headers[CsrfHeaderName]
         if (presented === undefined || !sessions.csrfMatches(cookie, presented)) return csrfRefused
