@@ -70,12 +70,12 @@ const grpcClientOf = (server: TestServer, apiKey = server.apiKey) =>
   )
 
 /** The gate's own key, made as the README says: it may create and read auth requests, never decide them. */
-const gateKeyOf = (server: TestServer) =>
+const gateKeyOf = (server: TestServer, scope = "auth_requests:create") =>
   Effect.promise(async () => {
     const response = await fetch(`${server.baseUrl}/apikeys`, {
       method: "POST",
       headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "ssh-gate", scopes: ["auth_requests:create"] })
+      body: JSON.stringify({ name: `ssh-gate-${scope.replace(":", "-")}`, scopes: [scope] })
     })
     if (response.status !== 201) throw new Error(`the gate's key: ${response.status} ${await response.text()}`)
     return ((await response.json()) as { readonly key: string }).key
@@ -326,6 +326,29 @@ describe.skipIf(skip)("examples/ssh-check-gate with the OpenSSH client", () => {
           "Gatehouse: access denied: the approval service could not be reached; try again later."
         )
         assert.notInclude(done.stderr, "127.0.0.1:1")
+      }).pipe(Effect.scoped),
+    60_000
+  )
+  it.live(
+    "a gate whose key may not ask denies the login and says to tell the administrator, not to retry",
+    () =>
+      Effect.gen(function* () {
+        const f = yield* setUp()
+        // A key that may read auth requests but not create them: the server refuses with PERMISSION_DENIED.
+        const readOnly = authServiceEffectClient(
+          yield* grpcClientOf(f.server, yield* gateKeyOf(f.server, "auth_requests:read"))
+        )
+        const port = yield* runGate(
+          `listen: 127.0.0.1:0\ndestination: web1\nhost_key: k\ngatehouse: { grpc: "${f.server.grpcAddress}", api_key_file: api.key }\nusers: { root: ./authorized_keys, deploy: ./authorized_keys }\npolicy:\n${checkRootPolicy()}\n`,
+          path.join(f.dir, "gate.yml"),
+          readOnly
+        )
+        const done = yield* (yield* runSsh({ port, user: "root", identity: f.identity, command: "true" })).exit
+        assert.strictEqual(done.code, deniedExitStatus)
+        assert.include(
+          done.stderr,
+          "Gatehouse: access denied: the approval service refused this gate's credentials; tell the administrator."
+        )
       }).pipe(Effect.scoped),
     60_000
   )

@@ -148,10 +148,16 @@ export const decide = (
       Effect.succeed(
         error._tag === "WatchEnded"
           ? denied("the approval service ended the wait.")
-          : denied(
-              "the approval service could not be reached; try again later.",
-              `${error.statusName}: ${error.message}`
-            )
+          : // The gate's key is refused (revoked, expired, or without auth_requests:create): waiting will not help.
+            error.statusName === "PERMISSION_DENIED" || error.statusName === "UNAUTHENTICATED"
+            ? denied(
+                "the approval service refused this gate's credentials; tell the administrator.",
+                `${error.statusName}: ${error.message}`
+              )
+            : denied(
+                "the approval service could not be reached; try again later.",
+                `${error.statusName}: ${error.message}`
+              )
       )
     )
   )
