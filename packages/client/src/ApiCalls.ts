@@ -48,7 +48,7 @@ type Part<Key extends string, S extends Schema.Constraint> = [S["Type"]] extends
 /**
  * The request of an endpoint, as the derived client takes it (`{ params, query, payload, headers }`), except that
  * a query or headers whose fields are all optional (every endpoint declares a query, so unknown parameters are
- * rejected; a file write its conditions, `If-Match`) may be left out.
+ * rejected) may be left out.
  */
 export type EndpointRequest<E extends HttpApiEndpoint.ConstraintRequest> = Part<"params", E["~Params"]> &
   Part<"query", E["~Query"]> &

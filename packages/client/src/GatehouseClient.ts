@@ -14,7 +14,7 @@ import type * as Stream from "effect/Stream"
 import { apiCalls, type EndpointError, type EndpointOf, type GroupCalls } from "./ApiCalls.js"
 import { followAuthRequestPages } from "./AuthRequestPages.js"
 import { csrfTokenFromDocument } from "./CsrfToken.js"
-import { type FileCalls, fileCalls } from "./FileVersions.js"
+import { type FileCalls, fileCalls, withWriteConditions } from "./FileVersions.js"
 import { type GatehouseStreams, makeStreams } from "./GatehouseStreams.js"
 
 /**
@@ -160,7 +160,7 @@ export const makeGatehouseClient = Effect.fn("GatehouseClient.make")(function* (
   const apiKey = typeof options.apiKey === "string" ? Redacted.make(options.apiKey) : options.apiKey
   const api = yield* HttpApiClient.make(GatehouseApi, {
     baseUrl,
-    ...(apiKey === undefined ? { transformClient: withCsrfToken } : {})
+    transformClient: (client) => withWriteConditions(apiKey === undefined ? withCsrfToken(client) : client)
   }).pipe(Effect.provide(authorizationClient(apiKey)))
   const calls = apiCalls(api)
   const streams = makeStreams({

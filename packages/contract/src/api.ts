@@ -4,6 +4,7 @@
  * OpenAPI document is generated from it.
  */
 export * from "./api/AccessApi.js"
+export * from "./api/BodyLimit.js"
 export * from "./api/CertsApi.js"
 export * from "./api/DockerApi.js"
 export * from "./api/EventsApi.js"

@@ -1,6 +1,7 @@
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
+import * as SchemaAST from "effect/SchemaAST"
 import {
   FileList,
   FileNotFound,
@@ -11,9 +12,11 @@ import {
   FileTooLarge,
   FileType,
   FileValidationResult,
+  FileWriteBusy,
   FileWritten,
   InvalidYaml,
   MissingScope,
+  maxFileBytes,
   toWireError,
   UnsafePath,
   ValidationFailed,
@@ -21,6 +24,7 @@ import {
   ValidationTimedOut,
   ValidationWorkerFailed
 } from "../domain/index.js"
+import { takesBodiesUpTo } from "./BodyLimit.js"
 import { FileQuery, FileWriteHeaders, YamlBody, YamlText } from "./Parameters.js"
 import { requires } from "./Scopes.js"
 import { Authorization } from "./Security.js"
@@ -40,6 +44,21 @@ const withEtag =
       }
     }
   })
+
+// The write's conditions as OpenAPI header parameters, before its query's, with their schemas' descriptions (they
+// are not the endpoint's declared headers: see FileWriteHeaders).
+const withConditionHeaders: Transform = (operation) => ({
+  ...operation,
+  parameters: [
+    ...Object.entries(FileWriteHeaders.fields).map(([name, field]) => ({
+      name,
+      in: "header",
+      schema: { type: "string", description: SchemaAST.resolveDescription(field.ast) },
+      required: false
+    })),
+    ...(operation.parameters ?? [])
+  ]
+})
 
 /** The config file and route files, read and written safely inside the config directory. */
 export class FilesApi extends HttpApiGroup.make("files")
@@ -81,14 +100,15 @@ export class FilesApi extends HttpApiGroup.make("files")
       ),
     HttpApiEndpoint.put("write", "/file/content", {
       query: FileQuery,
-      headers: FileWriteHeaders,
       payload: YamlBody,
       success: FileWritten,
       error: [
         toWireError(FileNotFound),
         toWireError(UnsafePath),
         toWireError(FileNotRegular),
+        toWireError(FileTooLarge),
         toWireError(FileOperationTimedOut),
+        toWireError(FileWriteBusy),
         toWireError(FileSystemFailed),
         toWireError(FilePreconditionFailed),
         toWireError(InvalidYaml),
@@ -100,6 +120,8 @@ export class FilesApi extends HttpApiGroup.make("files")
       ]
     })
       .annotateMerge(requires("files:write"))
+      // A file that can be read can be written back: its body may be as large as the largest file read.
+      .annotateMerge(takesBodiesUpTo(maxFileBytes))
       .annotateMerge(
         OpenApi.annotations({
           summary: "Write a file",
@@ -109,8 +131,15 @@ export class FilesApi extends HttpApiGroup.make("files")
             "never overwrite each other's edit unseen: `If-Match` with the `ETag` of the read writes only if the " +
             "file is still that version (`*`: only if it exists), `If-None-Match: *` only if the file does not " +
             "exist yet (creating it); otherwise 412 `precondition_failed` and nothing is written. Without either " +
-            "header the file is written whatever it holds. The answer's `ETag` is the version written.",
-          transform: withEtag("The version of the file as written: the `If-Match` of the next write")
+            "header the file is written whatever it holds. The answer's `ETag` is the version written. The body may " +
+            `be as large as the largest file read (${maxFileBytes / (1024 * 1024)} MiB), whatever the limit of ` +
+            "other requests. " +
+            "Writes are made one at a time: while one has run for over 10 s (a stuck disk), the writes waiting " +
+            "behind it are refused with 503 `FileWriteBusy`.",
+          transform: (operation) =>
+            withConditionHeaders(
+              withEtag("The version of the file as written: the `If-Match` of the next write")(operation)
+            )
         })
       ),
     HttpApiEndpoint.post("validate", "/file/validate", {

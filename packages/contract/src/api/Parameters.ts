@@ -106,8 +106,12 @@ export const EntityTagsHeader = Schema.String.check(
   Schema.isPattern(ENTITY_TAGS, { message: 'expected * or a comma-separated list of entity tags such as "…"' })
 )
 
-/** The conditions a file write may carry (see the file write endpoint). */
-export const FileWriteHeaders = {
+/**
+ * The conditions a file write may carry, both optional (see the file write endpoint). Not the endpoint's declared
+ * `headers`: the client derived from the contract would then need a `headers` object on every write, conditional
+ * or not. The server decodes them with this schema; OpenAPI lists them as the endpoint's header parameters.
+ */
+export const FileWriteHeaders = Schema.Struct({
   "if-match": Schema.optionalKey(
     EntityTagsHeader.annotate({
       description: "Write only if the file is at this version (the `ETag` of a read); `*`: only if it exists"
@@ -116,7 +120,8 @@ export const FileWriteHeaders = {
   "if-none-match": Schema.optionalKey(
     EntityTagsHeader.annotate({ description: "`*`: write only if the file does not exist yet (create it)" })
   )
-}
+})
+export type FileWriteHeaders = typeof FileWriteHeaders.Type
 
 /** A YAML document in a request body, sent as `application/yaml` or `text/plain`. */
 export const YamlBody = [

@@ -30,7 +30,11 @@ export class FileTooLarge extends ApiError<FileTooLarge>()("FileTooLarge", {
   message: (e) => `${e.type} file "${e.filename}" is ${e.size_bytes} bytes, over the limit of ${e.limit_bytes}`
 }) {}
 
-/** A file operation did not finish in time (a stuck disk or network file system) and was abandoned (504). */
+/**
+ * A file operation did not finish in time (a stuck disk or network file system) and was abandoned (504). A write
+ * abandoned before the new file was put in place left the file untouched; one abandoned while `replacing` it may
+ * still put the whole new content in place (never part of it): read the file to know.
+ */
 export class FileOperationTimedOut extends ApiError<FileOperationTimedOut>()("FileOperationTimedOut", {
   code: "timeout",
   fields: { type: FileType, filename: Schema.String, operation: Schema.String, timeout_ms: Schema.Int },
@@ -57,4 +61,16 @@ export class FilePreconditionFailed extends ApiError<FilePreconditionFailed>()("
   code: "precondition_failed",
   fields: { type: FileType, filename: Schema.String, problem: Schema.String },
   message: (e) => `${e.type} file "${e.filename}" ${e.problem}; nothing was written`
+}) {}
+
+/**
+ * A write that waited for the lock ordering file writes longer than `timeout_ms`: the write before it has not
+ * finished (a stuck disk or network file system can hold it). Nothing was written; try again later (503).
+ */
+export class FileWriteBusy extends ApiError<FileWriteBusy>()("FileWriteBusy", {
+  code: "unavailable",
+  fields: { type: FileType, filename: Schema.String, timeout_ms: Schema.Int },
+  message: (e) =>
+    `${e.type} file "${e.filename}" was not written: another file write has not finished after ${e.timeout_ms} ms; ` +
+    "try again later"
 }) {}

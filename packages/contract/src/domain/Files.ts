@@ -2,6 +2,12 @@ import * as Schema from "effect/Schema"
 import { Route } from "./Route.js"
 import type { Scope } from "./Scope.js"
 
+/**
+ * The largest editable file, in bytes (the YAML parser's own limit): larger files are neither read nor written
+ * through the API, and a file write's request body may be this large, whatever the server's other bodies may be.
+ */
+export const maxFileBytes = 8 * 1024 * 1024
+
 /** The two kinds of editable files: the server config and route files. */
 export const FileType = Schema.Literals(["config", "routes"]).annotate({ identifier: "FileType" })
 export type FileType = typeof FileType.Type

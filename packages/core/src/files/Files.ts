@@ -8,6 +8,7 @@ import type {
   FileTooLarge,
   FileType,
   FileValidationResult,
+  FileWriteBusy,
   FileWritten,
   InvalidYaml,
   UnsafePath,
@@ -60,7 +61,8 @@ export class Files extends Context.Service<
     /**
      * Validates `content` (as part of the whole configuration), writes it atomically, then reloads. With a
      * `precondition`, only if the file is still what the writer read: checked under the lock that orders writes, and
-     * again just before the new file is put in place.
+     * again just before the new file is put in place. A write that cannot take that lock in time (the one before it
+     * stuck on the disk) fails with `FileWriteBusy`; content larger than any file read is `FileTooLarge`.
      */
     readonly write: (
       type: FileType,
@@ -73,7 +75,9 @@ export class Files extends Context.Service<
       | FilePreconditionFailed
       | UnsafePath
       | FileNotRegular
+      | FileTooLarge
       | FileOperationTimedOut
+      | FileWriteBusy
       | FileSystemFailed
       | InvalidYaml
       | ValidationFailed

@@ -10,22 +10,25 @@ import {
   FileTooLarge,
   type FileType,
   FileValidationResult,
+  FileWriteBusy,
   type FileWritten,
   InvalidYaml,
+  maxFileBytes,
   type UnsafePath,
   ValidationFailed
 } from "@gatehouse-edge/contract/domain"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberHandle from "effect/FiberHandle"
 import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
-import * as Semaphore from "effect/Semaphore"
 import { ConfigSource } from "../config/ConfigSource.js"
 import { isRouteFileName, readRouteSources } from "../routes/RouteFiles.js"
+import type { RouteSource } from "../routes/RouteSources.js"
 import { Routes } from "../routes/Routes.js"
 import { RouteValidator } from "../routes/RouteValidator.js"
-import { commitStaged, stageFile, tempFileFor } from "./AtomicWrite.js"
+import { commitStaged, type StagedFile, stageFile, tempFileFor } from "./AtomicWrite.js"
 import { fileKind } from "./FileKind.js"
 import { type CurrentFile, preconditionProblem, revisionOf } from "./FileRevision.js"
 import { FileSystemFailure } from "./FileSystemFailure.js"
@@ -34,18 +37,23 @@ import { listRouteFiles } from "./RouteFileListing.js"
 import { routeWriteOutcome } from "./RouteWriteOutcome.js"
 import { checkFileName, checkPathComponent, resolveRouteFile } from "./SafePaths.js"
 import { readRegularFile } from "./SafeRead.js"
+import { type BoundedStep, makeWriteLock } from "./WriteLock.js"
 
-/** Where the editable files are. */
+/** Where the editable files are, and how long their operations may take. */
 export interface FilesOptions {
   /** The server's config file; `undefined` when it runs on the embedded defaults (nothing to edit). */
   readonly configFile: string | undefined
   readonly routesDir: string
+  /** How long one file operation may take before the request gives up on it (default 10 s). */
+  readonly operationTimeout?: Duration.Input | undefined
+  /**
+   * How long one write may hold the write lock before the writes waiting behind it are refused (default 10 s): one
+   * stuck on a disk must not make every later write hang behind it. A queue of writes that moves is waited in.
+   */
+  readonly lockTimeout?: Duration.Input | undefined
 }
 
-/** The largest file the API reads or writes: the YAML parser's own limit. */
-const MAX_FILE_BYTES = 8 * 1024 * 1024
-/** How long one file operation may take before the request gives up on it. */
-const FILE_OPERATION_TIMEOUT_MS = 10_000
+const DEFAULT_TIMEOUT = "10 seconds"
 
 const encodeFileResult = Schema.encodeSync(FileValidationResult)
 
@@ -61,6 +69,9 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
   const config = yield* ConfigSource
   const validator = yield* RouteValidator
   const configName = options.configFile === undefined ? undefined : path.basename(options.configFile)
+  const operationTimeout = options.operationTimeout ?? DEFAULT_TIMEOUT
+  const timeoutMs = Duration.toMillis(operationTimeout)
+  const lockTimeoutMs = Duration.toMillis(options.lockTimeout ?? DEFAULT_TIMEOUT)
 
   // What a client learns of a file system failure: the operation, the file it named, and the reason with its code.
   const failedAs =
@@ -72,11 +83,21 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
         (failure) => Effect.fail(new FileSystemFailed({ type, filename, operation, problem: failure.reason }))
       )
 
+  // The routes directory as a read finds it: a read never changes the file system, so one that is missing (the
+  // route loader creates it at start, an operator may remove it since) holds no file. Only a write creates it.
+  const routesDirFor = (type: FileType, filename: string, access: "read" | "write") =>
+    access === "write"
+      ? Effect.tryPromise({ try: () => fs.mkdir(options.routesDir, { recursive: true }), catch: FileSystemFailure.of })
+      : Effect.flatMap(fileKind(options.routesDir), (kind) =>
+          kind._tag === "Missing" ? Effect.fail(new FileNotFound({ type, filename })) : Effect.void
+        )
+
   // Resolves a checked name to a path: config files only by the name of the running config file (whatever it is
   // called: it is the one name accepted), route files by any name the route loader loads (see SafePaths).
   const locate = (
     type: FileType,
-    filename: string
+    filename: string,
+    access: "read" | "write"
   ): Effect.Effect<string, FileNotFound | UnsafePath | FileSystemFailure> => {
     if (type === "config") {
       if (filename === configName && options.configFile !== undefined) return Effect.succeed(options.configFile)
@@ -84,21 +105,20 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
     }
     return Effect.flatMap(checkFileName(filename), (name) =>
       Effect.andThen(
-        Effect.tryPromise({
-          try: () => fs.mkdir(options.routesDir, { recursive: true }),
-          catch: FileSystemFailure.of
-        }),
+        routesDirFor(type, filename, access),
         resolveRouteFile(options.routesDir, name, options.configFile)
       )
     )
   }
 
+  const timedOut = (type: FileType, filename: string, operation: string) =>
+    new FileOperationTimedOut({ type, filename, operation, timeout_ms: timeoutMs })
+
   // A file operation that hangs (a stuck disk, a network file system) must not hold its request forever.
   const bounded = <A, E, R>(type: FileType, filename: string, operation: string, effect: Effect.Effect<A, E, R>) =>
     Effect.timeoutOrElse(effect, {
-      duration: FILE_OPERATION_TIMEOUT_MS,
-      orElse: () =>
-        Effect.fail(new FileOperationTimedOut({ type, filename, operation, timeout_ms: FILE_OPERATION_TIMEOUT_MS }))
+      duration: operationTimeout,
+      orElse: () => Effect.fail(timedOut(type, filename, operation))
     })
 
   const list = Effect.gen(function* () {
@@ -116,7 +136,7 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
       type,
       filename,
       "reading",
-      readRegularFile(file, MAX_FILE_BYTES).pipe(
+      readRegularFile(file, maxFileBytes).pipe(
         Effect.mapError((refusal): FileNotFound | FileNotRegular | FileTooLarge | FileSystemFailed => {
           switch (refusal._tag) {
             case "Missing":
@@ -124,7 +144,7 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
             case "NotRegular":
               return new FileNotRegular({ type, filename, kind: refusal.kind })
             case "TooLarge":
-              return new FileTooLarge({ type, filename, size_bytes: refusal.size, limit_bytes: MAX_FILE_BYTES })
+              return new FileTooLarge({ type, filename, size_bytes: refusal.size, limit_bytes: maxFileBytes })
             case "FileSystemFailure":
               return new FileSystemFailed({ type, filename, operation: "reading", problem: refusal.reason })
           }
@@ -135,7 +155,7 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
   // The revision is of the bytes, not of the text decoded from them: a file that is not valid UTF-8 still has one
   // revision, the same the write's precondition computes.
   const read = Effect.fn("Files.read")(function* (type: FileType, filename: string) {
-    const file = yield* failedAs(type, filename, "reading")(locate(type, filename))
+    const file = yield* failedAs(type, filename, "reading")(locate(type, filename, "read"))
     const bytes = yield* readBytes(type, filename, file)
     return { content: bytes.toString("utf8"), revision: revisionOf(bytes) }
   })
@@ -182,8 +202,12 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
 
   // A route file is checked as part of the whole route table (duplicate aliases and port conflicts with the
   // other files count), but only its own problems block the write.
-  const checkRouteFile = Effect.fnUntraced(function* (filename: string, text: string) {
-    const others = (yield* readRouteSources(options.routesDir)).filter((source) => source.file !== filename)
+  const checkRouteFile = Effect.fnUntraced(function* (
+    filename: string,
+    text: string,
+    sources: ReadonlyArray<RouteSource>
+  ) {
+    const others = sources.filter((source) => source.file !== filename)
     const report = yield* validator.validateSources([...others, { file: filename, text }])
     const error = RouteValidator.errorOf(report.files.at(-1)!.report)
     if (error !== undefined) return yield* error
@@ -191,8 +215,9 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
 
   // One write at a time, from its checks to its reload: two writes checked against the same files would both
   // pass (the same alias added to two route files). This orders writes, it does not stop one from replacing an
-  // edit its writer never saw: that is the precondition's job (`If-Match`), checked under this lock.
-  const writing = yield* Semaphore.make(1)
+  // edit its writer never saw: that is the precondition's job (`If-Match`), checked under this lock. A write stuck
+  // on the file system keeps it: the writes behind it are refused once it has held it `lockTimeout`.
+  const writing = yield* makeWriteLock({ lock: options.lockTimeout ?? DEFAULT_TIMEOUT, step: operationTimeout })
   // At most one pending retry of the reload, however many writes asked for one.
   const reloadRetry = yield* FiberHandle.make<void, never>()
 
@@ -202,7 +227,15 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
     content: string,
     precondition: WritePrecondition = {}
   ) {
-    return yield* writing.withPermits(1)(writeNow(type, filename, content, precondition))
+    // Nothing is written that could not be read back.
+    const bytes = Buffer.byteLength(content)
+    if (bytes > maxFileBytes) {
+      return yield* new FileTooLarge({ type, filename, size_bytes: bytes, limit_bytes: maxFileBytes })
+    }
+    return yield* writing.withLock(
+      () => new FileWriteBusy({ type, filename, timeout_ms: lockTimeoutMs }),
+      (step) => writeNow(type, filename, content, precondition, step)
+    )
   })
 
   const retryReload = Effect.sleep("5 seconds").pipe(
@@ -216,29 +249,61 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
     Effect.asVoid
   )
 
+  // The new content put in place, as one step of the write: staged next to the file, the precondition checked
+  // again (the file may have been edited on disk while a large document was validated), then renamed over it. A
+  // timeout before the rename is asked for leaves the file untouched: the step, which runs on (see WriteLock), stops
+  // there and removes its temp file. One after it cannot undo the rename, so it says `replacing`: the whole new
+  // content may still take the file's place (never part of it).
+  const writeOut = (
+    type: FileType,
+    filename: string,
+    target: string,
+    content: string,
+    precondition: WritePrecondition,
+    step: BoundedStep
+  ) => {
+    const progress = { abandoned: false, replacing: false }
+    const commit = (staged: StagedFile) =>
+      Effect.suspend(() => {
+        if (progress.abandoned) return Effect.interrupt
+        progress.replacing = true
+        return commitStaged(staged)
+      })
+    const stagedThenCommitted = Effect.scoped(
+      Effect.flatMap(stageFile(target, content), (staged) =>
+        Effect.andThen(checkPrecondition(type, filename, target, precondition), commit(staged))
+      )
+    )
+    const abandon = () => {
+      progress.abandoned = true
+    }
+    return step(failedAs(type, filename, "writing")(stagedThenCommitted), () => {
+      abandon()
+      return timedOut(type, filename, progress.replacing ? "replacing" : "writing")
+    }).pipe(
+      // A request that is gone (its client left) writes nothing either, unless the rename was already asked for.
+      Effect.onInterrupt(() => Effect.sync(abandon))
+    )
+  }
+
   const writeNow = Effect.fnUntraced(function* (
     type: FileType,
     filename: string,
     content: string,
-    precondition: WritePrecondition
+    precondition: WritePrecondition,
+    step: BoundedStep
   ) {
     const failed = failedAs(type, filename, "writing")
-    const target = yield* failed(locate(type, filename))
-    yield* failed(checkReplaceable(type, filename, target))
-    // Before the validation, so a stale edit learns that first, however valid it is.
-    yield* checkPrecondition(type, filename, target, precondition)
-    if (type === "config") yield* checkConfigText(content)
-    else yield* checkRouteFile(filename, content)
-    // Only the staging is bounded: once the rename is asked for, the write is made, and the answer must say so
-    // (a timeout then would report a write that happened as one that did not). The precondition is checked again
-    // just before the rename: the file may have been edited on disk while a large document was being validated.
-    yield* failed(
-      Effect.scoped(
-        Effect.flatMap(bounded(type, filename, "writing", stageFile(target, content)), (staged) =>
-          Effect.andThen(checkPrecondition(type, filename, target, precondition), commitStaged(staged))
-        )
-      )
+    const stuck = () => timedOut(type, filename, "writing")
+    // The file as it is: where, whether it may be replaced, and the precondition, before the validation, so a
+    // stale edit learns that first, however valid it is.
+    const checked = Effect.tap(locate(type, filename, "write"), (target) =>
+      Effect.andThen(checkReplaceable(type, filename, target), checkPrecondition(type, filename, target, precondition))
     )
+    const target = yield* step(failed(checked), stuck)
+    if (type === "config") yield* checkConfigText(content)
+    else yield* checkRouteFile(filename, content, yield* step(readRouteSources(options.routesDir), stuck))
+    yield* writeOut(type, filename, target, content, precondition, step)
     let message = `${type} file ${filename} written`
     if (type === "routes") {
       const outcome = routeWriteOutcome(filename, yield* routes.reload)

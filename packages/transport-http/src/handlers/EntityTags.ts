@@ -1,4 +1,10 @@
+import { FileWriteHeaders } from "@gatehouse-edge/contract/api"
+import { InvalidArgument } from "@gatehouse-edge/core/domain"
 import type { WritePrecondition } from "@gatehouse-edge/core/services"
+import * as Effect from "effect/Effect"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as Schema from "effect/Schema"
+import { formatRequestIssues } from "../middleware/IssueMessages.js"
 
 /** A file revision as an HTTP entity tag: quoted, strong (RFC 9110 §8.8.3). */
 export const etagOf = (revision: string): string => `"${revision}"`
@@ -25,3 +31,22 @@ export const writePrecondition = (headers: {
     ifNoneMatch: ifNoneMatch === undefined || ifNoneMatch === "any" ? ifNoneMatch : ifNoneMatch.map((t) => t.opaque)
   }
 }
+
+const decodeConditions = Schema.decodeUnknownEffect(FileWriteHeaders, { errors: "all" })
+
+/**
+ * The `If-Match` / `If-None-Match` of a file write, decoded from its request with the contract's schema (they are
+ * not the endpoint's declared headers, see `FileWriteHeaders`): a malformed one is a 400 as a bad declared header
+ * is (`RequestValidation`), never a write without its condition.
+ */
+export const writeConditionsOf = (request: HttpServerRequest.HttpServerRequest) =>
+  decodeConditions(request.headers).pipe(
+    Effect.mapError((error) => {
+      const issues = formatRequestIssues(error.issue).map((issue) => ({
+        path: ["headers", ...issue.path.map(String)],
+        message: issue.message
+      }))
+      const described = issues.map((issue) => `${issue.path.slice(1).join(".")}: ${issue.message}`).join("; ")
+      return new InvalidArgument({ message: `invalid request: ${described}`, issues })
+    })
+  )

@@ -5,7 +5,8 @@ import * as Effect from "effect/Effect"
 import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { etagOf, writePrecondition } from "./EntityTags.js"
+import { checkTextBody } from "../middleware/TextBody.js"
+import { etagOf, writeConditionsOf, writePrecondition } from "./EntityTags.js"
 import { jsonResponse } from "./JsonResponse.js"
 
 /**
@@ -38,9 +39,13 @@ export const FilesHandlers = HttpApiBuilder.group(GatehouseApi, "files", (handle
             Effect.map((file) => file.content)
           )
         )
-        .handle("write", ({ query, headers, payload }) =>
-          requireAccess(query.type, "write").pipe(
-            Effect.andThen(files.write(query.type, query.filename, payload, writePrecondition(headers))),
+        // The body is checked here, after authentication (see RequestValidationLayer: it may be a whole file).
+        .handle("write", ({ query, payload, request }) =>
+          Effect.andThen(checkTextBody(request), writeConditionsOf(request)).pipe(
+            Effect.tap(() => requireAccess(query.type, "write")),
+            Effect.flatMap((conditions) =>
+              files.write(query.type, query.filename, payload, writePrecondition(conditions))
+            ),
             Effect.tap((result) => withEtag(result.revision)),
             Effect.map((result) => result.written)
           )

@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto"
 import { clientKeyOf, type ErrorBody, type ErrorCode, ErrorCodes } from "@gatehouse-edge/core/domain"
+import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerError from "effect/http/HttpServerError"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -12,12 +14,16 @@ import { decideClientAddress, type TrustedProxy } from "../websocket/ClientAddre
 import { pathOf, shortened } from "../websocket/RequestedPath.js"
 import { isWebSocketUpgrade } from "../websocket/StreamEndpoint.js"
 import { logAccess } from "./AccessLog.js"
+import { bodyLimitFor } from "./BodyLimits.js"
 import { allowedMethods, emptyPathParameter, hasMalformedEscape, isStreamEndpoint } from "./EndpointPaths.js"
 import { rememberRequestId } from "./RequestIds.js"
 
 /** Request limits of the HTTP API. */
 export interface HttpLimits {
-  /** Largest accepted request body; larger bodies get 413 before they are read. */
+  /**
+   * Largest accepted request body; larger bodies get 413 before they are read. An endpoint may declare a larger
+   * one in the contract (`takesBodiesUpTo`: a file write takes a whole file).
+   */
   readonly maxBodyBytes: number
   /**
    * Requests one client address may have in flight at once (WebSocket streams are counted separately, see
@@ -148,7 +154,7 @@ export const layerApiResponses = (limits: HttpLimits) => {
     if (left === 0) inFlight.delete(client)
     else inFlight.set(client, left)
   }
-  const tooLarge = () => errorResponse(413, `request body exceeds the limit of ${limits.maxBodyBytes} bytes`)
+  const tooLarge = (limit: number) => errorResponse(413, `request body exceeds the limit of ${limit} bytes`)
 
   return HttpRouter.middleware(
     (app) =>
@@ -159,6 +165,12 @@ export const layerApiResponses = (limits: HttpLimits) => {
         const requestId = incomingRequestId(request.headers["x-request-id"]) ?? randomUUID()
         rememberRequestId(request, requestId)
         const client = decideClientAddress(request, limits.trustedProxy)
+        const bodyLimit = bodyLimitFor(request, limits.maxBodyBytes)
+        // The reading limit of a larger one (`layerHttpApp` sets the server's for every request).
+        const served =
+          bodyLimit === limits.maxBodyBytes
+            ? app
+            : Effect.provideService(app, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(bodyLimit))
 
         // The access-log line, then the response with its request id (and Retry-After on a 429).
         const finish = (response: HttpServerResponse.HttpServerResponse) => {
@@ -182,7 +194,7 @@ export const layerApiResponses = (limits: HttpLimits) => {
         // What a failed request answers: interruptions stay interruptions (the client is gone, nothing is sent).
         const failed = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> => {
           if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-          if (findBodyTooLarge(cause)) return finish(tooLarge())
+          if (findBodyTooLarge(cause)) return finish(tooLarge(bodyLimit))
           if (findRouteNotFound(cause)) {
             const requested = pathOf(request)
             // The router matches decoded paths: one that does not decode is matched by none, whatever it names.
@@ -217,12 +229,12 @@ export const layerApiResponses = (limits: HttpLimits) => {
             onFailure: failed
           })
 
-        if (Number(request.headers["content-length"] ?? 0) > limits.maxBodyBytes) return finish(tooLarge())
+        if (Number(request.headers["content-length"] ?? 0) > bodyLimit) return finish(tooLarge(bodyLimit))
         // A WebSocket session is one long request: it counts against the stream caps instead. Only a handshake to
         // a declared stream endpoint: Node serves any request with upgrade headers through the app, and an endpoint
         // that is no stream answers it as a plain request, which takes no stream place (the headers are checked
         // first: the route is looked up for a handshake only).
-        if (isWebSocketUpgrade(request) && isStreamEndpoint(request.method, request.url)) return answer(app)
+        if (isWebSocketUpgrade(request) && isStreamEndpoint(request.method, request.url)) return answer(served)
         // Counted per client (an IPv6 /64 is one: see clientKeyOf).
         const counted = clientKeyOf(client)
         const current = inFlight.get(counted) ?? 0
@@ -236,7 +248,7 @@ export const layerApiResponses = (limits: HttpLimits) => {
         return answer(
           Effect.uninterruptibleMask((restore) => {
             inFlight.set(counted, (inFlight.get(counted) ?? 0) + 1)
-            return Effect.onExit(restore(app), () => Effect.sync(() => release(counted)))
+            return Effect.onExit(restore(served), () => Effect.sync(() => release(counted)))
           })
         )
       }),

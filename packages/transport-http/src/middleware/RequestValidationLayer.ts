@@ -1,4 +1,4 @@
-import { RequestValidation } from "@gatehouse-edge/contract/api"
+import { maxBodyBytesOf, RequestValidation } from "@gatehouse-edge/contract/api"
 import { InvalidArgument, UnsupportedMediaType, type ValidationIssue } from "@gatehouse-edge/core/domain"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -8,7 +8,7 @@ import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiError from "effect/http-api/HttpApiError"
 import * as Layer from "effect/Layer"
 import { formatRequestIssues } from "./IssueMessages.js"
-import { invalidUtf8Offset } from "./Utf8.js"
+import { checkTextBody } from "./TextBody.js"
 
 const slotNames = { Params: "path", Query: "query", Headers: "headers", Payload: "body" } as const
 
@@ -45,21 +45,6 @@ const unexpectedParameters = (url: string): Array<ValidationIssue> => {
   }))
 }
 
-// Text and JSON bodies must be UTF-8: a decoder would otherwise replace bad bytes with U+FFFD, and a file written
-// from such a body would differ from what was sent. The body is read once; HttpApi decodes the same cached bytes.
-const checkTextBody = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(request.headers["content-type"] ?? "")?.[1]
-  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
-    return yield* new UnsupportedMediaType({ message: `unsupported charset ${charset}: send the body as UTF-8` })
-  }
-  const bytes = new Uint8Array(yield* Effect.orDie(request.arrayBuffer))
-  const offset = invalidUtf8Offset(bytes)
-  if (offset !== undefined) {
-    const message = `request body is not valid UTF-8: invalid byte 0x${bytes[offset]!.toString(16).padStart(2, "0")} at offset ${offset}`
-    return yield* new InvalidArgument({ message, issues: [{ path: ["body"], message }] })
-  }
-})
-
 // What an endpoint's body may be, as a 415 says it ("application/json", "application/yaml or text/plain"): the
 // content types its payload declares in the contract. Read once per endpoint: its payload never changes.
 const accepted = new WeakMap<HttpApiEndpoint.Top, string>()
@@ -88,8 +73,9 @@ const unsupportedContentType = (request: HttpServerRequest.HttpServerRequest, en
  * Every request's parameters are checked before anything else runs (and so before any WebSocket upgrade):
  * decoding failures of path, query, headers or body become `400 invalid_argument` with one issue per problem,
  * and so do query parameters on an endpoint that declares none. A body of a content type the endpoint does not declare
- * is a 415 naming the ones it does. Response encoding failures are bugs: they are
- * reported and become a generic 500.
+ * is a 415 naming the ones it does. The body of an endpoint that takes more than the server's limit is read after
+ * authentication instead (see below). Response encoding failures are bugs: they are reported and become a generic
+ * 500.
  */
 export const layerRequestValidation = Layer.succeed(RequestValidation)((httpEffect, { endpoint }) =>
   // Chained, not Effect.gen: this runs on every request, and the generator form measured ~10 times the cost.
@@ -102,6 +88,10 @@ export const layerRequestValidation = Layer.succeed(RequestValidation)((httpEffe
       if (endpoint.payload.size > 0 && request.method !== "GET" && request.method !== "HEAD") {
         const unsupported = unsupportedContentType(request, endpoint)
         if (unsupported !== undefined) return Effect.fail(unsupported)
+        // A body larger than the server's limit (a file write takes a whole file) is read only once the caller is
+        // authenticated, by HttpApi's decoding: an anonymous client must not make the server hold 8 MiB per
+        // request. Its handler checks the UTF-8 then (`checkTextBody`).
+        if (maxBodyBytesOf(endpoint.annotations) !== undefined) return httpEffect
         return Effect.andThen(checkTextBody(request), httpEffect)
       }
       return httpEffect

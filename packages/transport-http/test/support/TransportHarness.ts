@@ -117,6 +117,8 @@ export interface HarnessOptions {
   readonly validation?: ValidationWorkersLive.ValidationWorkersOptions
   /** Where access-log lines go (none are written otherwise: the harness has no logger). */
   readonly accessLog?: AccessLogWrite
+  /** How long a file write waits for the one before it, and for each file operation; the server's otherwise. */
+  readonly fileTimeouts?: Pick<FilesLive.FilesOptions, "lockTimeout" | "operationTimeout">
 }
 
 /**
@@ -175,7 +177,10 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
     // Uptime samples the health the test sets, on the live clock (a second apart).
     const core = Layer.merge(RouteListLive.layer, UptimeLive.layer).pipe(
       Layer.provideMerge(
-        Layer.merge(healthOverRoutes(options.health ?? {}), FilesLive.layer({ configFile, routesDir }))
+        Layer.merge(
+          healthOverRoutes(options.health ?? {}),
+          FilesLive.layer({ configFile, routesDir, ...options.fileTimeouts })
+        )
       ),
       Layer.provideMerge(Layer.merge(routes, configSource)),
       Layer.provideMerge(
