@@ -3,18 +3,23 @@ import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import {
   ConfigEvents,
+  closeCodeOf,
+  errorCodeOf,
   GuestNotFound,
   GuestNotRunning,
+  grpcStatusOf,
   HypervisorNodeNotFound,
   HypervisorNotConfigured,
+  httpStatusOf,
   InvalidArgument,
   ProxmoxAccessDenied,
   ProxmoxTaskFailed,
   ProxmoxTimedOut,
-  SshFailed,
-  SshNotConfigured
+  SshNotConfigured,
+  SshTimedOut,
+  toWireError
 } from "@gatehouse-edge/contract/domain"
-import { Effect, Exit, Fiber, Layer, Queue, Stream } from "effect"
+import { Effect, Exit, Fiber, Layer, Queue, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import ssh2 from "ssh2"
 import { SecretUnreadable } from "../../packages/core/src/config/ReadSecret.js"
@@ -529,7 +534,7 @@ describe("HypervisorLive against the simulator", () => {
     )
   )
 
-  it.effect("journal of a container: a journald check that never answers fails after 10 s (502), not a hang", () =>
+  it.effect("journal of a container: a journald check that never answers fails after 10 s (504), not a hang", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const sim = yield* simulator()
@@ -564,12 +569,30 @@ describe("HypervisorLive against the simulator", () => {
         )
         assert.isTrue(Exit.isFailure(exit))
         const error = yield* Effect.flip(Fiber.join(fiber))
-        assert.instanceOf(error, SshFailed)
+        // An upstream that did not answer in time: a gateway timeout, not an upstream that answered with an error.
+        assert.instanceOf(error, SshTimedOut)
+        assert.deepStrictEqual(
+          { node: error.node, operation: error.operation, timeout_ms: error.timeout_ms },
+          {
+            node: "pve1",
+            operation: "checking for journald in container 101 (test -d /run/systemd/journal)",
+            timeout_ms: 10_000
+          }
+        )
         assert.strictEqual(
           error.message,
           'SSH to node "pve1": checking for journald in container 101 (test -d /run/systemd/journal) did not ' +
             "finish within 10000 ms"
         )
+        const code = errorCodeOf(error)
+        assert.deepStrictEqual(
+          [code, httpStatusOf(code), grpcStatusOf(code), closeCodeOf(code)],
+          ["timeout", 504, 4, 1011]
+        )
+        // As the API answers it before the upgrade: the 504 body, decoded back into the typed error by a client.
+        const wire = Schema.encodeSync(toWireError(SshTimedOut))(error)
+        assert.deepStrictEqual(wire.error.code, "timeout")
+        assert.instanceOf(Schema.decodeUnknownSync(toWireError(SshTimedOut))(wire), SshTimedOut)
       })
     )
   )

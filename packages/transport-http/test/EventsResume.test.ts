@@ -82,6 +82,29 @@ describe("GET /events with since", () => {
     )
   )
 
+  it.live("a made-up id older than this store's first event is a 404, also once the cap has dropped events", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness({ configYaml: "events: { history: 10 }\n" })
+        const first = yield* h.events.publish(testEvent("n0"))
+        for (let i = 1; i < 35; i++) yield* h.events.publish(testEvent(`n${i}`))
+        // Well formed, but from before this store held anything: it was never dropped from it.
+        const ancient = v7({ msecs: Date.UTC(2020, 0, 1), seq: 0 })
+        const plain = yield* request(`${h.baseUrl}/events?since=${ancient}`, { key: h.apiKey })
+        assert.deepStrictEqual(
+          [plain.status, plain.json.error?.details],
+          [404, [{ reason: "EventNotFound", since: ancient }]],
+          plain.text.slice(0, 200)
+        )
+        const upgrade = yield* refusedUpgrade(`${h.wsUrl}/events?since=${ancient}`, h.apiKey)
+        assert.strictEqual(upgrade.status, 404)
+        // The store's own first event, dropped since, is still a 410.
+        const dropped = yield* request(`${h.baseUrl}/events?since=${first.id}`, { key: h.apiKey })
+        assert.strictEqual(dropped.status, 410, dropped.text.slice(0, 200))
+      })
+    )
+  )
+
   it.live("a since that was never an event here is a 404 (EventNotFound), on a GET and before the upgrade", () =>
     Effect.scoped(
       Effect.gen(function* () {

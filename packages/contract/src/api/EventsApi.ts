@@ -23,11 +23,14 @@ export class EventsApi extends HttpApiGroup.make("events")
             "Events newest last. `limit` (1–1000, default 100): without `since`, the newest n; with `since`, the " +
             "oldest n after that id, so a client that polls continues with `since` = the last id it got, until a " +
             "page holds fewer than `limit`, and skips none. `category`: one category. `since` must be an event " +
-            "the history still holds: older than every kept event (the history cap dropped it, and events after " +
-            "it may be gone) is 410 `gone` (`EventsTrimmed`); an id that was never one of its events (another " +
-            "server's, a reset store's) is 404 (`EventNotFound`); either way the client cannot catch up, and " +
-            "re-reads the state it keeps and starts again without `since`. WebSocket on the same path: the " +
-            "matching history, then live events; with `since`, the history is every stored event after it, " +
+            "the history still holds, with nothing dropped after it. One the history cap dropped (older than " +
+            "every kept event; with `events.history: 0`, any but the newest, which resumes with nothing missed), " +
+            "or one after which failed sign-ins were dropped beyond their tenth of the history (without " +
+            "`category`, or `auth`), is 410 `gone` (`EventsTrimmed`); an id that was never one of its events " +
+            "(another server's, a reset store's, older than its first event) is 404 (`EventNotFound`); either " +
+            "way the client cannot catch up, and re-reads the state it keeps and starts again without `since`. " +
+            "WebSocket on the same path: the matching history, then live events; with `since`, the history is " +
+            "every stored event after it, " +
             "whatever the limit, and a `since` the history cannot continue from is refused before the upgrade " +
             "(410/404), or, trimmed during a long replay, closes the stream with 1008 and that reason. A consumer " +
             "that does not keep up is closed with 1008: resume with `since` = the last id received."

@@ -23,6 +23,7 @@ import {
   SshFailed,
   SshHostKeyMismatch,
   SshNotConfigured,
+  SshTimedOut,
   SshUnreachable,
   toWireError,
   UpgradeRequired
@@ -51,6 +52,8 @@ const commandErrors = [
   toWireError(SshHostKeyMismatch),
   toWireError(SshFailed)
 ]
+// A journal's also: a container's is first checked for journald, and that check is bounded.
+const journalErrors = [...commandErrors, toWireError(SshTimedOut)]
 
 /** `service`, repeatable: systemd units to filter the journal by (each a safe argument, SPEC §5.4). */
 const Services = Schema.optionalKey(Schema.Array(Schema.String))
@@ -65,7 +68,8 @@ const journalDescription =
   "WebSocket only (426 without the upgrade): the last `limit` lines (1–1000, default 100), then each new line, one " +
   "text frame per line, from `journalctl -f` run over SSH on the node (`pct exec <vmid> -- journalctl` in a " +
   "container; `tail -F /var/log/messages` in a container without journald). Every check (parameters, dangerous " +
-  "characters, node, container, its status) is done before the upgrade. A stopped container: 409. Closing the " +
+  "characters, node, container, its status) is done before the upgrade. A stopped container: 409. A container " +
+  "whose check for journald does not finish within 10 s (a frozen container, a hung mount): 504. Closing the " +
   "socket ends the remote command."
 
 /** Proxmox VE nodes and LXC containers (SPEC §5). */
@@ -142,14 +146,14 @@ export class HypervisorApi extends HttpApiGroup.make("hypervisor")
         service: Services,
         limit: Schema.optionalKey(Limit)
       },
-      error: commandErrors
+      error: journalErrors
     })
       .annotateMerge(requires("hypervisor:read"))
       .annotateMerge(OpenApi.annotations({ summary: "Follow a journal (WebSocket)", description: journalDescription })),
     HttpApiEndpoint.get("nodeJournal", "/hypervisor/journalctl/:node", {
       params: { node: NodeParam },
       query: { service: Services, limit: Schema.optionalKey(Limit) },
-      error: commandErrors
+      error: journalErrors
     })
       .annotateMerge(requires("hypervisor:read"))
       .annotateMerge(
@@ -158,7 +162,7 @@ export class HypervisorApi extends HttpApiGroup.make("hypervisor")
     HttpApiEndpoint.get("guestJournal", "/hypervisor/journalctl/:node/:vmid", {
       params: { node: NodeParam, vmid: VmidParam },
       query: { service: Services, limit: Schema.optionalKey(Limit) },
-      error: commandErrors
+      error: journalErrors
     })
       .annotateMerge(requires("hypervisor:read"))
       .annotateMerge(
@@ -167,7 +171,7 @@ export class HypervisorApi extends HttpApiGroup.make("hypervisor")
     HttpApiEndpoint.get("unitJournal", "/hypervisor/journalctl/:node/:vmid/:service", {
       params: { node: NodeParam, vmid: VmidParam, service: Schema.String },
       query: { limit: Schema.optionalKey(Limit) },
-      error: commandErrors
+      error: journalErrors
     })
       .annotateMerge(requires("hypervisor:read"))
       .annotateMerge(

@@ -8,7 +8,12 @@ export class DockerNotConfigured extends ApiError<DockerNotConfigured>()("Docker
   message: () => "no Docker engine is configured (docker.hosts)"
 }) {}
 
-/** A configured engine did not answer; the other engines keep working (503 / UNAVAILABLE). */
+/**
+ * A configured engine did not answer; the other engines keep working (503 / UNAVAILABLE). `host` is the engine's
+ * configured name; `detail` the kind of failure (`connection refused`, `permission denied`, `no socket at its
+ * address`, `timed out: ...`, `TLS: ...`, ...), never the driver's text with the socket path or address, which
+ * only the server's log has.
+ */
 export class DockerHostUnreachable extends ApiError<DockerHostUnreachable>()("DockerHostUnreachable", {
   code: "unavailable",
   fields: { host: Schema.String, detail: Schema.String },

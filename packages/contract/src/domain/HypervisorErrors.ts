@@ -100,6 +100,16 @@ export class SshHostKeyMismatch extends ApiError<SshHostKeyMismatch>()("SshHostK
 }) {}
 
 /**
+ * A check run over SSH on the node did not finish in time: the node or the container it runs in hangs (`pct exec`
+ * waiting on a frozen container, a stuck mount) (504 / DEADLINE_EXCEEDED). `operation` says what did not answer.
+ */
+export class SshTimedOut extends ApiError<SshTimedOut>()("SshTimedOut", {
+  code: "timeout",
+  fields: { node: Schema.String, operation: Schema.String, timeout_ms: Schema.Int },
+  message: (e) => `SSH to node "${e.node}": ${e.operation} did not finish within ${e.timeout_ms} ms`
+}) {}
+
+/**
  * SSH to the node failed after connecting: authentication refused, a channel refused, the connection dropped, or a
  * command failed (exit status and the first line of its error output in `detail`) (502 / BAD_GATEWAY).
  */

@@ -10,6 +10,7 @@ import { SecretUnreadable } from "../config/ReadSecret.js"
 import { readTextFile } from "../config/ReadTextFile.js"
 import { lazyModule } from "../util/LazyModule.js"
 import type { EngineError } from "./Docker.js"
+import { EngineTimeout, unreachableReason } from "./EngineFailure.js"
 import { openEngineStream } from "./EngineHttpStream.js"
 
 // Loaded with the first configured engine: a server without `docker.hosts` never loads it (~25 MiB of RSS).
@@ -114,6 +115,9 @@ export const makeDockerEngine = Effect.fn("DockerEngine.make")(function* (config
   let failures = 0
   let retryAt = 0
   let lastError: DockerHostUnreachable | undefined
+  // The driver's text of the failure last logged: a down engine is logged when it goes down and when why changes,
+  // not at every retry.
+  let lastLogged: string | undefined
 
   const attempt = <A>(effect: Effect.Effect<A, unknown>, timeoutMs: number): Effect.Effect<A, EngineError> =>
     Effect.gen(function* () {
@@ -124,24 +128,30 @@ export const makeDockerEngine = Effect.fn("DockerEngine.make")(function* (config
       return yield* effect.pipe(
         Effect.timeoutOrElse({
           duration: timeoutMs,
-          orElse: () => Effect.fail({ message: `no answer within ${timeoutMs / 1000} s` })
+          orElse: () => Effect.fail(new EngineTimeout({ message: `no answer within ${timeoutMs / 1000} s` }))
         }),
         Effect.tap(() =>
           Effect.sync(() => {
             failures = 0
             lastError = undefined
+            lastLogged = undefined
           })
         ),
         Effect.catch((error): Effect.Effect<never, EngineError> => {
           const status = engineStatus(error)
           if (status !== undefined) return Effect.fail(new DockerFailed({ host, status, detail: engineMessage(error) }))
-          // No answer at all: the engine is down (or the socket is gone); back off before the next try.
+          // No answer at all: the engine is down (or the socket is gone); back off before the next try. The caller
+          // hears which engine and the kind of failure; the driver's text, which names the socket path or address,
+          // is for the server's log.
           return Effect.flatMap(Clock.currentTimeMillis, (at) => {
             failures++
             retryAt = at + Math.min(backoffMaxMs, backoffInitialMs * 2 ** (failures - 1))
-            const unreachable = new DockerHostUnreachable({ host, detail: engineMessage(error) })
+            const unreachable = new DockerHostUnreachable({ host, detail: unreachableReason(error) })
             lastError = unreachable
-            return Effect.fail(unreachable)
+            const driverText = engineMessage(error)
+            if (driverText === lastLogged) return Effect.fail(unreachable)
+            lastLogged = driverText
+            return Effect.andThen(Effect.logWarning(`${unreachable.message} (${driverText})`), Effect.fail(unreachable))
           })
         })
       )

@@ -55,9 +55,11 @@ const readToEnd = (host: string) => (body: Readable) =>
     const chunks: Array<Buffer> = []
     body.on("data", (chunk: Buffer) => chunks.push(chunk))
     body.once("end", () => resume(Effect.succeed(Buffer.concat(chunks))))
-    body.once("error", (error) =>
-      resume(Effect.fail(new DockerHostUnreachable({ host, detail: `the response broke off: ${error.message}` })))
-    )
+    // The socket's own words (an address, a path) are for the log; the caller hears what happened.
+    body.once("error", (error) => {
+      const broken = new DockerHostUnreachable({ host, detail: "the response broke off" })
+      resume(Effect.andThen(Effect.logWarning(`${broken.message} (${error.message})`), Effect.fail(broken)))
+    })
     body.resume()
     return Effect.sync(() => body.destroy())
   })

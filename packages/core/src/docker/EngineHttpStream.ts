@@ -4,6 +4,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { EngineNoAnswer } from "./EngineFailure.js"
 import { type BodyFraming, framingOf, makeBodyDecoder } from "./ResponseBody.js"
 import { parseResponseHead } from "./ResponseHead.js"
 
@@ -33,14 +34,24 @@ const receiveHead = (socket: Duplex) =>
         if (head._tag === "Incomplete") return
         detach()
         socket.pause()
-        if (head._tag === "Malformed") return resume(Effect.fail(new Error(`not an HTTP response: ${head.reason}`)))
+        if (head._tag === "Malformed") {
+          return resume(
+            Effect.fail(new EngineNoAnswer({ kind: "not_http", message: `not an HTTP response: ${head.reason}` }))
+          )
+        }
         const framing = framingOf(head.headers)
-        if (framing._tag === "Malformed") return resume(Effect.fail(new Error("unsupported body framing")))
+        if (framing._tag === "Malformed") {
+          return resume(Effect.fail(new EngineNoAnswer({ kind: "not_http", message: "unsupported body framing" })))
+        }
         resume(Effect.succeed({ status: head.status, framing, rest: bytes.subarray(head.bodyStart) }))
       }
       const onEnd = () => {
         detach()
-        resume(Effect.fail(new Error("the engine closed the connection before answering")))
+        resume(
+          Effect.fail(
+            new EngineNoAnswer({ kind: "closed", message: "the engine closed the connection before answering" })
+          )
+        )
       }
       const onError = (error: Error) => {
         detach()

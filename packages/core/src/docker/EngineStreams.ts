@@ -92,10 +92,10 @@ const pump = <A>(
         return yield* Queue.end(queue)
       } else {
         // The connection was cut before the response ended: the daemon went away in the middle of the stream.
-        return yield* Queue.fail(
-          queue,
-          new DockerHostUnreachable({ host, detail: `stream cut: ${event.error.message}` })
-        )
+        // The socket's own words (an address, a path) are for the log; the stream's watchers hear what happened.
+        const cut = new DockerHostUnreachable({ host, detail: "the stream was cut" })
+        yield* Effect.logWarning(`${cut.message} (${event.error.message})`)
+        return yield* Queue.fail(queue, cut)
       }
     }
   })

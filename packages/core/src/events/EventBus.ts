@@ -12,7 +12,7 @@ import * as Stream from "effect/Stream"
 import * as EventIds from "./EventIds.js"
 import { EventRepository } from "./EventRepository.js"
 import { Events, type Recorded } from "./Events.js"
-import { missingSince } from "./MissingSince.js"
+import { checkedPage, followsFailedSignIns, missingSince, newestEver } from "./MissingSince.js"
 
 // Events read per page when a follower resumes after `since`.
 const replayPageSize = 500
@@ -51,10 +51,9 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
   const subscribers = new Set<Subscriber>()
   let closed = false
   const lock = yield* Semaphore.make(1)
-  const newest = yield* repository.list({ limit: 1 })
-  const ids = EventIds.make(newest[0]?.id)
-  // The newest id stored through this bus (or before it started): see `missingSince`.
-  let newestPublished = newest[0]?.id
+  // After the newest id the history ever held, kept or not (with `events.history: 0` none is): a `since` is told
+  // ours or not by where it falls (`missingSince`), so no new id may sort before an old one.
+  const ids = EventIds.make(newestEver(yield* repository.extent))
 
   yield* Effect.addFinalizer(() =>
     Effect.sync(() => {
@@ -118,10 +117,7 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
         )
       )
       .pipe(
-        Effect.tap(([, events]) => {
-          newestPublished = events.at(-1)?.id ?? newestPublished
-          return deliver(events)
-        }),
+        Effect.tap(([, events]) => deliver(events)),
         Effect.uninterruptible,
         lock.withPermits(1)
       )
@@ -138,13 +134,17 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
     )
 
   // The events after `since`, checked: a `since` no longer (or never) stored fails with why, rather than reading
-  // on from whatever is kept after it.
+  // on from whatever is kept after it, and so does a page that failed sign-ins dropped beyond their share left a
+  // hole in. The marks are read after the page: they only grow, so a trim in between can only make it a gap.
   const readAfter = (since: string, category: string | undefined, limit: number | undefined) =>
     Effect.flatMap(
       repository.page(since, category, limit),
       Option.match({
-        onSome: Effect.succeed,
-        onNone: () => Effect.flatMap(repository.extent, (extent) => missingSince(since, extent, newestPublished))
+        onSome: (page) =>
+          followsFailedSignIns(category)
+            ? Effect.flatMap(repository.extent, (extent) => checkedPage(since, category, page, extent))
+            : Effect.succeed(page),
+        onNone: () => Effect.flatMap(repository.extent, (extent) => missingSince(since, extent))
       })
     )
 

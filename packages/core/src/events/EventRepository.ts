@@ -18,12 +18,20 @@ interface EventRow {
   readonly data: string
 }
 
-/** The bounds of the stored history (see `EventRepository.extent`); `undefined` where it holds none. */
+/**
+ * The bounds of the history (see `EventRepository.extent`): of what it keeps, and of what it ever held; `undefined`
+ * where there is none.
+ */
 export interface HistoryExtent {
+  /** The oldest and newest kept ids. */
   readonly oldest: string | undefined
   readonly newest: string | undefined
-  /** The oldest stored `auth/login_failed`: older ones may have been dropped beyond their share. */
-  readonly oldestFailedSignIn: string | undefined
+  /** The oldest id the history ever held, kept or since dropped: an older id was never one of its events. */
+  readonly first: string | undefined
+  /** The newest id the cap dropped (with a cap of 0, the newest event, which was never kept). */
+  readonly trimmedThrough: string | undefined
+  /** The newest failed sign-in dropped beyond its share: a read from before it has a gap. */
+  readonly failedTrimmedThrough: string | undefined
 }
 
 const decodeEvent = Schema.decodeUnknownSync(Event)
@@ -69,15 +77,15 @@ export class EventRepository extends Context.Service<
     /**
      * The oldest `count` (`undefined`: all) events after `since` (of `category`, if given), oldest first: a page of
      * a replay; `None` when `since` itself is not stored. Read in one statement with `since`: trimming drops only
-     * the oldest events, so while `since` is kept every later event is too (failed sign-ins beyond their share
-     * aside), and a page read with it has no gap.
+     * the oldest events, so while `since` is kept every later event is too, failed sign-ins beyond their share
+     * aside (see {@link HistoryExtent.failedTrimmedThrough}, read after the page: it only grows).
      */
     readonly page: (
       since: string,
       category: string | undefined,
       count: number | undefined
     ) => Effect.Effect<Option.Option<ReadonlyArray<Event>>>
-    /** The oldest and newest stored ids, and the oldest stored failed sign-in's: where the history starts. */
+    /** Where the history starts and ends, kept and ever held, and what trimming dropped: see {@link HistoryExtent}. */
     readonly extent: Effect.Effect<HistoryExtent>
   }
 >()("@gatehouse-edge/core/EventRepository") {
@@ -125,13 +133,19 @@ export class EventRepository extends Context.Service<
           statements.push(sql`INSERT INTO events ${sql.insert([first!, ...rest])}`)
         }
         // Everything up to the newest `keep` goes: the subquery finds the (keep+1)-th newest id, none if short.
-        // Failed sign-ins first, down to their share: see {@link failedSignInShare}.
+        // Failed sign-ins first, down to their share: see {@link failedSignInShare}. Each trim first marks what
+        // it drops (`event_marks`), so a `since` it dropped is told from one never stored, and a resume from
+        // before a dropped failed sign-in from one that missed nothing.
         if (keep !== undefined && trimDue(keep, events.length)) {
-          const failedKeep = failedSignInShare(keep)
+          const failedBoundary = sql`(SELECT id FROM events WHERE category = 'auth' AND action = 'login_failed'
+            ORDER BY id DESC LIMIT 1 OFFSET ${failedSignInShare(keep)})`
+          const boundary = sql`(SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ${keep})`
           statements.push(
-            sql`DELETE FROM events WHERE category = 'auth' AND action = 'login_failed' AND id <= (SELECT id FROM events
-              WHERE category = 'auth' AND action = 'login_failed' ORDER BY id DESC LIMIT 1 OFFSET ${failedKeep})`,
-            sql`DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ${keep})`
+            sql`UPDATE event_marks SET first_id = COALESCE(first_id, (SELECT MIN(id) FROM events)),
+              failed_trimmed_through = COALESCE(${failedBoundary}, failed_trimmed_through)`,
+            sql`DELETE FROM events WHERE category = 'auth' AND action = 'login_failed' AND id <= ${failedBoundary}`,
+            sql`UPDATE event_marks SET trimmed_through = COALESCE(${boundary}, trimmed_through)`,
+            sql`DELETE FROM events WHERE id <= ${boundary}`
           )
         }
         return Effect.orDie(Effect.forEach(statements, (statement) => statement, { discard: true }))
@@ -180,14 +194,22 @@ export class EventRepository extends Context.Service<
         return Option.some(rows.slice(1).map(toEvent))
       })
 
-      const extent = sql<{ oldest: string | null; newest: string | null; oldest_failed: string | null }>`SELECT
-          (SELECT MIN(id) FROM events) AS oldest, (SELECT MAX(id) FROM events) AS newest,
-          (SELECT MIN(id) FROM events WHERE category = 'auth' AND action = 'login_failed') AS oldest_failed`.pipe(
+      const extent = sql<{
+        oldest: string | null
+        newest: string | null
+        first_id: string | null
+        trimmed_through: string | null
+        failed_trimmed_through: string | null
+      }>`SELECT (SELECT MIN(id) FROM events) AS oldest, (SELECT MAX(id) FROM events) AS newest,
+          first_id, trimmed_through, failed_trimmed_through FROM event_marks`.pipe(
         Effect.orDie,
         Effect.map(([row]) => ({
           oldest: row?.oldest ?? undefined,
           newest: row?.newest ?? undefined,
-          oldestFailedSignIn: row?.oldest_failed ?? undefined
+          // Never trimmed: the oldest kept is the first.
+          first: row?.first_id ?? row?.oldest ?? undefined,
+          trimmedThrough: row?.trimmed_through ?? undefined,
+          failedTrimmedThrough: row?.failed_trimmed_through ?? undefined
         })),
         Effect.withSpan("EventRepository.extent")
       )

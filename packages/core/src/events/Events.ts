@@ -35,8 +35,11 @@ export class Events extends Context.Service<
     /**
      * Stored events matching the query, oldest first (newest last): the newest `limit`, or with `since` the oldest
      * `limit` after it, so reading again from the last one skips none. A `since` the history cannot continue from
-     * fails: {@link EventsTrimmed} when it is older than every kept event (the cap dropped it, and events after it
-     * may be gone), {@link EventNotFound} when it is no event of this history.
+     * fails: {@link EventsTrimmed} when it was an event here that the cap dropped (older than every kept event;
+     * with `events.history: 0` any but the newest), or when failed sign-ins after it were dropped beyond their
+     * share (a read of every category or of `auth`); {@link EventNotFound} when it never was an event of this
+     * history (older than its first event, newer than its last, or between two kept ones). The newest event ever
+     * published resumes with nothing missed, also when none is kept.
      */
     readonly history: {
       (query: EventQuery & { readonly since?: undefined }): Effect.Effect<ReadonlyArray<Event>>

@@ -3,32 +3,57 @@ import { EventNotFound, EventsTrimmed } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
 import type { HistoryExtent } from "./EventRepository.js"
 
+/** The newest id the history ever held: the newest kept, or with a cap of 0 the newest dropped. */
+export const newestEver = (extent: HistoryExtent): string | undefined =>
+  extent.trimmedThrough !== undefined && (extent.newest === undefined || extent.trimmedThrough > extent.newest)
+    ? extent.trimmedThrough
+    : extent.newest
+
 /**
- * What a read after `since` gives when `since` is not stored, told by where it falls in the history. Ids are UUIDv7,
- * in time order, and trimming drops only the oldest events (failed sign-ins also beyond their share). So an id
- * older than the oldest kept was dropped, events after it may be gone, and the client must hear it
- * (`EventsTrimmed`); so must one older than the oldest kept failed sign-in, which may be a failed sign-in dropped
- * beyond its share. Any other id was never stored here (`EventNotFound`): newer than every event, or between two
- * kept ones, it is another server's, or from a store since reset. The newest id this bus published counts as well:
- * with a cap of 0 (nothing kept) a resume from the last event is no gap.
+ * What a read after `since` gives when `since` is not stored, told by where it falls in what the history ever held.
+ * Ids are UUIDv7, so in time order, and each is greater than every id before it (a generator seeded with the newest
+ * ever held: also across a restart, a clock set back, a `TestClock` at 0); trimming drops only the oldest events,
+ * and failed sign-ins beyond their share, marking the newest of each it drops. So:
+ * - outside [first, newest] ever held (older than the store's first event, newer than its last): never an event
+ *   here, from another server, a store since reset, or made up: `EventNotFound`;
+ * - the newest ever held (with `events.history: 0` it is not kept): nothing came after it, nothing was missed;
+ * - older than every kept event (with a cap of 0, any other in range: nothing is kept), or at most the newest
+ *   dropped failed sign-in: it was ours and dropped, events after it may be gone too: `EventsTrimmed`;
+ * - between kept events: never stored here (`EventNotFound`).
  */
 export const missingSince = (
   since: string,
-  extent: HistoryExtent,
-  newestPublished: string | undefined
+  extent: HistoryExtent
 ): Effect.Effect<ReadonlyArray<Event>, EventsTrimmed | EventNotFound> => {
-  const newest =
-    extent.newest === undefined || (newestPublished !== undefined && newestPublished > extent.newest)
-      ? newestPublished
-      : extent.newest
-  if (newest === undefined || since > newest) return Effect.fail(new EventNotFound({ since }))
-  // The newest event itself: nothing came after it, so nothing was missed.
+  const newest = newestEver(extent)
+  if (newest === undefined || extent.first === undefined || since > newest || since < extent.first) {
+    return Effect.fail(new EventNotFound({ since }))
+  }
   if (since === newest) return Effect.succeed([])
   const trimmed =
     extent.oldest === undefined ||
     since < extent.oldest ||
-    (extent.oldestFailedSignIn !== undefined && since < extent.oldestFailedSignIn)
+    (extent.failedTrimmedThrough !== undefined && since <= extent.failedTrimmedThrough)
   return trimmed
     ? Effect.fail(new EventsTrimmed({ since, oldest_id: extent.oldest ?? null }))
     : Effect.fail(new EventNotFound({ since }))
 }
+
+/**
+ * Whether a page read after a stored `since` is whole. Trimming keeps every event after a kept one, except failed
+ * sign-ins beyond their share: a client that follows them (every category, or `auth`) and resumes from before the
+ * newest one dropped has missed it, and hears so as from any other gap (`EventsTrimmed`), never a silent hole.
+ */
+export const checkedPage = (
+  since: string,
+  category: string | undefined,
+  page: ReadonlyArray<Event>,
+  extent: HistoryExtent
+): Effect.Effect<ReadonlyArray<Event>, EventsTrimmed> =>
+  followsFailedSignIns(category) && extent.failedTrimmedThrough !== undefined && since < extent.failedTrimmedThrough
+    ? Effect.fail(new EventsTrimmed({ since, oldest_id: extent.oldest ?? null }))
+    : Effect.succeed(page)
+
+/** Whether a read of `category` (`undefined`: every one) includes failed sign-ins (`auth/login_failed`). */
+export const followsFailedSignIns = (category: string | undefined): boolean =>
+  category === undefined || category === "auth"

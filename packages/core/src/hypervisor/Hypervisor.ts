@@ -18,6 +18,7 @@ import type {
   SshFailed,
   SshHostKeyMismatch,
   SshNotConfigured,
+  SshTimedOut,
   SshUnreachable
 } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
@@ -84,13 +85,14 @@ export class Hypervisor extends Context.Service<
     /**
      * Checks a journal request (services are safe arguments — before anything else —, node and guest exist, the
      * guest runs, SSH is configured, the node answers with its pinned host key) and gives the stream of lines: the
-     * initial `limit` lines, then new ones.
+     * initial `limit` lines, then new ones. A container's is checked for journald first, a check bounded in time:
+     * past the bound, {@link SshTimedOut}.
      */
     readonly journal: (
       request: JournalRequest
     ) => Effect.Effect<
       Stream.Stream<string, CommandError>,
-      InvalidArgument | LookupError | GuestNotRunning | CommandError
+      InvalidArgument | LookupError | GuestNotRunning | CommandError | SshTimedOut
     >
     /**
      * As {@link journal}, for `tail -F` of absolute file paths below `hypervisor.tail_paths` (checked first, with

@@ -6,7 +6,7 @@ import {
   HypervisorNodeNotFound,
   HypervisorNotConfigured,
   InvalidArgument,
-  SshFailed
+  SshTimedOut
 } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import * as DateTime from "effect/DateTime"
@@ -184,17 +184,17 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
     if (vmid === 0) return follow(target, journalArgv(services, limit), limit)
     // A container without journald (Alpine, busybox, ...) logs to a file: follow that instead. A container that
     // hangs (`pct exec` waiting on a frozen container, a stuck mount) must not hold the request forever: the check
-    // is bounded, and past the bound the request fails as a failed command (502), naming what did not answer.
+    // is bounded, and past the bound the request fails as an upstream that did not answer in time (504), naming
+    // what did not answer. Not a 502: nothing answered with an error.
     const probe = yield* shell.run(target, inGuest(vmid, hasJournaldArgv)).pipe(
       Effect.timeoutOrElse({
         duration: probeTimeoutMs,
         orElse: () =>
           Effect.fail(
-            new SshFailed({
+            new SshTimedOut({
               node: request.node,
-              detail:
-                `checking for journald in container ${vmid} (${hasJournaldArgv.join(" ")}) ` +
-                `did not finish within ${probeTimeoutMs} ms`
+              operation: `checking for journald in container ${vmid} (${hasJournaldArgv.join(" ")})`,
+              timeout_ms: probeTimeoutMs
             })
           )
       })

@@ -3,6 +3,7 @@ import { oidcLoginsMigration } from "../auth/OidcLoginsMigration.js"
 import { sessionsMigration } from "../auth/SessionsMigration.js"
 import { authRequestsMigration } from "../authrequests/AuthRequestsMigration.js"
 import { authRequestsPagingMigration } from "../authrequests/AuthRequestsPagingMigration.js"
+import { eventMarksMigration } from "../events/EventMarksMigration.js"
 import { eventsMigration } from "../events/EventsMigration.js"
 import { uptimeMigration } from "../uptime/UptimeMigration.js"
 
@@ -18,7 +19,8 @@ export const migrations = {
   "4_sessions": sessionsMigration,
   "5_uptime": uptimeMigration,
   "6_oidc_logins_indexes": oidcLoginsMigration,
-  "7_auth_requests_paging": authRequestsPagingMigration
+  "7_auth_requests_paging": authRequestsPagingMigration,
+  "8_event_marks": eventMarksMigration
 } as const
 
 /** The newest migration id this build knows. */

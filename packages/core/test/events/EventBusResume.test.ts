@@ -3,6 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import type { Event } from "@gatehouse-edge/contract/domain"
 import { EventNotFound, EventsTrimmed, LoginFailedEvent } from "@gatehouse-edge/contract/domain"
 import { Deferred, Effect, Fiber, Stream } from "effect"
+import { TestClock } from "effect/testing"
 import { v7 } from "uuid"
 import type * as EventBus from "../../src/events/EventBus.js"
 import { tempDir } from "../store/TempDir.js"
@@ -156,6 +157,121 @@ describe("EventBus resume (since)", () => {
       const error = yield* failureOf(bus.history({ since: failed[0]!.id }))
       assert.instanceOf(error, EventsTrimmed)
       assert.strictEqual(error.oldest_id, first.id)
+    })
+  )
+
+  it.effect("an id older than the first event the history ever held was never ours: EventNotFound, not trimmed", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* TestClock.setTime(Date.UTC(2026, 0, 1))
+      // Made up, well formed, and older than this store: before it existed, nothing was stored in it.
+      const ancient = v7({ msecs: Date.UTC(2020, 0, 1), seq: 0 })
+      const seen = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const { bus } = yield* busIn(dir, { historyCap: 10 })
+          const seen = yield* publishRange(bus, 0, 5)
+          assert.instanceOf(yield* failureOf(bus.history({ since: ancient })), EventNotFound)
+          // The cap drops e0–e24.
+          yield* publishRange(bus, 5, 35)
+          return seen
+        })
+      )
+      // After a restart too: what the store ever held is kept with it.
+      const { bus } = yield* busIn(dir, { historyCap: 10 })
+      const error = yield* failureOf(bus.history({ since: ancient }))
+      assert.instanceOf(error, EventNotFound)
+      assert.instanceOf(yield* failureOf(Stream.runCollect(bus.follow({ since: ancient }))), EventNotFound)
+      // Ids that were ours and were dropped are still told apart: the first event's, and a later one's.
+      for (const dropped of [seen[0]!, seen[4]!]) {
+        const trimmed = yield* failureOf(bus.history({ since: dropped.id }))
+        assert.instanceOf(trimmed, EventsTrimmed)
+        assert.strictEqual(trimmed.oldest_id, (yield* bus.history({ limit: 10 }))[0]!.id)
+      }
+    })
+  )
+
+  it.effect(
+    "with a cap of 0, across a restart: the newest resumes, older ids of ours are trimmed, others not ours",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        yield* TestClock.setTime(Date.UTC(2026, 0, 1))
+        const [a, b] = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const { bus } = yield* busIn(dir, { historyCap: 0 })
+            return [yield* bus.publish(input("a")), yield* bus.publish(input("b"))] as const
+          })
+        )
+        // The clock is behind after the restart: new ids must still sort after those given out before.
+        yield* TestClock.setTime(Date.UTC(2025, 0, 1))
+        const { bus } = yield* busIn(dir, { historyCap: 0 })
+        assert.deepStrictEqual(yield* bus.history({}), [])
+        // The last event given out: nothing came after it, nothing was missed.
+        assert.deepStrictEqual(yield* bus.history({ since: b.id }), [])
+        // An earlier one of ours: events after it were not kept, and the client must hear it.
+        const trimmed = yield* failureOf(bus.history({ since: a.id }))
+        assert.instanceOf(trimmed, EventsTrimmed)
+        assert.isNull(trimmed.oldest_id)
+        // Older than the first event, or newer than the last: never ours.
+        assert.instanceOf(
+          yield* failureOf(bus.history({ since: v7({ msecs: Date.UTC(2020, 0, 1), seq: 0 }) })),
+          EventNotFound
+        )
+        assert.instanceOf(
+          yield* failureOf(bus.history({ since: v7({ msecs: Date.UTC(2100, 0, 1), seq: 0 }) })),
+          EventNotFound
+        )
+
+        const follower = yield* collect(bus.follow({ since: b.id }).pipe(Stream.take(1)))
+        yield* eventually(
+          "the follower",
+          Effect.map(bus.subscriberCount, (n) => n === 1)
+        )
+        const c = yield* bus.publish(input("c"))
+        yield* Fiber.join(follower.fiber)
+        assert.deepStrictEqual(actions(follower.received), ["c"])
+        assert.isTrue(c.id > b.id, "an id after the restart sorts after those before it")
+        // `b` is no longer the newest: a resume from it now misses `c`.
+        assert.instanceOf(yield* failureOf(bus.history({ since: b.id })), EventsTrimmed)
+        assert.deepStrictEqual(yield* bus.history({ since: c.id }), [])
+      })
+  )
+
+  it.effect("failed sign-ins dropped beyond their share after a kept since are a gap: EventsTrimmed, not a hole", () =>
+    Effect.gen(function* () {
+      // A cap of 20 keeps 2 failed sign-ins.
+      const { bus } = yield* busIn(yield* tempDir, { historyCap: 20 })
+      const first = yield* bus.publish(input("first"))
+      // Within their share: a resume from `first` gets both.
+      const failed = [yield* bus.publish(failedSignIn(0)), yield* bus.publish(failedSignIn(1))]
+      assert.deepStrictEqual(
+        (yield* bus.history({ since: first.id })).map((e) => e.id),
+        failed.map((e) => e.id)
+      )
+      // A third pushes the first out; `first` is still kept, but a client resuming from it would miss one.
+      failed.push(yield* bus.publish(failedSignIn(2)))
+      const last = yield* bus.publish(input("last"))
+      assert.deepStrictEqual(
+        (yield* bus.history({})).map((e) => e.id),
+        [first.id, failed[1]!.id, failed[2]!.id, last.id]
+      )
+      const error = yield* failureOf(bus.history({ since: first.id }))
+      assert.instanceOf(error, EventsTrimmed)
+      assert.deepStrictEqual(
+        { since: error.since, oldest_id: error.oldest_id },
+        { since: first.id, oldest_id: first.id }
+      )
+      assert.instanceOf(yield* failureOf(bus.history({ since: first.id, category: "auth" })), EventsTrimmed)
+      const followed = yield* failureOf(Stream.runCollect(bus.follow({ since: first.id }).pipe(Stream.take(3))))
+      assert.instanceOf(followed, EventsTrimmed)
+      assert.strictEqual(yield* bus.subscriberCount, 0)
+      // A reader of another category never follows failed sign-ins: nothing of its was dropped.
+      assert.deepStrictEqual(actions(yield* bus.history({ since: first.id, category: "config" })), ["last"])
+      // From after the dropped one, nothing is missing.
+      assert.deepStrictEqual(
+        (yield* bus.history({ since: failed[1]!.id })).map((e) => e.id),
+        [failed[2]!.id, last.id]
+      )
     })
   )
 

@@ -4,8 +4,9 @@ import { type Event, LoginFailedEvent } from "@gatehouse-edge/contract/domain"
 import { Cause, Effect, Exit, Option } from "effect"
 import { v7 } from "uuid"
 import { failedSignInShare } from "../../src/events/EventRepository.js"
+import { Database } from "../../src/store/SqliteDriver.js"
 import { tempDir } from "../store/TempDir.js"
-import { input, repositoryAt } from "./TestBus.js"
+import { actions, input, repositoryAt } from "./TestBus.js"
 
 const event = (n: number, category: "config" | "health"): Event =>
   ({
@@ -173,18 +174,73 @@ describe("EventRepository (on the SQLite store)", () => {
     })
   )
 
-  it.effect("extent: the oldest and newest ids, and the oldest failed sign-in's", () =>
+  it.effect("extent: the kept ids, the first ever held, and the newest each trim dropped", () =>
     Effect.gen(function* () {
       const store = yield* repositoryAt(path.join(yield* tempDir, "gatehouse.db"))
-      const none = { oldest: undefined, newest: undefined, oldestFailedSignIn: undefined }
+      const none = {
+        oldest: undefined,
+        newest: undefined,
+        first: undefined,
+        trimmedThrough: undefined,
+        failedTrimmedThrough: undefined
+      }
       assert.deepStrictEqual(yield* store.extent, none)
       for (const e of all.slice(0, 4)) yield* store.append(e, 100)
-      assert.deepStrictEqual(yield* store.extent, { ...none, oldest: all[0]!.id, newest: all[3]!.id })
-      for (let i = 0; i < 3; i++) yield* store.append(failedSignIn(i), 100)
+      // Nothing trimmed yet: the oldest kept is the first.
       assert.deepStrictEqual(yield* store.extent, {
+        ...none,
         oldest: all[0]!.id,
-        newest: failedSignIn(2).id,
-        oldestFailedSignIn: failedSignIn(0).id
+        newest: all[3]!.id,
+        first: all[0]!.id
+      })
+      for (let i = 0; i < 4; i++) yield* store.append(failedSignIn(i), 100)
+      // A cap of 20 keeps 2 failed sign-ins: 0 to 2 go, and 2 is marked.
+      yield* store.append(failedSignIn(4), 20)
+      assert.deepStrictEqual(yield* store.extent, {
+        ...none,
+        oldest: all[0]!.id,
+        newest: failedSignIn(4).id,
+        first: all[0]!.id,
+        failedTrimmedThrough: failedSignIn(2).id
+      })
+      // A cap of 2 (1 failed sign-in): the events up to the third newest go too, and the first is remembered.
+      yield* store.append(failedSignIn(5), 2)
+      assert.deepStrictEqual(actions(yield* store.list({})), ["a4", "auth/login_failed"])
+      assert.deepStrictEqual(yield* store.extent, {
+        oldest: all[3]!.id,
+        newest: failedSignIn(5).id,
+        first: all[0]!.id,
+        trimmedThrough: all[2]!.id,
+        failedTrimmedThrough: failedSignIn(4).id
+      })
+      // A cap of 0 keeps nothing; the marks say what there was.
+      yield* store.append(failedSignIn(6), 0)
+      assert.deepStrictEqual(yield* store.extent, {
+        ...none,
+        first: all[0]!.id,
+        trimmedThrough: failedSignIn(6).id,
+        failedTrimmedThrough: failedSignIn(5).id
+      })
+    })
+  )
+
+  it.effect("a store from before the marks: its oldest kept event counts as its first, and nothing as dropped", () =>
+    Effect.gen(function* () {
+      const filename = path.join(yield* tempDir, "gatehouse.db")
+      yield* Effect.scoped(
+        Effect.flatMap(repositoryAt(filename), (store) => Effect.forEach(all, (e) => store.append(e, 5)))
+      )
+      // As a build without them left it: the table and its migration's record gone.
+      const db = new Database(filename)
+      db.exec("DROP TABLE event_marks; DELETE FROM effect_sql_migrations WHERE name = 'event_marks'")
+      db.close()
+      const store = yield* repositoryAt(filename)
+      assert.deepStrictEqual(yield* store.extent, {
+        oldest: all[5]!.id,
+        newest: all[9]!.id,
+        first: all[5]!.id,
+        trimmedThrough: undefined,
+        failedTrimmedThrough: undefined
       })
     })
   )

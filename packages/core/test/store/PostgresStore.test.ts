@@ -116,7 +116,9 @@ describe.skipIf(pg.skip)("the store on PostgreSQL", () => {
       assert.deepStrictEqual(onPostgres.extent, {
         oldest: written[1]!.id,
         newest: written[5]!.id,
-        oldestFailedSignIn: undefined
+        first: written[0]!.id,
+        trimmedThrough: written[0]!.id,
+        failedTrimmedThrough: undefined
       })
       assert.isTrue(onPostgres.duplicate)
       assert.isTrue(onPostgres.revoked)

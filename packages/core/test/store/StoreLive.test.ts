@@ -111,7 +111,8 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
           [4, "sessions"],
           [5, "uptime"],
           [6, "oidc_logins_indexes"],
-          [7, "auth_requests_paging"]
+          [7, "auth_requests_paging"],
+          [8, "event_marks"]
         ]
       )
     })
@@ -130,6 +131,7 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
         "auth_requests",
         "auth_users",
         "effect_sql_migrations",
+        "event_marks",
         "events",
         "oidc_logins",
         "server_secrets",
