@@ -14,12 +14,16 @@ import type {
 } from "@gatehouse-edge/contract/domain"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import type * as HttpClientError from "effect/http/HttpClientError"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as HttpApiClient from "effect/http-api/HttpApiClient"
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import type { EndpointError, EndpointOf, EndpointRequest } from "./ApiCalls.js"
+import { type Resumption, reconnectOptionsOf, type WatchOptions } from "./Reconnect.js"
+import { reconnecting } from "./ReconnectingStream.js"
+import { isRetryable } from "./RetryableFailure.js"
 import { WebSocketClosed } from "./WebSocketClosed.js"
 import { openWebSocket } from "./WebSocketConnection.js"
 
@@ -45,49 +49,75 @@ export type LogsQuery = NonNullable<EndpointRequest<EndpointOf<"docker", "logs">
 /** The query of `metrics.uptime` and `metrics.watchUptime`: `period`, `limit` (1–1000), `offset`, `keyword`. */
 export type UptimeMetricsQuery = NonNullable<EndpointRequest<EndpointOf<"metrics", "uptime">>["query"]>
 
-/** The WebSocket streams of the API. */
+/** The options of a stream of endpoint `E`: `{ reconnect }`, whose notices carry the stream's own errors. */
+export type StreamCallOptions<E extends HttpApiEndpoint.ConstraintRequest> = WatchOptions<StreamError<E>>
+
+/**
+ * The WebSocket streams of the API. Every stream that follows something takes `{ reconnect }` last (see
+ * `ReconnectOptions`): events resume exactly after the last one delivered, snapshots subscribe again, and log
+ * tails (container logs, journal, tail) start again from their last `limit` lines, so lines may repeat or be missed
+ * around the gap. A renewal and a validation are not reconnected: each acts once, on what was sent.
+ */
 export interface GatehouseStreams {
   /** The health map, then a new map at most once per second when a status changes. Never ends by itself. */
-  readonly watchHealth: () => Stream.Stream<HealthMap, StreamError<EndpointOf<"health", "get">>>
-  /** The matching history (newest last), then live events. */
-  readonly watchEvents: (query?: EventsQuery) => Stream.Stream<Event, StreamError<EndpointOf<"events", "list">>>
+  readonly watchHealth: (
+    options?: StreamCallOptions<EndpointOf<"health", "get">>
+  ) => Stream.Stream<HealthMap, StreamError<EndpointOf<"health", "get">>>
+  /** The matching history (newest last), then live events; reconnected, it resumes after the last one delivered. */
+  readonly watchEvents: (
+    query?: EventsQuery,
+    options?: StreamCallOptions<EndpointOf<"events", "list">>
+  ) => Stream.Stream<Event, StreamError<EndpointOf<"events", "list">>>
   /** The route list, then the whole list again on every change. */
-  readonly watchRoutes: () => Stream.Stream<ReadonlyArray<RouteEntry>, StreamError<EndpointOf<"routes", "list">>>
+  readonly watchRoutes: (
+    options?: StreamCallOptions<EndpointOf<"routes", "list">>
+  ) => Stream.Stream<ReadonlyArray<RouteEntry>, StreamError<EndpointOf<"routes", "list">>>
   /** The auth request's current state, then each change; ends after a final state. */
   readonly watchAuthRequest: (
-    authId: string
+    authId: string,
+    options?: StreamCallOptions<EndpointOf<"authRequests", "get">>
   ) => Stream.Stream<AuthRequest, StreamError<EndpointOf<"authRequests", "get">>>
   /** The Docker container list, then again whenever it changed. */
-  readonly watchContainers: () => Stream.Stream<
-    ReadonlyArray<ContainerSummary>,
-    StreamError<EndpointOf<"docker", "containers">>
-  >
+  readonly watchContainers: (
+    options?: StreamCallOptions<EndpointOf<"docker", "containers">>
+  ) => Stream.Stream<ReadonlyArray<ContainerSummary>, StreamError<EndpointOf<"docker", "containers">>>
   /** A container's stats at the engine's cadence. */
   readonly watchContainerStats: (
-    id: string
+    id: string,
+    options?: StreamCallOptions<EndpointOf<"docker", "stats">>
   ) => Stream.Stream<ContainerStats, StreamError<EndpointOf<"docker", "stats">>>
-  /** A container's last lines, then each new one until it stops. */
+  /** A container's last lines, then each new one until it stops (reconnected: a tail, see above). */
   readonly followContainerLogs: (
     id: string,
-    query?: LogsQuery
+    query?: LogsQuery,
+    options?: StreamCallOptions<EndpointOf<"docker", "logs">>
   ) => Stream.Stream<ContainerLogLine, StreamError<EndpointOf<"docker", "logs">>>
   /** The uptime page of the query, then the page again after every sample (every second). Never ends by itself. */
   readonly watchUptime: (
-    query?: UptimeMetricsQuery
+    query?: UptimeMetricsQuery,
+    options?: StreamCallOptions<EndpointOf<"metrics", "uptime">>
   ) => Stream.Stream<RouteUptimePage, StreamError<EndpointOf<"metrics", "uptime">>>
   /** A Proxmox VE node's stats every second. */
   readonly watchNodeStats: (
-    node: string
+    node: string,
+    options?: StreamCallOptions<EndpointOf<"hypervisor", "nodeStats">>
   ) => Stream.Stream<NodeStats, StreamError<EndpointOf<"hypervisor", "nodeStats">>>
   /** A guest's stats line every second. */
   readonly watchGuestStats: (
     node: string,
-    vmid: number
+    vmid: number,
+    options?: StreamCallOptions<EndpointOf<"hypervisor", "guestStats">>
   ) => Stream.Stream<string, StreamError<EndpointOf<"hypervisor", "guestStats">>>
   /** A journal's last `limit` lines, then each new line (over SSH on the node); ends when the command does. */
-  readonly journal: (query: JournalQuery) => Stream.Stream<string, StreamError<EndpointOf<"hypervisor", "journal">>>
+  readonly journal: (
+    query: JournalQuery,
+    options?: StreamCallOptions<EndpointOf<"hypervisor", "journal">>
+  ) => Stream.Stream<string, StreamError<EndpointOf<"hypervisor", "journal">>>
   /** Files' last `limit` lines, then each new line (`tail -F` on the node or in a container). */
-  readonly tail: (query: TailQuery) => Stream.Stream<string, StreamError<EndpointOf<"hypervisor", "tail">>>
+  readonly tail: (
+    query: TailQuery,
+    options?: StreamCallOptions<EndpointOf<"hypervisor", "tail">>
+  ) => Stream.Stream<string, StreamError<EndpointOf<"hypervisor", "tail">>>
   /**
    * Starts renewing the ACME certificates (or the one named): progress frames, then one result frame
    * (`{ok, certs?, error?}`), after which the stream ends. A running renewal refuses it (`RenewalInProgress`).
@@ -132,6 +162,21 @@ const buildUrl = (build: () => string): Effect.Effect<string, Schema.SchemaError
     Effect.catch((error) => (Schema.isSchemaError(error) ? Effect.fail(error) : Effect.die(error)))
   )
 
+/** How a stream goes on after a reconnect, and the request it is opened with after the last frame it delivered. */
+interface Resume {
+  readonly resumption: Resumption
+  readonly after?: (last: string) => Effect.Effect<unknown, Schema.SchemaError>
+}
+
+/** What one connection fails with before its frames are decoded (a refusal's typed errors are typed per endpoint). */
+type ConnectionError = Schema.SchemaError | HttpClientError.HttpClientError | WebSocketClosed
+
+const snapshot: Resume = { resumption: "snapshot" }
+const logTail: Resume = { resumption: "tail" }
+
+// The last event delivered, read again from its frame for its id (once per reconnect).
+const decodeEvent = Schema.decodeUnknownEffect(Schema.fromJsonString(StreamEndpoints.events.frame))
+
 /** The WebSocket streams of the Gatehouse API, decoded with the domain schemas. */
 export const makeStreams = (options: StreamOptions): GatehouseStreams => {
   const urls = HttpApiClient.urlBuilder(GatehouseApi, { baseUrl: options.baseUrl })
@@ -158,20 +203,47 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
     return { url: (request?: unknown) => buildUrl(() => build(request)), refused }
   }
 
-  const subscribe = <S extends StreamEndpoint>(endpoint: S, request?: unknown) => {
+  // Without `reconnect`, one connection; with it, connections one after another (see `ReconnectingStream`), each
+  // opened with the request `resume` makes of the last frame delivered, when it makes one.
+  const subscribe = <S extends StreamEndpoint>(
+    endpoint: S,
+    request: unknown,
+    callOptions: WatchOptions<ConnectionError> | undefined,
+    resume: Resume = snapshot
+  ) => {
     const { url, refused } = endpointOf(endpoint)
-    return Stream.unwrap(Effect.map(connect(url(request), refused), (socket) => socket.frames)).pipe(
-      decodeFrames(endpoint)
-    )
+    const open = (r: unknown) => Effect.map(connect(url(r), refused), (socket) => socket.frames)
+    const reconnect = reconnectOptionsOf(callOptions)
+    const frames =
+      reconnect === undefined
+        ? Stream.unwrap(open(request))
+        : reconnecting<string, ConnectionError>({
+            connect: (last) =>
+              last === undefined || resume.after === undefined
+                ? open(request)
+                : Effect.flatMap(resume.after(last), open),
+            retryable: isRetryable,
+            resumption: resume.resumption,
+            options: reconnect
+          })
+    return frames.pipe(decodeFrames(endpoint))
   }
 
-  const watchHealth = () => subscribe(StreamEndpoints.health)
+  const watchHealth = (o?: WatchOptions) => subscribe(StreamEndpoints.health, undefined, o)
 
-  const watchEvents = (query: EventsQuery = {}) => subscribe(StreamEndpoints.events, { query })
+  // Resumed after the last event delivered: the server replays what came since, or refuses with EventsTrimmed (410)
+  // or EventNotFound (404) when its history no longer reaches back that far, which fails the stream: never a gap.
+  // Before any event was delivered, the query is asked again as it was (its `since`, or the newest history).
+  const watchEvents = (query: EventsQuery = {}, o?: WatchOptions) =>
+    subscribe(StreamEndpoints.events, { query }, o, {
+      resumption: "exact",
+      after: (last) => Effect.map(decodeEvent(last), (event) => ({ query: { ...query, since: event.id } }))
+    })
 
-  const watchRoutes = () => subscribe(StreamEndpoints.routes)
+  const watchRoutes = (o?: WatchOptions) => subscribe(StreamEndpoints.routes, undefined, o)
 
-  const watchAuthRequest = (authId: string) => subscribe(StreamEndpoints.authRequest, { params: { auth_id: authId } })
+  const watchAuthRequest = (authId: string, o?: WatchOptions) =>
+    subscribe(StreamEndpoints.authRequest, { params: { auth_id: authId } }, o)
 
   const validateStream = <E>(documents: Stream.Stream<string, E>) =>
     Stream.unwrap(
@@ -219,19 +291,25 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
       })
     )
 
-  const watchUptime = (query: UptimeMetricsQuery = {}) => subscribe(StreamEndpoints.uptime, { query })
-  const watchNodeStats = (node: string) => subscribe(StreamEndpoints.nodeStats, { params: { node } })
-  const watchGuestStats = (node: string, vmid: number) =>
-    subscribe(StreamEndpoints.guestStats, { params: { node, vmid } })
-  const journal = (query: JournalQuery) => subscribe(StreamEndpoints.journal, { query })
-  const tail = (query: TailQuery) => subscribe(StreamEndpoints.tail, { query })
-  const watchContainers = () => subscribe(StreamEndpoints.dockerContainers)
-  const watchContainerStats = (id: string) => subscribe(StreamEndpoints.dockerStats, { params: { id } })
-  const followContainerLogs = (id: string, query: LogsQuery = {}) =>
-    subscribe(StreamEndpoints.dockerLogs, { params: { id }, query })
+  const watchUptime = (query: UptimeMetricsQuery = {}, o?: WatchOptions) =>
+    subscribe(StreamEndpoints.uptime, { query }, o)
+  const watchNodeStats = (node: string, o?: WatchOptions) =>
+    subscribe(StreamEndpoints.nodeStats, { params: { node } }, o)
+  const watchGuestStats = (node: string, vmid: number, o?: WatchOptions) =>
+    subscribe(StreamEndpoints.guestStats, { params: { node, vmid } }, o)
+  // A log tail has no position to resume from (lines are not unique, and a limit of 0 does not exist): it is asked
+  // for again, its last lines included. Dropping lines that look repeated would also drop real ones ("ping ok").
+  const journal = (query: JournalQuery, o?: WatchOptions) => subscribe(StreamEndpoints.journal, { query }, o, logTail)
+  const tail = (query: TailQuery, o?: WatchOptions) => subscribe(StreamEndpoints.tail, { query }, o, logTail)
+  const watchContainers = (o?: WatchOptions) => subscribe(StreamEndpoints.dockerContainers, undefined, o)
+  const watchContainerStats = (id: string, o?: WatchOptions) =>
+    subscribe(StreamEndpoints.dockerStats, { params: { id } }, o)
+  const followContainerLogs = (id: string, query: LogsQuery = {}, o?: WatchOptions) =>
+    subscribe(StreamEndpoints.dockerLogs, { params: { id }, query }, o, logTail)
 
+  // Not reconnected: a renewal opened again would start another one.
   const renewCertificates = (name?: string) =>
-    subscribe(StreamEndpoints.certRenew, { query: name === undefined ? {} : { name } })
+    subscribe(StreamEndpoints.certRenew, { query: name === undefined ? {} : { name } }, undefined)
 
   return {
     renewCertificates,

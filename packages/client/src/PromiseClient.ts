@@ -25,6 +25,7 @@ import type { EndpointName, EndpointOf, EndpointSuccess, GroupName } from "./Api
 import type { FileVersion, FileWriteVersion } from "./FileVersions.js"
 import { GatehouseClient, type GatehouseClientOptions, type GatehouseClientShape } from "./GatehouseClient.js"
 import type { EventsQuery, JournalQuery, LogsQuery, TailQuery, UptimeMetricsQuery } from "./GatehouseStreams.js"
+import type { WatchOptions } from "./Reconnect.js"
 
 /** Options of one call. */
 export interface CallOptions {
@@ -51,7 +52,8 @@ const conditions = (options: FileWriteOptions | undefined) => ({
 /**
  * The Gatehouse API for code that does not use Effect. Calls return promises that reject with the same typed
  * error instances as the Effect client (`err instanceof RouteNotFound`, `err._tag`); streams are `AsyncIterable`s
- * whose socket closes when the loop ends (`break`, `return`, an exception) or the stream fails.
+ * whose socket closes when the loop ends (`break`, `return`, an exception) or the stream fails. Streams that follow
+ * take `{ reconnect }` last, as in the Effect client (`ReconnectOptions`: notices by `onDisconnect`/`onReconnect`).
  */
 export interface GatehousePromiseClient extends AsyncDisposable {
   readonly system: {
@@ -64,18 +66,19 @@ export interface GatehousePromiseClient extends AsyncDisposable {
     readonly get: (alias: string, options?: CallOptions) => Result<"routes", "get">
     /** Validates a YAML document (one route with `alias`, or a map `alias → route`). */
     readonly validate: (yaml: string, options?: CallOptions) => Result<"routes", "validate">
-    readonly watch: () => AsyncIterable<ReadonlyArray<RouteEntry>>
+    readonly watch: (options?: WatchOptions) => AsyncIterable<ReadonlyArray<RouteEntry>>
     readonly validateStream: (
       documents: AsyncIterable<string> | Iterable<string>
     ) => AsyncIterable<RouteValidationMessage>
   }
   readonly health: {
     readonly get: (options?: CallOptions) => Result<"health", "get">
-    readonly watch: () => AsyncIterable<HealthMap>
+    readonly watch: (options?: WatchOptions) => AsyncIterable<HealthMap>
   }
   readonly events: {
     readonly list: (query?: EventsQuery, options?: CallOptions) => Result<"events", "list">
-    readonly watch: (query?: EventsQuery) => AsyncIterable<Event>
+    /** The history, then live events; with `{ reconnect: true }` it resumes after the last event it gave. */
+    readonly watch: (query?: EventsQuery, options?: WatchOptions) => AsyncIterable<Event>
   }
   /**
    * The editable files. An editor reads with `readWithEtag` and writes back with `{ ifMatch: etag }`: an edit made
@@ -113,7 +116,7 @@ export interface GatehousePromiseClient extends AsyncDisposable {
     readonly reject: (authId: string, options?: CallOptions) => Result<"authRequests", "reject">
     readonly register: (authId: string, user: string, options?: CallOptions) => Result<"authRequests", "register">
     /** The current state, then each change; the loop ends after a final state. */
-    readonly watch: (authId: string) => AsyncIterable<AuthRequest>
+    readonly watch: (authId: string, options?: WatchOptions) => AsyncIterable<AuthRequest>
     readonly createUser: (user: NewUser, options?: CallOptions) => Result<"authRequests", "createUser">
     readonly listUsers: (options?: CallOptions) => Result<"authRequests", "listUsers">
     readonly listNodes: (user?: string, options?: CallOptions) => Result<"authRequests", "listNodes">
@@ -129,12 +132,12 @@ export interface GatehousePromiseClient extends AsyncDisposable {
     readonly guestStats: (node: string, vmid: number, options?: CallOptions) => Result<"hypervisor", "guestStats">
     /** Starts, stops (gracefully) or restarts a container; resolves once Proxmox's task finished. */
     readonly lxc: (node: string, vmid: number, action: LxcAction, options?: CallOptions) => Result<"hypervisor", "lxc">
-    readonly watchNodeStats: (node: string) => AsyncIterable<NodeStats>
-    readonly watchGuestStats: (node: string, vmid: number) => AsyncIterable<string>
+    readonly watchNodeStats: (node: string, options?: WatchOptions) => AsyncIterable<NodeStats>
+    readonly watchGuestStats: (node: string, vmid: number, options?: WatchOptions) => AsyncIterable<string>
     /** The last lines of a journal, then each new line; `break` closes the socket and ends the remote command. */
-    readonly journal: (query: JournalQuery) => AsyncIterable<string>
+    readonly journal: (query: JournalQuery, options?: WatchOptions) => AsyncIterable<string>
     /** The last lines of files, then each new line. */
-    readonly tail: (query: TailQuery) => AsyncIterable<string>
+    readonly tail: (query: TailQuery, options?: WatchOptions) => AsyncIterable<string>
   }
   /** Docker and Podman engines; containers by id, unique id prefix or name. */
   readonly docker: {
@@ -143,9 +146,9 @@ export interface GatehousePromiseClient extends AsyncDisposable {
     /** The last lines (`limit`, default 100) of stdout and stderr. */
     readonly logs: (id: string, query?: LogsQuery, options?: CallOptions) => Result<"docker", "logs">
     readonly act: (id: string, action: ContainerAction, options?: CallOptions) => Result<"docker", "act">
-    readonly watchContainers: () => AsyncIterable<ReadonlyArray<ContainerSummary>>
-    readonly watchStats: (id: string) => AsyncIterable<ContainerStats>
-    readonly followLogs: (id: string, query?: LogsQuery) => AsyncIterable<ContainerLogLine>
+    readonly watchContainers: (options?: WatchOptions) => AsyncIterable<ReadonlyArray<ContainerSummary>>
+    readonly watchStats: (id: string, options?: WatchOptions) => AsyncIterable<ContainerStats>
+    readonly followLogs: (id: string, query?: LogsQuery, options?: WatchOptions) => AsyncIterable<ContainerLogLine>
   }
   /**
    * Signing in and out with a password. In a browser the answer's cookies are kept by the browser, and every later
@@ -178,7 +181,7 @@ export interface GatehousePromiseClient extends AsyncDisposable {
     /** One page of uptime aggregates: `period` (default 1d), `limit` (1–1000, default 100), `offset`, `keyword`. */
     readonly uptime: (query?: UptimeMetricsQuery, options?: CallOptions) => Result<"metrics", "uptime">
     /** The page, then the page again after every sample (every second). */
-    readonly watchUptime: (query?: UptimeMetricsQuery) => AsyncIterable<RouteUptimePage>
+    readonly watchUptime: (query?: UptimeMetricsQuery, options?: WatchOptions) => AsyncIterable<RouteUptimePage>
   }
   /** Closes every open stream and releases the client. */
   readonly close: () => Promise<void>
@@ -257,7 +260,7 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
       list: (o) => call((c) => c.routes.list(), o),
       get: (alias, o) => call((c) => c.routes.get({ params: { alias } }), o),
       validate: (yaml, o) => call((c) => c.routes.validate({ payload: yaml }), o),
-      watch: () => iterate((c) => c.routes.watch()),
+      watch: (w) => iterate((c) => c.routes.watch(w)),
       validateStream: (documents) =>
         iterate((c) =>
           c.routes.validateStream(
@@ -269,11 +272,11 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
     },
     health: {
       get: (o) => call((c) => c.health.get(), o),
-      watch: () => iterate((c) => c.health.watch())
+      watch: (w) => iterate((c) => c.health.watch(w))
     },
     events: {
       list: (query, o) => call((c) => c.events.list({ query: defined(query ?? {}) }), o),
-      watch: (query) => iterate((c) => c.events.watch(defined(query ?? {})))
+      watch: (query, w) => iterate((c) => c.events.watch(defined(query ?? {}), w))
     },
     files: {
       list: (o) => call((c) => c.files.list(), o),
@@ -293,7 +296,7 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
       approve: (authId, o) => call((c) => c.authRequests.approve({ payload: { auth_id: authId } }), o),
       reject: (authId, o) => call((c) => c.authRequests.reject({ payload: { auth_id: authId } }), o),
       register: (authId, user, o) => call((c) => c.authRequests.register({ payload: { auth_id: authId, user } }), o),
-      watch: (authId) => iterate((c) => c.authRequests.watch(authId)),
+      watch: (authId, w) => iterate((c) => c.authRequests.watch(authId, w)),
       createUser: (user, o) => call((c) => c.authRequests.createUser({ payload: defined(user) }), o),
       listUsers: (o) => call((c) => c.authRequests.listUsers(), o),
       listNodes: (user, o) => call((c) => c.authRequests.listNodes({ query: defined({ user }) }), o)
@@ -305,19 +308,19 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
       nodeStats: (node, o) => call((c) => c.hypervisor.nodeStats({ params: { node } }), o),
       guestStats: (node, vmid, o) => call((c) => c.hypervisor.guestStats({ params: { node, vmid } }), o),
       lxc: (node, vmid, action, o) => call((c) => c.hypervisor.lxc({ params: { node, vmid, action } }), o),
-      watchNodeStats: (node) => iterate((c) => c.hypervisor.watchNodeStats(node)),
-      watchGuestStats: (node, vmid) => iterate((c) => c.hypervisor.watchGuestStats(node, vmid)),
-      journal: (query) => iterate((c) => c.hypervisor.journal(defined(query))),
-      tail: (query) => iterate((c) => c.hypervisor.tail(defined(query)))
+      watchNodeStats: (node, w) => iterate((c) => c.hypervisor.watchNodeStats(node, w)),
+      watchGuestStats: (node, vmid, w) => iterate((c) => c.hypervisor.watchGuestStats(node, vmid, w)),
+      journal: (query, w) => iterate((c) => c.hypervisor.journal(defined(query), w)),
+      tail: (query, w) => iterate((c) => c.hypervisor.tail(defined(query), w))
     },
     docker: {
       containers: (o) => call((c) => c.docker.containers(), o),
       stats: (id, o) => call((c) => c.docker.stats({ params: { id } }), o),
       logs: (id, query, o) => call((c) => c.docker.logs({ params: { id }, query: defined(query ?? {}) }), o),
       act: (id, action, o) => call((c) => c.docker.act({ params: { id, action } }), o),
-      watchContainers: () => iterate((c) => c.docker.watchContainers()),
-      watchStats: (id) => iterate((c) => c.docker.watchStats(id)),
-      followLogs: (id, query) => iterate((c) => c.docker.followLogs(id, defined(query ?? {})))
+      watchContainers: (w) => iterate((c) => c.docker.watchContainers(w)),
+      watchStats: (id, w) => iterate((c) => c.docker.watchStats(id, w)),
+      followLogs: (id, query, w) => iterate((c) => c.docker.followLogs(id, defined(query ?? {}), w))
     },
     login: {
       login: (username, password, o) => call((c) => c.login.login({ payload: { username, password } }), o),
@@ -338,7 +341,7 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
     },
     metrics: {
       uptime: (query, o) => call((c) => c.metrics.uptime({ query: defined(query ?? {}) }), o),
-      watchUptime: (query) => iterate((c) => c.metrics.watchUptime(defined(query ?? {})))
+      watchUptime: (query, w) => iterate((c) => c.metrics.watchUptime(defined(query ?? {}), w))
     },
     close,
     [Symbol.asyncDispose]: close

@@ -10,4 +10,13 @@ export type * from "./FileVersions.js"
 export * from "./GatehouseClient.js"
 export type * from "./GatehouseStreams.js"
 export * from "./PromiseClient.js"
+export {
+  type Disconnected,
+  type Reconnected,
+  type ReconnectOptions,
+  type Resumption,
+  reconnectSchedule,
+  type WatchOptions
+} from "./Reconnect.js"
+export { isRetryable } from "./RetryableFailure.js"
 export * from "./WebSocketClosed.js"

@@ -9,6 +9,8 @@ import * as Stream from "effect/Stream"
 import { formatNode, formatRequest, print } from "./AuthOutput.js"
 import { untilCtrlC } from "./Following.js"
 import { connect, grpcFlags } from "./GrpcConnection.js"
+import { reconnectingWatch } from "./GrpcReconnecting.js"
+import { reconnectFlag } from "./Reconnecting.js"
 
 const authId = Flag.String("auth-id").pipe(Flag.withDescription("The request's id (ghreq_...)"))
 
@@ -102,11 +104,16 @@ const list = Command.make(
 
 const watch = Command.make(
   "watch",
-  { ...grpcFlags, id: Argument.String("auth-id").pipe(Argument.withDescription("The request's id (ghreq_...)")) },
+  {
+    ...grpcFlags,
+    id: Argument.String("auth-id").pipe(Argument.withDescription("The request's id (ghreq_...)")),
+    reconnect: reconnectFlag
+  },
   Effect.fn("gatehouse.auth.watch")(function* (flags) {
     const { client, reportCallErrors } = yield* connect(flags)
+    const states = flags.reconnect ? reconnectingWatch(() => client.watch(flags.id)) : client.watch(flags.id)
     yield* reportCallErrors(
-      client.watch(flags.id).pipe(
+      states.pipe(
         Stream.runForEach((request) =>
           flags.json ? Console.log(JSON.stringify(request)) : Console.log(formatRequest(request))
         ),

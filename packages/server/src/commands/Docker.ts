@@ -9,6 +9,7 @@ import * as Stream from "effect/Stream"
 import { print } from "./AuthOutput.js"
 import { untilCtrlC } from "./Following.js"
 import { httpFlags, withClient } from "./HttpConnection.js"
+import { followOptions, reconnectFlag } from "./Reconnecting.js"
 
 const container = Argument.String("container").pipe(
   Argument.withDescription("Container id, unique id prefix, name, or the alias of a route its labels define")
@@ -43,13 +44,14 @@ const stats = Command.make(
     watch: Flag.Boolean("watch").pipe(
       Flag.withDescription("Follow at the engine's cadence until Ctrl-C"),
       Flag.withDefault(false)
-    )
+    ),
+    reconnect: reconnectFlag
   },
   Effect.fn("gatehouse.docker.stats")(function* (flags) {
     const show = (s: ContainerStats) => print(flags.json, s, formatStats)
     yield* withClient(flags, (c) =>
       flags.watch
-        ? untilCtrlC(Stream.runForEach(c.docker.watchStats(flags.container), show))
+        ? untilCtrlC(Stream.runForEach(c.docker.watchStats(flags.container, followOptions(flags.reconnect)), show))
         : Effect.flatMap(c.docker.stats({ params: { id: flags.container } }), show)
     )
   })
@@ -78,7 +80,8 @@ const logs = Command.make(
       Flag.withDescription("Lines from this time on: Unix seconds or RFC 3339 (2026-11-26T04:19:22Z)"),
       Flag.optional
     ),
-    until: Flag.String("until").pipe(Flag.withDescription("Lines before this time (same forms)"), Flag.optional)
+    until: Flag.String("until").pipe(Flag.withDescription("Lines before this time (same forms)"), Flag.optional),
+    reconnect: reconnectFlag
   },
   Effect.fn("gatehouse.docker.logs")(function* (flags) {
     const query = {
@@ -94,7 +97,9 @@ const logs = Command.make(
       flags.json ? Console.log(JSON.stringify(line)) : Console.log(formatLine(line))
     yield* withClient(flags, (c) =>
       flags.follow
-        ? untilCtrlC(Stream.runForEach(c.docker.followLogs(flags.container, query), show))
+        ? untilCtrlC(
+            Stream.runForEach(c.docker.followLogs(flags.container, query, followOptions(flags.reconnect)), show)
+          )
         : Effect.flatMap(c.docker.logs({ params: { id: flags.container }, query }), (lines) =>
             Effect.forEach(lines, show, { discard: true })
           )

@@ -68,9 +68,11 @@ export const withClient = <A, E>(flags: HttpFlags, use: (client: GatehouseClient
     })
   })
 
-// Why a connection failed, from the innermost cause that says (fetch wraps the socket's error: ECONNREFUSED,
-// ENOTFOUND, a certificate's code) rather than only "Transport error".
-const transportCause = (cause: unknown): string | undefined => {
+/**
+ * Why a connection failed, from the innermost cause that says (fetch wraps the socket's error: ECONNREFUSED,
+ * ENOTFOUND, a certificate's code) rather than only "Transport error".
+ */
+export const transportCause = (cause: unknown): string | undefined => {
   let reason: string | undefined
   for (let current = cause, depth = 0; current instanceof Error && depth < 5; depth++) {
     const code = (current as { readonly code?: unknown }).code

@@ -9,6 +9,7 @@ import * as Stream from "effect/Stream"
 import { print } from "./AuthOutput.js"
 import { untilCtrlC } from "./Following.js"
 import { httpFlags, printLines, withClient } from "./HttpConnection.js"
+import { followOptions, reconnectFlag } from "./Reconnecting.js"
 
 const node = Argument.String("node").pipe(Argument.withDescription("The Proxmox VE node"))
 const vmid = Argument.Int("vmid").pipe(Argument.withDescription("The container's id"))
@@ -73,21 +74,25 @@ const stats = Command.make(
     watch: Flag.Boolean("watch").pipe(
       Flag.withDescription("Print again every second until Ctrl-C"),
       Flag.withDefault(false)
-    )
+    ),
+    reconnect: reconnectFlag
   },
   Effect.fn("gatehouse.hypervisor.stats")(function* (flags) {
     const guest = Option.getOrUndefined(flags.vmid)
+    const following = followOptions(flags.reconnect)
     yield* withClient(flags, (c) => {
       if (guest !== undefined && guest !== 0) {
         return flags.watch
-          ? untilCtrlC(Stream.runForEach(c.hypervisor.watchGuestStats(flags.node, guest), (line) => Console.log(line)))
+          ? untilCtrlC(
+              Stream.runForEach(c.hypervisor.watchGuestStats(flags.node, guest, following), (line) => Console.log(line))
+            )
           : Effect.flatMap(c.hypervisor.guestStats({ params: { node: flags.node, vmid: guest } }), (line) =>
               Console.log(line)
             )
       }
       const show = (s: NodeStats) => print(flags.json, s, formatNodeStats)
       return flags.watch
-        ? untilCtrlC(Stream.runForEach(c.hypervisor.watchNodeStats(flags.node), show))
+        ? untilCtrlC(Stream.runForEach(c.hypervisor.watchNodeStats(flags.node, following), show))
         : Effect.flatMap(c.hypervisor.nodeStats({ params: { node: flags.node } }), show)
     })
   })
@@ -104,17 +109,21 @@ const journal = Command.make(
     node,
     vmid: optionalVmid,
     service: Flag.String("service").pipe(Flag.withDescription("A systemd unit (repeatable)"), Flag.atLeast(0)),
-    limit
+    limit,
+    reconnect: reconnectFlag
   },
   Effect.fn("gatehouse.hypervisor.journal")(function* (flags) {
     yield* withClient(flags, (c) =>
       printLines(
-        c.hypervisor.journal({
-          node: flags.node,
-          ...(Option.isSome(flags.vmid) ? { vmid: flags.vmid.value } : {}),
-          ...(flags.service.length > 0 ? { service: flags.service } : {}),
-          ...(Option.isSome(flags.limit) ? { limit: flags.limit.value } : {})
-        })
+        c.hypervisor.journal(
+          {
+            node: flags.node,
+            ...(Option.isSome(flags.vmid) ? { vmid: flags.vmid.value } : {}),
+            ...(flags.service.length > 0 ? { service: flags.service } : {}),
+            ...(Option.isSome(flags.limit) ? { limit: flags.limit.value } : {})
+          },
+          followOptions(flags.reconnect)
+        )
       )
     )
   })
@@ -127,17 +136,21 @@ const tail = Command.make(
     node,
     vmid: optionalVmid,
     file: Flag.String("file").pipe(Flag.withDescription("An absolute path (repeatable)"), Flag.atLeast(1)),
-    limit
+    limit,
+    reconnect: reconnectFlag
   },
   Effect.fn("gatehouse.hypervisor.tail")(function* (flags) {
     yield* withClient(flags, (c) =>
       printLines(
-        c.hypervisor.tail({
-          node: flags.node,
-          file: flags.file,
-          ...(Option.isSome(flags.vmid) ? { vmid: flags.vmid.value } : {}),
-          ...(Option.isSome(flags.limit) ? { limit: flags.limit.value } : {})
-        })
+        c.hypervisor.tail(
+          {
+            node: flags.node,
+            file: flags.file,
+            ...(Option.isSome(flags.vmid) ? { vmid: flags.vmid.value } : {}),
+            ...(Option.isSome(flags.limit) ? { limit: flags.limit.value } : {})
+          },
+          followOptions(flags.reconnect)
+        )
       )
     )
   })

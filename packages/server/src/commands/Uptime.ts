@@ -7,6 +7,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { untilCtrlC } from "./Following.js"
 import { httpFlags, withClient } from "./HttpConnection.js"
+import { followOptions, reconnectFlag } from "./Reconnecting.js"
 
 // One character per point of the history column, readable on any terminal.
 const symbols: Readonly<Record<HealthStatusString, string>> = {
@@ -74,7 +75,8 @@ export const uptimeCommand = Command.make(
     watch: Flag.Boolean("watch").pipe(
       Flag.withDescription("Print the page again after every sample (every second) until Ctrl-C"),
       Flag.withDefault(false)
-    )
+    ),
+    reconnect: reconnectFlag
   },
   Effect.fn("gatehouse.uptime")(function* (flags) {
     const query = {
@@ -92,7 +94,9 @@ export const uptimeCommand = Command.make(
           )
     yield* withClient(flags, (c) =>
       flags.watch
-        ? untilCtrlC(Stream.runForEach(c.metrics.watchUptime(query), (page) => show(page, true)))
+        ? untilCtrlC(
+            Stream.runForEach(c.metrics.watchUptime(query, followOptions(flags.reconnect)), (page) => show(page, true))
+          )
         : Effect.flatMap(c.metrics.uptime({ query }), (page) => show(page, false))
     )
   })
