@@ -23,7 +23,7 @@ const newestChange = (entry: string): number => {
     .reduce((newest, e) => Math.max(newest, fs.statSync(path.join(e.parentPath, e.name)).mtimeMs), stat.mtimeMs)
 }
 
-/** The oldest file directly in `dist/`: every build rewrites all of them (tsup's `clean`). */
+/** The oldest file directly in `dist/`: every build rewrites all of them (`clean`, or the server's `rmSync`). */
 const oldestOutput = (dist: string): number | undefined => {
   const times = fs
     .readdirSync(dist, { withFileTypes: true })

@@ -50,13 +50,17 @@ const watch = (client: AuthServiceClient, authId: string) =>
   })
 
 describe("gRPC: auth_requests:create, the SSH gate's key", () => {
-  it.effect("creates, gets, lists and watches; approve, reject and register are PERMISSION_DENIED", () =>
+  it.effect("creates ssh checks, gets, lists and watches; registrations and verdicts are PERMISSION_DENIED", () =>
     Effect.gen(function* () {
       const gate = yield* clientOf({ apiKey: keys.creator.key })
       const admin = yield* clientOf({ apiKey: keys.valid.key })
       ok(yield* call(admin, "CreateUser", { name: "alice" }))
       const authId = yield* create(gate, sshCheck)
-      const registrationId = yield* create(gate, registration)
+      // A machine's registration would wait in the operators' queue to be admitted: it takes write.
+      const planted = yield* call(gate, "CreateAuthRequest", registration)
+      assert.deepInclude(planted, { code: grpc.status.PERMISSION_DENIED })
+      assert.include((planted as { details: string }).details, '"auth_requests:write"')
+      const registrationId = yield* create(admin, registration)
       assert.strictEqual(yield* stateOf(gate, authId), PENDING)
       assert.sameMembers(yield* listIds(gate, {}), [authId, registrationId])
       const watching = yield* watch(gate, authId)

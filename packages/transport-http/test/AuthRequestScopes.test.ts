@@ -29,14 +29,18 @@ const stateOf = (h: Harness, key: string, authId: string) =>
   })
 
 describe("HTTP: auth_requests:create, the SSH gate's key", () => {
-  it.live("creates, gets, lists and watches; approve, reject and register are 403 naming auth_requests:write", () =>
+  it.live("creates ssh checks, gets, lists and watches; registrations and verdicts are 403 naming write", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const h = yield* startHarness()
         const gate = yield* keyWith(h, "ssh-gate", ["auth_requests:create"])
         assert.strictEqual((yield* post(h, "/users", h.apiKey, { name: "alice" })).status, 201)
         const authId = yield* created(h, gate, sshCheck)
-        const registrationId = yield* created(h, gate, registration)
+        // A machine's registration would wait in the operators' queue to be admitted: it takes write.
+        const planted = yield* post(h, "/auth/requests", gate, registration)
+        assert.strictEqual(planted.status, 403, planted.text)
+        assert.deepStrictEqual(planted.json.error.details, [{ reason: "MissingScope", scope: "auth_requests:write" }])
+        const registrationId = yield* created(h, h.apiKey, registration)
         assert.strictEqual(yield* stateOf(h, gate, authId), "pending")
         const listed = yield* request(`${h.baseUrl}/auth/requests?kind=ssh_check&src=10.0.0.7&limit=1`, { key: gate })
         assert.strictEqual(listed.status, 200, listed.text)

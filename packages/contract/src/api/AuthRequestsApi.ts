@@ -12,6 +12,7 @@ import {
   AuthRequestState,
   AuthRequestWrongKind,
   InvalidArgument,
+  MissingScope,
   NewAuthRequest,
   Node,
   toWireError,
@@ -98,16 +99,18 @@ export class AuthRequestsApi extends HttpApiGroup.make("authRequests")
     HttpApiEndpoint.post("create", "/auth/requests", {
       payload: NewAuthRequest,
       success: AuthRequest.annotate({ httpApiStatus: 201 }),
-      error: toWireError(InvalidArgument)
+      error: [toWireError(InvalidArgument), toWireError(MissingScope)]
     })
-      // Not write: the SSH gate's key creates and watches requests, and must never decide them (approve, ...).
+      // Not write: the SSH gate's key creates and watches requests, and must never decide them (approve, ...). A
+      // `registration` needs write (`scopeToCreate`), checked by the handler: only the body says the kind.
       .annotateMerge(requires("auth_requests:create"))
       .annotateMerge(
         OpenApi.annotations({
           summary: "Create a request",
           description:
             "A pending `registration` (machine_key, node_key, hostname) or `ssh_check` (src, dst, local_user) " +
-            "request; past the pending cap the oldest pending request expires."
+            "request; past the pending cap the oldest pending request expires. An `ssh_check` needs " +
+            "`auth_requests:create`, a `registration` `auth_requests:write` (403 `MissingScope` otherwise)."
         })
       ),
     HttpApiEndpoint.get("list", "/auth/requests", {

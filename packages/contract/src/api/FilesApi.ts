@@ -134,8 +134,8 @@ export class FilesApi extends HttpApiGroup.make("files")
             "header the file is written whatever it holds. The answer's `ETag` is the version written. The body may " +
             `be as large as the largest file read (${maxFileBytes / (1024 * 1024)} MiB), whatever the limit of ` +
             "other requests. " +
-            "Writes are made one at a time: while one has run for over 10 s (a stuck disk), the writes waiting " +
-            "behind it are refused with 503 `FileWriteBusy`.",
+            "Writes are made one at a time: a write that has waited 10 s behind one that has run 10 s (a stuck " +
+            "disk) is refused with 503 `FileWriteBusy`.",
           transform: (operation) =>
             withConditionHeaders(
               withEtag("The version of the file as written: the `If-Match` of the next write")(operation)

@@ -20,6 +20,14 @@ export const AuthRequestKind = Schema.Literals(["registration", "ssh_check"]).an
 export type AuthRequestKind = typeof AuthRequestKind.Type
 
 /**
+ * The scope creating a request of `kind` needs. An `ssh_check` needs `auth_requests:create`, which the SSH gate's
+ * key holds; a `registration` puts a machine in the operators' queue to be admitted, so it needs
+ * `auth_requests:write`: a stolen gate key can neither decide its requests nor plant machines to be approved.
+ */
+export const scopeToCreate = (kind: AuthRequestKind): "auth_requests:create" | "auth_requests:write" =>
+  kind === "ssh_check" ? "auth_requests:create" : "auth_requests:write"
+
+/**
  * `pending` until an operator decides (`approved`, `rejected`), binds a registration to a user (`registered`), or
  * its time runs out (`expired`). Every state but `pending` is final.
  */

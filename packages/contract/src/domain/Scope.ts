@@ -46,8 +46,8 @@ export const AllScopes: ReadonlyArray<Scope> = [
 export const Scope = Schema.Literals(AllScopes).annotate({
   identifier: "Scope",
   description:
-    "`<area>:read`, `<area>:write` (includes read), `auth_requests:create` (create and read auth requests, " +
-    "never decide them; included in `auth_requests:write`) or `admin`"
+    "`<area>:read`, `<area>:write` (includes read), `auth_requests:create` (create `ssh_check` requests and " +
+    "read requests, never decide them; included in `auth_requests:write`) or `admin`"
 })
 
 // Each scope → every scope it grants: itself and the levels below it in its area; admin grants all. Built once:

@@ -305,12 +305,15 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
     else yield* checkRouteFile(filename, content, yield* step(readRouteSources(options.routesDir), stuck))
     yield* writeOut(type, filename, target, content, precondition, step)
     let message = `${type} file ${filename} written`
+    // The reload reads the files again: a disk that sticks now fails the request as `reloading` (the file is
+    // written, its reload still running) instead of holding it.
+    const reloading = () => timedOut(type, filename, "reloading")
     if (type === "routes") {
-      const outcome = routeWriteOutcome(filename, yield* routes.reload)
+      const outcome = routeWriteOutcome(filename, yield* step(routes.reload, reloading))
       message += outcome.text
       if (!outcome.validated) yield* FiberHandle.run(reloadRetry, retryReload, { onlyIfMissing: true })
     } else {
-      const outcome = yield* config.reload
+      const outcome = yield* step(config.reload, reloading)
       message += outcome._tag === "Reloaded" && outcome.restartRequired.length > 0 ? "; restart to apply it" : ""
     }
     const written: FileWritten = { message, type, filename, bytes: Buffer.byteLength(content) }

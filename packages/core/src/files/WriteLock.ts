@@ -1,6 +1,7 @@
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Semaphore from "effect/Semaphore"
 
@@ -88,16 +89,24 @@ export const makeWriteLock = Effect.fnUntraced(function* (timeouts: WriteLockTim
     })
 
   const withLock: WriteLock["withLock"] = (onBusy, body) =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(
-        Effect.andThen(restore(Effect.raceFirst(semaphore.take(1), holderStuck(onBusy))), Clock.currentTimeMillis),
-        (now) => {
-          heldSince = now
-          const started: Array<Fiber.Fiber<unknown, unknown>> = []
-          return Effect.ensuring(restore(body(bounded(started))), releaseAfter(started))
-        }
+    Effect.uninterruptibleMask((restore) => {
+      // The race takes the permit in a fiber of its own: a request interrupted as that fiber succeeds (or as the
+      // stuck-holder check fails at the same moment) has the permit without having seen it, and gives it back.
+      let taken = false
+      const take = Effect.tap(semaphore.take(1), () =>
+        Effect.sync(() => {
+          taken = true
+        })
       )
-    )
+      const acquired = restore(Effect.raceFirst(take, holderStuck(onBusy))).pipe(
+        Effect.onExit((exit) => (Exit.isFailure(exit) && taken ? release : Effect.void))
+      )
+      return Effect.flatMap(Effect.andThen(acquired, Clock.currentTimeMillis), (now) => {
+        heldSince = now
+        const started: Array<Fiber.Fiber<unknown, unknown>> = []
+        return Effect.ensuring(restore(body(bounded(started))), releaseAfter(started))
+      })
+    })
 
   return { withLock } satisfies WriteLock
 })

@@ -128,4 +128,34 @@ describe("a file write stuck on the disk", () => {
       assert.deepStrictEqual(fs.readdirSync(routesDir).sort(), ["a.yml", "b.yml", "c.yml"])
     }).pipe(Effect.scoped)
   )
+
+  it.effect("a reload that hangs after the rename fails the write as `reloading`, the new content in place", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const routesDir = path.join(dir, "routes")
+      fs.mkdirSync(routesDir)
+      const configFile = path.join(dir, "gatehouse.yml")
+      fs.writeFileSync(configFile, "events: { history: 10 }\n")
+      // The write's own check passes; the reload after it (the second validation of a.yml) never ends.
+      let checks = 0
+      const reloading = yield* Deferred.make<void>()
+      const validator = RouteValidator.of({
+        ...RouteValidatorLive.inline,
+        validateSources: (sources) =>
+          Effect.suspend(() => {
+            if (sources.at(-1)?.file !== "a.yml" || ++checks < 2)
+              return RouteValidatorLive.inline.validateSources(sources)
+            return Effect.andThen(Deferred.succeed(reloading, undefined), Effect.never)
+          })
+      })
+      const files = yield* startFiles(configFile, routesDir, { validator })
+      const write = yield* Effect.forkChild(Effect.flip(files.write("routes", "a.yml", "one:\n  port: 2\n")))
+      yield* Deferred.await(reloading)
+      yield* TestClock.adjust("10 seconds")
+      const failure = yield* outcomeOf(write, "the write whose reload hangs")
+      assert.instanceOf(failure, FileOperationTimedOut)
+      assert.strictEqual(failure.message, 'reloading of routes file "a.yml" did not finish within 10000 ms')
+      assert.strictEqual(fs.readFileSync(path.join(routesDir, "a.yml"), "utf8"), "one:\n  port: 2\n")
+    }).pipe(Effect.scoped)
+  )
 })

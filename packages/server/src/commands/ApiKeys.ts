@@ -36,8 +36,8 @@ const create = Command.make(
     scope: Flag.String("scope").pipe(
       Flag.withDescription(
         "What it may do, comma-separated: <area>:read or <area>:write (control = write) for routes, files, health, " +
-          "events, hypervisor, docker, certs, auth_requests, users; auth_requests:create (create and read auth " +
-          "requests, never decide: the SSH gate's key); or admin (default: admin)"
+          "events, hypervisor, docker, certs, auth_requests, users; auth_requests:create (create ssh_check " +
+          "requests and read requests, never decide: the SSH gate's key); or admin (default: admin)"
       ),
       Flag.withDefault("admin")
     ),

@@ -3,10 +3,12 @@ import {
   ClientTooSlow,
   grants,
   MissingScope,
+  missingScope,
   type Principal,
   RateLimited,
   type Scope,
-  type ServerShuttingDown
+  type ServerShuttingDown,
+  scopeToCreate
 } from "@gatehouse-edge/core/domain"
 import { Authentication, AuthRequests } from "@gatehouse-edge/core/services"
 import * as grpc from "@grpc/grpc-js"
@@ -132,9 +134,16 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
     AuthReject: unary("AuthReject", (request: { authId: string }, principal) =>
       service.reject(request.authId, principal.subject).pipe(Effect.as({}))
     ),
-    CreateAuthRequest: unary("CreateAuthRequest", (request: Parameters<typeof fromProtoCreate>[0]) =>
+    // The method asks for `auth_requests:create`; a registration needs write (see `scopeToCreate`).
+    CreateAuthRequest: unary("CreateAuthRequest", (request: Parameters<typeof fromProtoCreate>[0], principal) =>
       fromProtoCreate(request).pipe(
-        Effect.flatMap((input) => service.create(input)),
+        Effect.flatMap((input) => {
+          const missing = missingScope(principal.scopes, scopeToCreate(input.kind))
+          return Effect.andThen(
+            missing === undefined ? Effect.void : Effect.fail(new MissingScope({ scope: missing })),
+            service.create(input)
+          )
+        }),
         Effect.map((created) => ({ authRequest: toProtoAuthRequest(created) }))
       )
     ),

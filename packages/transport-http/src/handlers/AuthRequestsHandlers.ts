@@ -1,4 +1,5 @@
 import { GatehouseApi, StreamEndpoints } from "@gatehouse-edge/contract/api"
+import { MissingScope, missingScope, type NewAuthRequest, scopeToCreate } from "@gatehouse-edge/core/domain"
 import { AuthRequests, CurrentPrincipal } from "@gatehouse-edge/core/services"
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
@@ -11,13 +12,22 @@ export const AuthRequestsHandlers = HttpApiBuilder.group(GatehouseApi, "authRequ
     const decidedBy = Effect.gen(function* () {
       return (yield* CurrentPrincipal).subject
     })
+    // The endpoint asks for `auth_requests:create`; a registration needs write (see `scopeToCreate`).
+    const create = (payload: NewAuthRequest) =>
+      Effect.flatMap(CurrentPrincipal, (principal) => {
+        const missing = missingScope(principal.scopes, scopeToCreate(payload.kind))
+        return Effect.andThen(
+          missing === undefined ? Effect.void : Effect.fail(new MissingScope({ scope: missing })),
+          requests.create(payload)
+        )
+      })
     return handlers
       .handle("register", ({ payload }) =>
         Effect.flatMap(decidedBy, (by) => requests.register(payload.auth_id, payload.user, by))
       )
       .handle("approve", ({ payload }) => Effect.flatMap(decidedBy, (by) => requests.approve(payload.auth_id, by)))
       .handle("reject", ({ payload }) => Effect.flatMap(decidedBy, (by) => requests.reject(payload.auth_id, by)))
-      .handle("create", ({ payload }) => requests.create(payload))
+      .handle("create", ({ payload }) => create(payload))
       .handle("list", ({ query }) => requests.list(query))
       .handle("get", ({ request, params }) =>
         streamOrPlain(
