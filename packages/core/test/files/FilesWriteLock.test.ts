@@ -22,6 +22,16 @@ const outcomeOf = <A, E>(fiber: Fiber.Fiber<A, E>, name: string) =>
     return yield* Effect.die(new Error(`${name} is still waiting after 5 s`))
   })
 
+/** A routes directory and a config file in a fresh directory. */
+const filesDir = Effect.gen(function* () {
+  const dir = yield* tempDir
+  const routesDir = path.join(dir, "routes")
+  fs.mkdirSync(routesDir)
+  const configFile = path.join(dir, "gatehouse.yml")
+  fs.writeFileSync(configFile, "events: { history: 10 }\n")
+  return { routesDir, configFile }
+})
+
 describe("a file write stuck on the disk", () => {
   it.effect("fails within its bound, a write behind it is refused instead of hanging, and the file is left whole", () =>
     Effect.gen(function* () {
@@ -79,11 +89,7 @@ describe("a file write stuck on the disk", () => {
 
   it.effect("a queue that moves is waited in past the lock timeout: only a write held that long refuses the rest", () =>
     Effect.gen(function* () {
-      const dir = yield* tempDir
-      const routesDir = path.join(dir, "routes")
-      fs.mkdirSync(routesDir)
-      const configFile = path.join(dir, "gatehouse.yml")
-      fs.writeFileSync(configFile, "events: { history: 10 }\n")
+      const { routesDir, configFile } = yield* filesDir
       // Each write's own check (its file last) waits until the test lets it go, so the test decides how long each
       // write holds the lock; the reloads that follow the writes pass.
       const gates = new Map<string, Deferred.Deferred<void>>()
@@ -131,11 +137,7 @@ describe("a file write stuck on the disk", () => {
 
   it.effect("a reload that hangs after the rename fails the write as `reloading`, the new content in place", () =>
     Effect.gen(function* () {
-      const dir = yield* tempDir
-      const routesDir = path.join(dir, "routes")
-      fs.mkdirSync(routesDir)
-      const configFile = path.join(dir, "gatehouse.yml")
-      fs.writeFileSync(configFile, "events: { history: 10 }\n")
+      const { routesDir, configFile } = yield* filesDir
       // The write's own check passes; the reload after it (the second validation of a.yml) never ends.
       let checks = 0
       const reloading = yield* Deferred.make<void>()
