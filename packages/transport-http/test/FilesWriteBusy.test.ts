@@ -30,7 +30,7 @@ describe("file writes on a stuck disk", () => {
         // Whichever takes the lock first is the stuck one; both must answer, long before the test's deadline.
         const replies = yield* Effect.all([put("a.yml", `${base}# one\n`), put("b.yml", "web:\n  port: 8081\n")], {
           concurrency: 2
-        }).pipe(Effect.timeout("5 seconds"))
+        }).pipe(Effect.timeout("20 seconds"))
         const stuck = replies.find((reply) => reply.status === 504)
         const busy = replies.find((reply) => reply.status === 503)
         assert.deepStrictEqual(replies.map((reply) => reply.status).sort(), [503, 504], JSON.stringify(replies))

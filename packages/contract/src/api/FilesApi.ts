@@ -17,6 +17,7 @@ import {
   InvalidYaml,
   MissingScope,
   maxFileBytes,
+  RateLimited,
   toWireError,
   UnsafePath,
   ValidationFailed,
@@ -109,6 +110,7 @@ export class FilesApi extends HttpApiGroup.make("files")
         toWireError(FileTooLarge),
         toWireError(FileOperationTimedOut),
         toWireError(FileWriteBusy),
+        toWireError(RateLimited),
         toWireError(FileSystemFailed),
         toWireError(FilePreconditionFailed),
         toWireError(InvalidYaml),
@@ -135,7 +137,8 @@ export class FilesApi extends HttpApiGroup.make("files")
             `be as large as the largest file read (${maxFileBytes / (1024 * 1024)} MiB), whatever the limit of ` +
             "other requests. " +
             "Writes are made one at a time: a write that has waited 10 s behind one that has run 10 s (a stuck " +
-            "disk) is refused with 503 `FileWriteBusy`.",
+            "disk) is refused with 503 `FileWriteBusy`, and one that would make the writes waiting hold more than " +
+            "64 MiB with 429 `RateLimited`.",
           transform: (operation) =>
             withConditionHeaders(
               withEtag("The version of the file as written: the `If-Match` of the next write")(operation)

@@ -11,6 +11,7 @@ import type {
   FileWriteBusy,
   FileWritten,
   InvalidYaml,
+  RateLimited,
   UnsafePath,
   ValidationFailed,
   ValidationUnavailable
@@ -62,7 +63,8 @@ export class Files extends Context.Service<
      * Validates `content` (as part of the whole configuration), writes it atomically, then reloads. With a
      * `precondition`, only if the file is still what the writer read: checked under the lock that orders writes, and
      * again just before the new file is put in place. A write that cannot take that lock in time (the one before it
-     * stuck on the disk) fails with `FileWriteBusy`; content larger than any file read is `FileTooLarge`.
+     * stuck on the disk) fails with `FileWriteBusy`, one that would queue past the bytes the queue may hold with
+     * `RateLimited`; content larger than any file read is `FileTooLarge`.
      */
     readonly write: (
       type: FileType,
@@ -78,6 +80,7 @@ export class Files extends Context.Service<
       | FileTooLarge
       | FileOperationTimedOut
       | FileWriteBusy
+      | RateLimited
       | FileSystemFailed
       | InvalidYaml
       | ValidationFailed

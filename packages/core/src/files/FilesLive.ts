@@ -14,6 +14,7 @@ import {
   type FileWritten,
   InvalidYaml,
   maxFileBytes,
+  RateLimited,
   type UnsafePath,
   ValidationFailed
 } from "@gatehouse-edge/contract/domain"
@@ -51,6 +52,13 @@ export interface FilesOptions {
    * stuck on a disk must not make every later write hang behind it. A queue of writes that moves is waited in.
    */
   readonly lockTimeout?: Duration.Input | undefined
+  /**
+   * How many bytes of content the writes waiting for the write lock (and the one holding it) may hold together
+   * (default 64 MiB, eight of the largest files): past it a write is refused with 429 instead of queuing. A queue
+   * that moves is waited in however long it is, so without this a client's requests in flight (each up to 8 MiB)
+   * could hold gigabytes while they wait.
+   */
+  readonly maxQueuedBytes?: number | undefined
 }
 
 const DEFAULT_TIMEOUT = "10 seconds"
@@ -217,6 +225,9 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
   // pass (the same alias added to two route files). This orders writes, it does not stop one from replacing an
   // edit its writer never saw: that is the precondition's job (`If-Match`), checked under this lock. A write stuck
   // on the file system keeps it: the writes behind it are refused once it has held it `lockTimeout`.
+  // The content of the writes waiting for the lock or holding it (see `maxQueuedBytes`).
+  let queuedBytes = 0
+  const maxQueuedBytes = options.maxQueuedBytes ?? 8 * maxFileBytes
   const writing = yield* makeWriteLock({ lock: options.lockTimeout ?? DEFAULT_TIMEOUT, step: operationTimeout })
   // At most one pending retry of the reload, however many writes asked for one.
   const reloadRetry = yield* FiberHandle.make<void, never>()
@@ -232,9 +243,25 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
     if (bytes > maxFileBytes) {
       return yield* new FileTooLarge({ type, filename, size_bytes: bytes, limit_bytes: maxFileBytes })
     }
-    return yield* writing.withLock(
-      () => new FileWriteBusy({ type, filename, timeout_ms: lockTimeoutMs }),
-      (step) => writeNow(type, filename, content, precondition, step)
+    if (queuedBytes + bytes > maxQueuedBytes) {
+      return yield* new RateLimited({
+        message: `${type} file "${filename}" was not written: other file writes are waiting; try again later`,
+        retry_after_s: 1
+      })
+    }
+    return yield* Effect.acquireUseRelease(
+      Effect.sync(() => {
+        queuedBytes += bytes
+      }),
+      () =>
+        writing.withLock(
+          () => new FileWriteBusy({ type, filename, timeout_ms: lockTimeoutMs }),
+          (step) => writeNow(type, filename, content, precondition, step)
+        ),
+      () =>
+        Effect.sync(() => {
+          queuedBytes -= bytes
+        })
     )
   })
 

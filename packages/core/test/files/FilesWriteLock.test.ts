@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { FileOperationTimedOut, FileWriteBusy } from "@gatehouse-edge/contract/domain"
+import { FileOperationTimedOut, FileWriteBusy, RateLimited } from "@gatehouse-edge/contract/domain"
 import { Deferred, Effect, type Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import { stuckDisk } from "../../../../test/support/StuckDisk.js"
@@ -158,6 +158,49 @@ describe("a file write stuck on the disk", () => {
       assert.instanceOf(failure, FileOperationTimedOut)
       assert.strictEqual(failure.message, 'reloading of routes file "a.yml" did not finish within 10000 ms')
       assert.strictEqual(fs.readFileSync(path.join(routesDir, "a.yml"), "utf8"), "one:\n  port: 2\n")
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("writes that would make the queue hold more than its bytes are refused with 429, nothing queued", () =>
+    Effect.gen(function* () {
+      const { routesDir, configFile } = yield* filesDir
+      // The first write holds the lock in its check until the test lets it go.
+      const holding = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const validator = RouteValidator.of({
+        ...RouteValidatorLive.inline,
+        validateSources: (sources) =>
+          sources.at(-1)?.file === "a.yml" && !Deferred.isDoneUnsafe(release)
+            ? Effect.andThen(
+                Deferred.succeed(holding, undefined),
+                Effect.andThen(Deferred.await(release), RouteValidatorLive.inline.validateSources(sources))
+              )
+            : RouteValidatorLive.inline.validateSources(sources)
+      })
+      const files = yield* startFiles(configFile, routesDir, { validator, limits: { maxQueuedBytes: 10_000 } })
+      // A route and a comment of `bytes` bytes in all.
+      const content = (name: string, bytes: number) => {
+        const head = `${name}:\n  port: 1\n#`
+        return `${head}${"x".repeat(bytes - head.length - 1)}\n`
+      }
+      const first = yield* Effect.forkChild(files.write("routes", "a.yml", content("a", 3_000)))
+      yield* Deferred.await(holding)
+      // Started at once: each runs until it waits for the lock, counted in the queue by then.
+      const queue = (name: string) =>
+        Effect.forkChild(files.write("routes", `${name}.yml`, content(name, 3_000)), { startImmediately: true })
+      const queued = [yield* queue("b"), yield* queue("c")]
+      // 9,000 bytes wait or write: 3,000 more would pass 10,000.
+      const refused = yield* Effect.flip(files.write("routes", "d.yml", content("d", 3_000)))
+      assert.instanceOf(refused, RateLimited)
+      assert.strictEqual(
+        refused.message,
+        'routes file "d.yml" was not written: other file writes are waiting; try again later'
+      )
+      // Once the queue has drained, the same write goes through.
+      yield* Deferred.succeed(release, undefined)
+      for (const fiber of [first, ...queued]) yield* outcomeOf(fiber, "a queued write")
+      const { written } = yield* files.write("routes", "d.yml", content("d", 3_000))
+      assert.strictEqual(written.message, "routes file d.yml written and applied")
     }).pipe(Effect.scoped)
   )
 })
