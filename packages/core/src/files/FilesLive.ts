@@ -48,8 +48,9 @@ export interface FilesOptions {
   /** How long one file operation may take before the request gives up on it (default 10 s). */
   readonly operationTimeout?: Duration.Input | undefined
   /**
-   * How long one write may hold the write lock before the writes waiting behind it are refused (default 10 s): one
-   * stuck on a disk must not make every later write hang behind it. A queue of writes that moves is waited in.
+   * How long one write may hold the write lock before the writes that have waited as long behind it are refused
+   * (default 10 s): one stuck on a disk must not make every later write hang behind it. A queue of writes that
+   * moves is waited in.
    */
   readonly lockTimeout?: Duration.Input | undefined
   /**
@@ -221,13 +222,13 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
     if (error !== undefined) return yield* error
   })
 
-  // One write at a time, from its checks to its reload: two writes checked against the same files would both
-  // pass (the same alias added to two route files). This orders writes, it does not stop one from replacing an
-  // edit its writer never saw: that is the precondition's job (`If-Match`), checked under this lock. A write stuck
-  // on the file system keeps it: the writes behind it are refused once it has held it `lockTimeout`.
   // The content of the writes waiting for the lock or holding it (see `maxQueuedBytes`).
   let queuedBytes = 0
   const maxQueuedBytes = options.maxQueuedBytes ?? 8 * maxFileBytes
+  // One write at a time, from its checks to its reload: two writes checked against the same files would both
+  // pass (the same alias added to two route files). This orders writes, it does not stop one from replacing an
+  // edit its writer never saw: that is the precondition's job (`If-Match`), checked under this lock. A write stuck
+  // on the file system keeps it: a write that has waited `lockTimeout` behind one that has held it as long is refused.
   const writing = yield* makeWriteLock({ lock: options.lockTimeout ?? DEFAULT_TIMEOUT, step: operationTimeout })
   // At most one pending retry of the reload, however many writes asked for one.
   const reloadRetry = yield* FiberHandle.make<void, never>()
