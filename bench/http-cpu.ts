@@ -3,7 +3,7 @@
  * the noise of a small shared machine kept out as far as it can be:
  *
  *   npx tsx bench/http-cpu.ts [--routes=1000] [--variants=off,on] [--chunks=40] [--requests=2500] [--connections=4]
- *                             [--server=auto|dist|source]
+ *                             [--server=auto|dist|source] [--compare=<another build's bin.js>]
  *
  * - Every server runs at once, pinned to CPU 1 (`taskset`, every thread); this process, the load, to CPU 0. A
  *   server is idle unless it is being measured (the `on` variant's monitors excepted: their CPU counts, as in
@@ -16,6 +16,8 @@
  *   (nanoseconds), so a chunk of a few hundred milliseconds is measured exactly.
  * - Reported per variant: the median CPU µs per request of each server, and the median (and quartiles) of the
  *   chunks' ratios node:http / Gatehouse, the target's measure (≥ 0.6).
+ * - `--compare` adds a third server per variant, another build of Gatehouse (e.g. one built from an older commit),
+ *   measured in the same chunks: its CPU per request and the chunks' ratios of it to this build's.
  *
  * Unlike bench/http-health.ts no server is ever saturated and nothing waits on the load tool: the ratio does not
  * depend on how fast the load generator is. It does depend on the kernel's share (sending 78 KB over loopback and
@@ -46,7 +48,8 @@ const args = parseArgs({
   chunks: "40",
   requests: "2500",
   connections: "4",
-  server: "auto"
+  server: "auto",
+  compare: ""
 })
 const routes = Number(args.routes)
 const variants = args.variants!.split(",") as ReadonlyArray<"off" | "on">
@@ -54,6 +57,8 @@ const chunks = Number(args.chunks)
 const perChunk = Number(args.requests)
 const connections = Number(args.connections)
 const mode = resolveServerMode(args.server!)
+const compareBin = args.compare === "" ? undefined : path.resolve(args.compare!)
+if (compareBin !== undefined && mode !== "dist") throw new Error("--compare runs built servers: use --server=dist")
 if (mode === "dist" && distIsStale()) console.log("note: a source file is newer than dist/: run `npm run build` first")
 if (os.availableParallelism() < 2) throw new Error("this benchmark pins the servers and the load to two CPUs")
 
@@ -128,7 +133,12 @@ interface Server {
 
 const portBase = closedPortRange(routes)
 pin(process.pid, 0)
-const servers: Array<{ readonly variant: string; readonly gatehouse: Server; readonly baseline: Server }> = []
+const servers: Array<{
+  readonly variant: string
+  readonly gatehouse: Server
+  readonly baseline: Server
+  readonly compared: Server | undefined
+}> = []
 const started: Array<{ readonly stop: () => Promise<void> }> = []
 const bodyFiles: Array<string> = []
 try {
@@ -154,31 +164,46 @@ try {
       headers: {},
       stop: bare.stop
     }
-    for (const server of [gatehouse, baseline]) {
+    let compared: Server | undefined
+    if (compareBin !== undefined) {
+      const other = await startGatehouse({ routes, health: variant === "on", mode, portBase, bin: compareBin })
+      started.push(other)
+      compared = {
+        pid: other.pid,
+        origin: other.origin,
+        headers: { authorization: `Bearer ${other.apiKey}` },
+        stop: other.stop
+      }
+    }
+    for (const server of [gatehouse, baseline, ...(compared === undefined ? [] : [compared])]) {
       pin(server.pid, 1)
       await load(server.origin, server.headers, perChunk * 2) // warm-up: the JIT has seen the path
     }
-    servers.push({ variant, gatehouse, baseline })
+    servers.push({ variant, gatehouse, baseline, compared })
   }
 
-  const samples = new Map<string, Array<{ gatehouse: number; baseline: number }>>(variants.map((v) => [v, []]))
+  const samples = new Map<string, Array<{ gatehouse: number; baseline: number; compared?: number }>>(
+    variants.map((v) => [v, []])
+  )
   const measureOne = async (server: Server) => {
     const before = cpuMicros(server.pid)
     await load(server.origin, server.headers, perChunk)
     return (cpuMicros(server.pid) - before) / perChunk
   }
   for (let chunk = 0; chunk < chunks; chunk++) {
-    for (const { variant, gatehouse, baseline } of chunk % 2 === 0 ? servers : [...servers].reverse()) {
+    for (const { variant, gatehouse, baseline, compared } of chunk % 2 === 0 ? servers : [...servers].reverse()) {
       const first = chunk % 2 === 0 ? gatehouse : baseline
       const a = await measureOne(first)
       const b = await measureOne(first === gatehouse ? baseline : gatehouse)
-      samples.get(variant)!.push(first === gatehouse ? { gatehouse: a, baseline: b } : { gatehouse: b, baseline: a })
+      const sample = first === gatehouse ? { gatehouse: a, baseline: b } : { gatehouse: b, baseline: a }
+      samples.get(variant)!.push(compared === undefined ? sample : { ...sample, compared: await measureOne(compared) })
     }
   }
 
   const quartile = (values: ReadonlyArray<number>, q: number) =>
     [...values].sort((x, y) => x - y)[Math.floor(q * (values.length - 1))]!
   const rows: Array<Array<string>> = []
+  const comparedRows: Array<Array<string>> = []
   const summary = variants.map((variant) => {
     const list = samples.get(variant)!
     const ratios = list.map((s) => s.baseline / s.gatehouse)
@@ -196,17 +221,39 @@ try {
       `${fmt(row.ratio, 2)}×`,
       `${fmt(row.ratioQuartiles[0], 2)}–${fmt(row.ratioQuartiles[1], 2)}`
     ])
-    return row
+    if (compareBin === undefined) return row
+    const comparedRatios = list.map((s) => s.compared! / s.gatehouse)
+    const compared = {
+      comparedMicrosPerRequest: median(list.map((s) => s.compared!)),
+      comparedRatio: median(comparedRatios),
+      comparedRatioQuartiles: [quartile(comparedRatios, 0.25), quartile(comparedRatios, 0.75)] as const
+    }
+    comparedRows.push([
+      `health ${variant}`,
+      fmt(compared.comparedMicrosPerRequest, 1),
+      fmt(row.gatehouseMicrosPerRequest, 1),
+      `${fmt(compared.comparedRatio, 2)}×`,
+      `${fmt(compared.comparedRatioQuartiles[0], 2)}–${fmt(compared.comparedRatioQuartiles[1], 2)}`
+    ])
+    return { ...row, ...compared }
   })
   console.log(
     `\nGET /api/v1/health, ${routes} routes; ${chunks} chunks of ${perChunk} requests per server, ${connections} ` +
       `keep-alive connections; servers pinned to CPU 1, the load to CPU 0; server: ${mode}\n`
   )
   printTable(["variant", "gatehouse CPU µs/req", "node:http CPU µs/req", "node:http / gatehouse", "quartiles"], rows)
+  if (compareBin !== undefined) {
+    console.log(`\nthis build against ${compareBin}, same chunks:\n`)
+    printTable(
+      ["variant", "compared CPU µs/req", "this build CPU µs/req", "compared / this build", "quartiles"],
+      comparedRows
+    )
+  }
   writeResults("http-cpu", {
     benchmark: "GET /api/v1/health, CPU per request, pinned and interleaved",
     routes,
     server: mode,
+    compared: compareBin ?? null,
     settings: { chunks, requestsPerChunk: perChunk, connections },
     environment: environment(),
     summary,
