@@ -71,10 +71,13 @@ const reference = (() => {
     local_user TEXT);
     CREATE INDEX auth_requests_state ON auth_requests (state, expires_at);
     CREATE INDEX auth_requests_created ON auth_requests (created_at);
+    CREATE INDEX auth_requests_pending_expiry ON auth_requests (kind, expires_at) WHERE state = 'pending';
     CREATE TABLE events (id TEXT PRIMARY KEY NOT NULL, timestamp TEXT NOT NULL, level TEXT NOT NULL,
       category TEXT NOT NULL, action TEXT NOT NULL, data TEXT NOT NULL CHECK (json_valid(data))) WITHOUT ROWID;
     CREATE INDEX events_category_id ON events (category, id);`)
-  const count = db.prepare("SELECT count(*) AS n FROM auth_requests WHERE state = 'pending' AND expires_at > ?")
+  const count = db.prepare(
+    "SELECT count(*) AS n FROM auth_requests WHERE state = 'pending' AND kind = 'ssh_check' AND expires_at > ?"
+  )
   const insert = db.prepare(
     "INSERT INTO auth_requests (auth_id, kind, state, created_at, expires_at, src, dst, local_user) VALUES (?, 'ssh_check', 'pending', ?, ?, '127.0.0.1', 'bench', 'root')"
   )

@@ -37,8 +37,8 @@ export interface GateLimits {
   readonly maxSessions: number
   /**
    * Logins from one source address that may wait for a verdict at once (default 4). Each makes a pending request,
-   * and past the server's `max_pending` the oldest pending requests expire, whoever they are: one client must not
-   * push out everybody else's.
+   * and past the server's `max_pending` the oldest pending `ssh_check` requests expire, whoever made them
+   * (registrations are capped separately): one client must not push out everybody else's.
    */
   readonly maxWaitingPerSource: number
 }

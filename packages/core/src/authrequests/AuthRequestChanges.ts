@@ -76,10 +76,13 @@ const succeeded = <A>(answer: A, changed: ReadonlyArray<AuthRequest>, events: Re
   ({ answer: Exit.succeed(answer), changed, events }) as Outcome<A, never>
 
 /**
- * A new pending request; past the pending cap the oldest pending ones expire first (`pending_cap`). The batch
- * counts the pending requests once; each change keeps the count current (a create adds one, a verdict and a
- * push-out remove the unexpired ones they change), which is what counting again would return: every
- * auth-request write holds the event bus, so nothing else changes them meanwhile.
+ * A new pending request; past the pending cap of its kind the oldest pending ones of that kind expire first
+ * (`pending_cap`). The cap holds per kind so that one kind cannot push out the other: the SSH check gate's key,
+ * which may create only `ssh_check` requests, must not expire the registrations an operator has yet to see, nor a
+ * flood of registrations the logins waiting at the gate. The batch counts a kind's pending requests once; each
+ * change keeps the count current (a create adds one, a verdict and a push-out remove the unexpired ones they
+ * change; a push-out takes only unexpired ones), which is what counting again would return: every auth-request write holds the event bus, so nothing
+ * else changes them meanwhile.
  */
 export const create =
   (
@@ -90,12 +93,15 @@ export const create =
   ): Change<AuthRequest, never> =>
   (batch: Batch) =>
     Effect.gen(function* () {
-      const pending = batch.pending ?? (yield* repository.countPending(batch.now))
+      const kind = input.kind
+      const pending = batch.pending.get(kind) ?? (yield* repository.countPending(kind, batch.now))
       const pushedOut =
-        pending >= config.maxPending ? yield* repository.expireOldest(pending - config.maxPending + 1, batch.now) : []
+        pending >= config.maxPending
+          ? yield* repository.expireOldest(kind, pending - config.maxPending + 1, batch.now)
+          : []
       const record = newRecord(authId, input, batch.now, config.ttlMs)
       yield* repository.insertRequest(record)
-      batch.pending = pending - pushedOut.filter((r) => r.expires_at > batch.now).length + 1
+      batch.pending.set(kind, pending - pushedOut.length + 1)
       const expired = pushedOut.map(renderPlain)
       const created = renderPlain(record)
       return succeeded(
@@ -114,7 +120,8 @@ export const decide =
   (batch: Batch) =>
     Effect.flatMap(repository.decide({ authId, to, at: batch.now, by }), (changed) => {
       if (Option.isSome(changed)) {
-        if (batch.pending !== undefined) batch.pending--
+        const counted = batch.pending.get(changed.value.kind)
+        if (counted !== undefined) batch.pending.set(changed.value.kind, counted - 1)
         const decided = renderPlain(changed.value)
         return Effect.succeed(succeeded(decided, [decided], [eventOf(decided)]))
       }

@@ -120,9 +120,17 @@ export class AuthRequestRepository extends Context.Service<
     }) => Effect.Effect<Option.Option<RequestRecord>>
     /** Marks every pending request whose time ran out at `now` as expired; the ones it changed. */
     readonly expireDue: (now: number) => Effect.Effect<ReadonlyArray<RequestRecord>>
-    /** Expires the `count` oldest pending requests; the ones it changed. */
-    readonly expireOldest: (count: number, now: number) => Effect.Effect<ReadonlyArray<RequestRecord>>
-    readonly countPending: (now: number) => Effect.Effect<number>
+    /**
+     * Expires the `count` oldest unexpired pending requests of `kind`; the ones it changed. One whose time ran out is
+     * the sweeper's to expire (reason `ttl`): taking it here would free no room and name the wrong reason.
+     */
+    readonly expireOldest: (
+      kind: AuthRequestKind,
+      count: number,
+      now: number
+    ) => Effect.Effect<ReadonlyArray<RequestRecord>>
+    /** How many requests of `kind` are pending and unexpired at `now`. */
+    readonly countPending: (kind: AuthRequestKind, now: number) => Effect.Effect<number>
     /** When the next pending request expires. */
     readonly nextExpiry: Effect.Effect<Option.Option<number>>
     /** Deletes final requests decided (or expired) before `cutoff`; how many. */
@@ -232,19 +240,23 @@ export class AuthRequestRepository extends Context.Service<
             toRequest
           )
         }),
-        expireOldest: (count: number, now: number) =>
+        // Both read the pending requests of one kind, a few per kind whatever the history holds, from the partial
+        // indexes of AuthRequestsPendingMigration: `state = 'pending'` stays a literal so both dialects match them.
+        expireOldest: (kind: AuthRequestKind, count: number, now: number) =>
           rows(
             sql`UPDATE auth_requests SET state = 'expired', decided_at = ${now}
               WHERE auth_id IN (
-                SELECT auth_id FROM auth_requests WHERE state = 'pending'
+                SELECT auth_id FROM auth_requests WHERE state = 'pending' AND kind = ${kind} AND expires_at > ${now}
                 ORDER BY created_at, auth_id LIMIT ${count}
               ) RETURNING *`,
             toRequest
           ),
-        countPending: (now: number) =>
+        countPending: (kind: AuthRequestKind, now: number) =>
           Effect.map(
-            rows(sql`SELECT count(*) AS n FROM auth_requests WHERE state = 'pending' AND expires_at > ${now}`, (r) =>
-              num(r.n)
+            rows(
+              sql`SELECT count(*) AS n FROM auth_requests
+                WHERE state = 'pending' AND kind = ${kind} AND expires_at > ${now}`,
+              (r) => num(r.n)
             ),
             (found) => found[0] ?? 0
           ),

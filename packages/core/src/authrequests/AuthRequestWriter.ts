@@ -1,4 +1,4 @@
-import type { AuthRequest, EventInput } from "@gatehouse-edge/contract/domain"
+import type { AuthRequest, AuthRequestKind, EventInput } from "@gatehouse-edge/contract/domain"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -8,11 +8,11 @@ import type * as Scope from "effect/Scope"
 import type { Events } from "../events/Events.js"
 import type { AuthRequestWaiters } from "./AuthRequestWaiters.js"
 
-/** What the state changes of one batch share: its time, and the pending count once a change has read it. */
+/** What the state changes of one batch share: its time, and each kind's pending count once a change has read it. */
 export interface Batch {
   readonly now: number
-  /** Unexpired pending requests at `now`, kept current by the batch's changes once read (see `create`). */
-  pending: number | undefined
+  /** Unexpired pending requests of a kind at `now`, kept current by the batch's changes once read (see `create`). */
+  readonly pending: Map<AuthRequestKind, number>
 }
 
 /**
@@ -67,7 +67,7 @@ export const makeAuthRequestWriter = (
     const write = (batch: ReadonlyArray<Submitted>) =>
       events.transaction(
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          const state: Batch = { now, pending: undefined }
+          const state: Batch = { now, pending: new Map() }
           return Effect.map(
             Effect.forEach(batch, (submitted) => submitted.change(state)),
             (outcomes) => ({ value: outcomes, events: outcomes.flatMap((outcome) => outcome.events) })

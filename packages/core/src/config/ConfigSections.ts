@@ -202,6 +202,7 @@ export interface AcmeDns01Config {
 /** `auth_requests`: pending registrations and SSH checks. */
 export interface AuthRequestsConfig {
   readonly ttlMs: number
+  /** Pending requests of each kind (registration, ssh_check) at most; past it the oldest of that kind expires. */
   readonly maxPending: number
   /** How long decided and expired requests stay listable as history. */
   readonly retentionMs: number

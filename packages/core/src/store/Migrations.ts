@@ -3,6 +3,7 @@ import { oidcLoginsMigration } from "../auth/OidcLoginsMigration.js"
 import { sessionsMigration } from "../auth/SessionsMigration.js"
 import { authRequestsMigration } from "../authrequests/AuthRequestsMigration.js"
 import { authRequestsPagingMigration } from "../authrequests/AuthRequestsPagingMigration.js"
+import { authRequestsPendingMigration } from "../authrequests/AuthRequestsPendingMigration.js"
 import { eventMarksMigration } from "../events/EventMarksMigration.js"
 import { eventsMigration } from "../events/EventsMigration.js"
 import { uptimeMigration } from "../uptime/UptimeMigration.js"
@@ -20,7 +21,8 @@ export const migrations = {
   "5_uptime": uptimeMigration,
   "6_oidc_logins_indexes": oidcLoginsMigration,
   "7_auth_requests_paging": authRequestsPagingMigration,
-  "8_event_marks": eventMarksMigration
+  "8_event_marks": eventMarksMigration,
+  "9_auth_requests_pending": authRequestsPendingMigration
 } as const
 
 /** The newest migration id this build knows. */

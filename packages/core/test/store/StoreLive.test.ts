@@ -112,7 +112,8 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
           [5, "uptime"],
           [6, "oidc_logins_indexes"],
           [7, "auth_requests_paging"],
-          [8, "event_marks"]
+          [8, "event_marks"],
+          [9, "auth_requests_pending"]
         ]
       )
     })
