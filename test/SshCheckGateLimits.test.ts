@@ -172,31 +172,57 @@ const login = (port: number, key: string, onStderr?: (text: string) => void) =>
     )
   )
 
-describe("examples/ssh-check-gate: logins waiting for a verdict", () => {
+/**
+ * A server that takes requests and never decides them; each expires `expiresInMs` after it was made. `list` answers
+ * an approval covering root's logins from 127.0.0.1 to web1 once `approve()` was called.
+ */
+const undecidingServer = (expiresInMs = 60_000) => {
+  let created = 0
+  let approved = false
+  const requestOf = (n: number, state: string, input: { src: string; dst: string; local_user: string }) => ({
+    auth_id: `ghreq_${String(n).padStart(24, "0")}`,
+    kind: "ssh_check",
+    state,
+    created_at: new Date().toISOString(),
+    expires_at: new Date(Date.now() + expiresInMs).toISOString(),
+    ...(state === "approved" ? { decided_at: new Date().toISOString(), decided_by: "api-key:admin" } : {}),
+    ssh_check: input
+  })
+  const client = {
+    list: () =>
+      Effect.sync(() =>
+        approved ? [requestOf(0, "approved", { src: "127.0.0.1", dst: "web1", local_user: "root" })] : []
+      ),
+    create: (input: { ssh_check: { src: string; dst: string; local_user: string } }) =>
+      Effect.sync(() => requestOf(++created, "pending", input.ssh_check)),
+    watch: () => Stream.never
+  } as unknown as AuthServiceEffectClient
+  return {
+    client,
+    created: () => created,
+    approve: () => {
+      approved = true
+    }
+  }
+}
+
+/** A checked login that shows the banner (then gives up: the connection closes) or ends first, with its stderr. */
+const tryLogin = (port: number, key: string) =>
+  Effect.gen(function* () {
+    const bannerShown = yield* Deferred.make<void>()
+    return yield* login(port, key, (text) => {
+      if (text.includes("needs an operator's approval")) Deferred.doneUnsafe(bannerShown, Exit.void)
+    }).pipe(Effect.raceFirst(Effect.as(Deferred.await(bannerShown), { stderr: "banner", code: undefined })))
+  }).pipe(Effect.scoped, Effect.timeout("10 seconds"))
+
+describe("examples/ssh-check-gate: requests a source holds open", () => {
   it.live("past maxWaitingPerSource, a source's next checked login is denied at once, making no request", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir("gatehouse-gate-waiting-")
       const pair = parseableKeyPair()
       fs.writeFileSync(path.join(dir, "authorized_keys"), `${pair.public}\n`)
-      let created = 0
-      // A server that takes requests and never decides them.
-      const client = {
-        list: () => Effect.succeed([]),
-        create: (input: { ssh_check: { src: string; dst: string; local_user: string } }) =>
-          Effect.sync(() => {
-            created += 1
-            return {
-              auth_id: `ghreq_${String(created).padStart(24, "0")}`,
-              kind: "ssh_check",
-              state: "pending",
-              created_at: new Date().toISOString(),
-              expires_at: new Date(Date.now() + 60_000).toISOString(),
-              ssh_check: input.ssh_check
-            }
-          }),
-        watch: () => Stream.never
-      } as unknown as AuthServiceEffectClient
-      const { port } = yield* runGate(dir, { maxWaitingPerSource: 1 }, client)
+      const server = undecidingServer()
+      const { port } = yield* runGate(dir, { maxWaitingPerSource: 1 }, server.client)
       const bannerShown = yield* Deferred.make<void>()
       yield* Effect.forkScoped(
         login(port, pair.private, (text) => {
@@ -206,8 +232,46 @@ describe("examples/ssh-check-gate: logins waiting for a verdict", () => {
       yield* Deferred.await(bannerShown).pipe(Effect.timeout("10 seconds"))
       const second = yield* login(port, pair.private).pipe(Effect.scoped, Effect.timeout("10 seconds"))
       assert.strictEqual(second.code, deniedExitStatus)
-      assert.include(second.stderr, "1 logins from 127.0.0.1 already wait for approval; try again later.")
-      assert.strictEqual(created, 1, "the second login made no request")
+      assert.include(second.stderr, "1 requests from 127.0.0.1 already wait for approval; try again later.")
+      assert.strictEqual(server.created(), 1, "the second login made no request")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a login that gave up keeps its request's place until the request expires: leaving piles up nothing", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("gatehouse-gate-abandoned-")
+      const pair = parseableKeyPair()
+      fs.writeFileSync(path.join(dir, "authorized_keys"), `${pair.public}\n`)
+      const server = undecidingServer(3_000)
+      const { port } = yield* runGate(dir, { maxWaitingPerSource: 1 }, server.client)
+      assert.strictEqual((yield* tryLogin(port, pair.private)).stderr, "banner")
+      // That login left (its connection closed), and its request is still pending on the server.
+      const next = yield* tryLogin(port, pair.private)
+      assert.strictEqual(next.code, deniedExitStatus)
+      assert.include(next.stderr, "1 requests from 127.0.0.1 already wait for approval")
+      assert.strictEqual(server.created(), 1)
+      // Once that request has expired, the source may ask again.
+      const deadline = Date.now() + 15_000
+      let later = yield* tryLogin(port, pair.private)
+      while (later.stderr !== "banner" && Date.now() < deadline) later = yield* tryLogin(port, pair.private)
+      assert.strictEqual(later.stderr, "banner", "a login after the request's expiry is held for a new request")
+      assert.strictEqual(server.created(), 2)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a source at its limit is still let in by an approval that covers the login", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("gatehouse-gate-covered-")
+      const pair = parseableKeyPair()
+      fs.writeFileSync(path.join(dir, "authorized_keys"), `${pair.public}\n`)
+      const server = undecidingServer()
+      const { port } = yield* runGate(dir, { maxWaitingPerSource: 1 }, server.client)
+      assert.strictEqual((yield* tryLogin(port, pair.private)).stderr, "banner")
+      server.approve()
+      const covered = yield* tryLogin(port, pair.private)
+      assert.include(covered.stderr, "covered by ghreq_000000000000000000000000")
+      assert.notStrictEqual(covered.code, deniedExitStatus)
+      assert.strictEqual(server.created(), 1, "the covered login made no request")
     }).pipe(Effect.scoped)
   )
 })

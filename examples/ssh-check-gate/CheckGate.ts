@@ -112,16 +112,27 @@ const verdictOf = (request: AuthRequest): Verdict => {
   }
 }
 
+/** Where the gate counts the requests a source holds open (see `maxWaitingPerSource` in SshGate.ts). */
+export interface OpenRequests {
+  /** Takes a place for a new request of the login's source, or answers the denial when it has none left. */
+  readonly take: () => Verdict | undefined
+  /** The request made in that place (its expiry bounds how long an abandoned login keeps the place). */
+  readonly created: (request: AuthRequest) => void
+}
+
+const unlimited: OpenRequests = { take: () => undefined, created: () => {} }
+
 /**
  * Decides a login the policy matched: `accept` passes, `reject` refuses, `check` passes at once when a recent
- * approval covers it, otherwise creates an `ssh_check` request, shows `notify` the banner and waits for the
- * verdict. Fails closed: when Gatehouse cannot be asked, the login is refused with the reason.
+ * approval covers it, otherwise takes a place in `open`, creates an `ssh_check` request, shows `notify` the banner
+ * and waits for the verdict. Fails closed: when Gatehouse cannot be asked, the login is refused with the reason.
  */
 export const decide = (
   client: AuthServiceEffectClient,
   login: Login,
   rule: PolicyRule,
-  notify: (text: string) => void
+  notify: (text: string) => void,
+  open: OpenRequests = unlimited
 ): Effect.Effect<Verdict> =>
   Effect.gen(function* () {
     if (rule.action === "accept") return approved()
@@ -133,10 +144,14 @@ export const decide = (
         `Gatehouse: covered by ${recent.value.auth_id} (approved by ${recent.value.decided_by}) until ${until}.`
       )
     }
+    // Asked after the recent approvals: a source at its limit is still let in by an approval covering it.
+    const refused = open.take()
+    if (refused !== undefined) return refused
     const request = yield* client.create({
       kind: "ssh_check",
       ssh_check: { src: login.src, dst: login.dst, local_user: login.localUser }
     })
+    open.created(request)
     notify(bannerFor(request))
     const final = yield* finalState(client, request)
     return Option.match(final, {

@@ -4,7 +4,7 @@ import type { AuthServiceEffectClient } from "@gatehouse-edge/transport-grpc/cli
 import { Effect } from "effect"
 import ssh2, { type Connection, type ServerChannel } from "ssh2"
 import { findKey, readAuthorizedKeys } from "./AuthorizedKeys.js"
-import { decide, type Verdict } from "./CheckGate.js"
+import { decide, type OpenRequests, type Verdict } from "./CheckGate.js"
 import type { GateConfig, PolicyRule } from "./GateConfig.js"
 import { type Login, plainAddress, ruleFor } from "./Policy.js"
 import { runSession } from "./SessionProcess.js"
@@ -36,9 +36,10 @@ export interface GateLimits {
   /** Session channels one connection may open (default 10). */
   readonly maxSessions: number
   /**
-   * Logins from one source address that may wait for a verdict at once (default 4). Each makes a pending request,
-   * and past the server's `max_pending` the oldest pending `ssh_check` requests expire, whoever made them
-   * (registrations are capped separately): one client must not push out everybody else's.
+   * Requests one source address may hold open at once (default 4): a login waiting for its verdict, or one that
+   * gave up while its request stays pending (until the request's expiry). Past the server's `max_pending` the
+   * oldest pending `ssh_check` requests expire, whoever made them (registrations are capped separately): one
+   * client must not push out everybody else's, also by logging in and leaving again.
    */
   readonly maxWaitingPerSource: number
 }
@@ -79,8 +80,8 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
   // its version line, so a client that sends nothing would otherwise be neither counted nor ever closed.
   const sockets = new Set<net.Socket>()
   const perSource = new Map<string, number>()
-  // Checked logins waiting for their verdict, by source address.
-  const waiting = new Map<string, number>()
+  // Requests open (see maxWaitingPerSource), by source address.
+  const open = new Map<string, number>()
   // The grace timer of each connection not authenticated yet, by the client's `address:port`.
   const unauthenticated = new Map<string, NodeJS.Timeout>()
   const peerOf = (ip: string | undefined, port: number | undefined) => `${ip}:${port}`
@@ -165,26 +166,43 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
     const verdictFor = (channel: ServerChannel, pty: boolean): Promise<Verdict> => {
       if (verdict !== undefined) return verdict
       const { login, rule } = admitted!
-      const held = waiting.get(login.src) ?? 0
-      if (rule.action === "check" && held >= limits.maxWaitingPerSource) {
-        log(`${login.localUser}@${login.dst} from ${login.src} (check): denied, ${held} logins already waiting`)
-        verdict = Promise.resolve({
-          _tag: "Denied",
-          message:
-            `Gatehouse: access denied: ${held} logins from ${login.src} already wait for approval; ` +
-            "try again later."
-        })
-        return verdict
+      let taken = false
+      let expiresAt: number | undefined
+      const places: OpenRequests = {
+        take: () => {
+          const held = open.get(login.src) ?? 0
+          if (held >= limits.maxWaitingPerSource) {
+            log(`${login.localUser}@${login.dst} from ${login.src} (check): denied, ${held} requests already open`)
+            return {
+              _tag: "Denied" as const,
+              message:
+                `Gatehouse: access denied: ${held} requests from ${login.src} already wait for approval; ` +
+                "try again later."
+            }
+          }
+          open.set(login.src, held + 1)
+          taken = true
+          return undefined
+        },
+        created: (request) => {
+          expiresAt = Date.parse(request.expires_at)
+        }
       }
-      if (rule.action === "check") waiting.set(login.src, held + 1)
+      const release = () => {
+        const left = (open.get(login.src) ?? 1) - 1
+        if (left > 0) open.set(login.src, left)
+        else open.delete(login.src)
+      }
       const done = () => {
-        if (rule.action !== "check") return
-        const left = (waiting.get(login.src) ?? 1) - 1
-        if (left > 0) waiting.set(login.src, left)
-        else waiting.delete(login.src)
+        if (!taken) return
+        // The client left while its request was pending: the request stays open on the server until a verdict or
+        // its expiry, and keeps the source's place until then, so leaving and logging in again piles up nothing.
+        if (disconnected.signal.aborted && expiresAt !== undefined) {
+          setTimeout(release, Math.max(0, expiresAt - Date.now())).unref()
+        } else release()
       }
       verdict = Effect.runPromise(
-        decide(client, login, rule, (banner) => writeLines(channel, banner, pty)),
+        decide(client, login, rule, (banner) => writeLines(channel, banner, pty), places),
         { signal: disconnected.signal }
       )
         .finally(done)
