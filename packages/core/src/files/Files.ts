@@ -36,6 +36,16 @@ export interface FileContent {
   readonly revision: string
 }
 
+/**
+ * A write's content still to come (a request body): `read` yields it, `maxBytes` is the most it can be (the length
+ * the request announces, else its body limit). The write counts `maxBytes` in the bytes its queue may hold before it
+ * runs `read`, so content a full queue refuses is never received, let alone held.
+ */
+export interface PendingContent<E> {
+  readonly maxBytes: number
+  readonly read: Effect.Effect<string, E>
+}
+
 /** What a write did, as the client is told, and the revision of the content it wrote. */
 export interface FileWriteResult {
   readonly written: FileWritten
@@ -64,15 +74,17 @@ export class Files extends Context.Service<
      * `precondition`, only if the file is still what the writer read: checked under the lock that orders writes, and
      * again just before the new file is put in place. A write that cannot take that lock in time (the one before it
      * stuck on the disk) fails with `FileWriteBusy`, one that would queue past the bytes the queue may hold with
-     * `RateLimited`; content larger than any file read is `FileTooLarge`.
+     * `RateLimited` (content still to come is counted at its `maxBytes` before it is read, and refused unread);
+     * content larger than any file read is `FileTooLarge`.
      */
-    readonly write: (
+    readonly write: <E = never>(
       type: FileType,
       filename: string,
-      content: string,
+      content: string | PendingContent<E>,
       precondition?: WritePrecondition
     ) => Effect.Effect<
       FileWriteResult,
+      | E
       | FileNotFound
       | FilePreconditionFailed
       | UnsafePath

@@ -33,7 +33,7 @@ import { commitStaged, type StagedFile, stageFile, tempFileFor } from "./AtomicW
 import { fileKind } from "./FileKind.js"
 import { type CurrentFile, preconditionProblem, revisionOf } from "./FileRevision.js"
 import { FileSystemFailure } from "./FileSystemFailure.js"
-import { Files, type WritePrecondition } from "./Files.js"
+import { Files, type PendingContent, type WritePrecondition } from "./Files.js"
 import { listRouteFiles } from "./RouteFileListing.js"
 import { routeWriteOutcome } from "./RouteWriteOutcome.js"
 import { checkFileName, checkPathComponent, resolveRouteFile } from "./SafePaths.js"
@@ -162,9 +162,15 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
     )
 
   // The revision is of the bytes, not of the text decoded from them: a file that is not valid UTF-8 still has one
-  // revision, the same the write's precondition computes.
+  // revision, the same the write's precondition computes. Finding the file (the routes directory's stat, its links
+  // resolved) waits on the disk as the read does, so it is bounded as a step of its own.
   const read = Effect.fn("Files.read")(function* (type: FileType, filename: string) {
-    const file = yield* failedAs(type, filename, "reading")(locate(type, filename, "read"))
+    const file = yield* bounded(
+      type,
+      filename,
+      "reading",
+      failedAs(type, filename, "reading")(locate(type, filename, "read"))
+    )
     const bytes = yield* readBytes(type, filename, file)
     return { content: bytes.toString("utf8"), revision: revisionOf(bytes) }
   })
@@ -233,35 +239,49 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
   // At most one pending retry of the reload, however many writes asked for one.
   const reloadRetry = yield* FiberHandle.make<void, never>()
 
-  const write = Effect.fn("Files.write")(function* (
+  const queueFull = (type: FileType, filename: string) =>
+    new RateLimited({
+      message: `${type} file "${filename}" was not written: other file writes are waiting; try again later`,
+      retry_after_s: 1
+    })
+
+  // A write counts its content in the queue from before it is received (a request body, at the most it can be) to
+  // its end, then as what it turned out to be: a request in flight holds its body only if the queue had room for it.
+  const write = Effect.fn("Files.write")(function* <E>(
     type: FileType,
     filename: string,
-    content: string,
+    content: string | PendingContent<E>,
     precondition: WritePrecondition = {}
   ) {
     // Nothing is written that could not be read back.
-    const bytes = Buffer.byteLength(content)
-    if (bytes > maxFileBytes) {
-      return yield* new FileTooLarge({ type, filename, size_bytes: bytes, limit_bytes: maxFileBytes })
-    }
-    if (queuedBytes + bytes > maxQueuedBytes) {
-      return yield* new RateLimited({
-        message: `${type} file "${filename}" was not written: other file writes are waiting; try again later`,
-        retry_after_s: 1
-      })
-    }
+    const tooLarge = (bytes: number) =>
+      new FileTooLarge({ type, filename, size_bytes: bytes, limit_bytes: maxFileBytes })
+    const announced = typeof content === "string" ? Buffer.byteLength(content) : content.maxBytes
+    if (typeof content === "string" && announced > maxFileBytes) return yield* tooLarge(announced)
+    // What this write counts in `queuedBytes`, given back once whatever ends it (a body cut short, its client gone).
+    let held = 0
     return yield* Effect.acquireUseRelease(
-      Effect.sync(() => {
-        queuedBytes += bytes
+      Effect.suspend(() => {
+        if (queuedBytes + announced > maxQueuedBytes) return Effect.fail(queueFull(type, filename))
+        queuedBytes += announced
+        held = announced
+        return Effect.void
       }),
       () =>
-        writing.withLock(
-          () => new FileWriteBusy({ type, filename, timeout_ms: lockTimeoutMs }),
-          (step) => writeNow(type, filename, content, precondition, step)
-        ),
+        Effect.gen(function* () {
+          const text = typeof content === "string" ? content : yield* content.read
+          const bytes = Buffer.byteLength(text)
+          queuedBytes += bytes - held
+          held = bytes
+          if (bytes > maxFileBytes) return yield* tooLarge(bytes)
+          return yield* writing.withLock(
+            () => new FileWriteBusy({ type, filename, timeout_ms: lockTimeoutMs }),
+            (step) => writeNow(type, filename, text, precondition, step)
+          )
+        }),
       () =>
         Effect.sync(() => {
-          queuedBytes -= bytes
+          queuedBytes -= held
         })
     )
   })
@@ -298,7 +318,7 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
         return commitStaged(staged)
       })
     const stagedThenCommitted = Effect.scoped(
-      Effect.flatMap(stageFile(target, content), (staged) =>
+      Effect.flatMap(stageFile(target, content, { permitted: permittedFor(type) }), (staged) =>
         Effect.andThen(checkPrecondition(type, filename, target, precondition), commit(staged))
       )
     )
@@ -313,6 +333,20 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
       Effect.onInterrupt(() => Effect.sync(abandon))
     )
   }
+
+  // Where a write may go, asked of the path its file resolves to when it is staged (a link in the routes directory
+  // may have been changed since the checks): a route file inside the routes directory and not the config file.
+  // The config file is written wherever its own link leads: the operator made it.
+  const realOf = (file: string) =>
+    Effect.tryPromise(() => fs.realpath(file)).pipe(Effect.orElseSucceed(() => path.resolve(file)))
+  const permittedFor = (type: FileType) => (file: string) =>
+    type === "config"
+      ? Effect.succeed(true)
+      : Effect.gen(function* () {
+          const relative = path.relative(yield* realOf(options.routesDir), file)
+          const inside = relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative)
+          return inside && (options.configFile === undefined || file !== (yield* realOf(options.configFile)))
+        })
 
   const writeNow = Effect.fnUntraced(function* (
     type: FileType,

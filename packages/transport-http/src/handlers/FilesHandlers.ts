@@ -1,11 +1,11 @@
 import { GatehouseApi } from "@gatehouse-edge/contract/api"
-import { type FileType, fileAccessScope, MissingScope, missingScope } from "@gatehouse-edge/core/domain"
+import { type FileType, fileAccessScope, MissingScope, maxFileBytes, missingScope } from "@gatehouse-edge/core/domain"
 import { CurrentPrincipal, Files } from "@gatehouse-edge/core/services"
 import * as Effect from "effect/Effect"
 import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { checkTextBody } from "../middleware/TextBody.js"
+import { announcedBodyBytes, readTextBody } from "../middleware/TextBody.js"
 import { etagOf, writeConditionsOf, writePrecondition } from "./EntityTags.js"
 import { jsonResponse } from "./JsonResponse.js"
 
@@ -39,12 +39,18 @@ export const FilesHandlers = HttpApiBuilder.group(GatehouseApi, "files", (handle
             Effect.map((file) => file.content)
           )
         )
-        // The body is checked here, after authentication (see RequestValidationLayer: it may be a whole file).
-        .handle("write", ({ query, payload, request }) =>
-          Effect.andThen(checkTextBody(request), writeConditionsOf(request)).pipe(
-            Effect.tap(() => requireAccess(query.type, "write")),
+        // The body (a whole file) is read here, not by HttpApi: after authentication (see RequestValidationLayer),
+        // and only once the write has room in its queue for the most it can be, so requests in flight hold no body
+        // the queue would refuse. Its UTF-8 is checked as it is read.
+        .handleRaw("write", ({ query, request }) =>
+          Effect.andThen(requireAccess(query.type, "write"), writeConditionsOf(request)).pipe(
             Effect.flatMap((conditions) =>
-              files.write(query.type, query.filename, payload, writePrecondition(conditions))
+              files.write(
+                query.type,
+                query.filename,
+                { maxBytes: announcedBodyBytes(request, maxFileBytes), read: readTextBody(request) },
+                writePrecondition(conditions)
+              )
             ),
             Effect.tap((result) => withEtag(result.revision)),
             Effect.map((result) => result.written)

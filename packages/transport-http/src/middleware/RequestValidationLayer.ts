@@ -88,9 +88,9 @@ export const layerRequestValidation = Layer.succeed(RequestValidation)((httpEffe
       if (endpoint.payload.size > 0 && request.method !== "GET" && request.method !== "HEAD") {
         const unsupported = unsupportedContentType(request, endpoint)
         if (unsupported !== undefined) return Effect.fail(unsupported)
-        // A body larger than the server's limit (a file write takes a whole file) is read only once the caller is
-        // authenticated, by HttpApi's decoding: an anonymous client must not make the server hold 8 MiB per
-        // request. Its handler checks the UTF-8 then (`checkTextBody`).
+        // A body larger than the server's limit (a file write takes a whole file) is read by its handler, once the
+        // caller is authenticated and the write has room for it (`readTextBody`, which checks the UTF-8): an
+        // anonymous client must not make the server hold 8 MiB per request.
         if (maxBodyBytesOf(endpoint.annotations) !== undefined) return httpEffect
         return Effect.andThen(checkTextBody(request), httpEffect)
       }

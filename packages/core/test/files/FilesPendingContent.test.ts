@@ -1,0 +1,85 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { RateLimited } from "@gatehouse-edge/contract/domain"
+import { Data, Deferred, Effect, Fiber } from "effect"
+import { RouteValidator } from "../../src/routes/RouteValidator.js"
+import * as RouteValidatorLive from "../../src/routes/RouteValidatorLive.js"
+import { tempDir } from "../store/TempDir.js"
+import { startFiles } from "./StartFiles.js"
+
+class BodyCutShort extends Data.TaggedError("BodyCutShort")<{}> {}
+
+// A route and a comment of `bytes` bytes in all.
+const content = (name: string, bytes: number) => {
+  const head = `${name}:\n  port: 1\n#`
+  return `${head}${"x".repeat(bytes - head.length - 1)}\n`
+}
+
+describe("a write whose content is still to come", () => {
+  it.effect(
+    "is counted in the queue at its most before it is read, then at what it is, and given back if it fails",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const routesDir = path.join(dir, "routes")
+        fs.mkdirSync(routesDir)
+        const configFile = path.join(dir, "gatehouse.yml")
+        fs.writeFileSync(configFile, "events: { history: 10 }\n")
+        // The first write holds the lock in its check until the test lets it go.
+        const holding = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const validator = RouteValidator.of({
+          ...RouteValidatorLive.inline,
+          validateSources: (sources) =>
+            sources.at(-1)?.file === "a.yml" && !Deferred.isDoneUnsafe(release)
+              ? Effect.andThen(
+                  Deferred.succeed(holding, undefined),
+                  Effect.andThen(Deferred.await(release), RouteValidatorLive.inline.validateSources(sources))
+                )
+              : RouteValidatorLive.inline.validateSources(sources)
+        })
+        const files = yield* startFiles(configFile, routesDir, { validator, limits: { maxQueuedBytes: 10_000 } })
+        const first = yield* Effect.forkChild(files.write("routes", "a.yml", content("a", 3_000)))
+        yield* Deferred.await(holding)
+
+        // 3,000 bytes queued: content announced at 8,000 is refused without being read.
+        let reads = 0
+        const pending = (text: string, maxBytes: number) => ({
+          maxBytes,
+          read: Effect.sync(() => {
+            reads++
+            return text
+          })
+        })
+        const refused = yield* Effect.flip(files.write("routes", "b.yml", pending(content("b", 1_000), 8_000)))
+        assert.instanceOf(refused, RateLimited)
+        assert.strictEqual(reads, 0)
+
+        // A body cut short fails the write with its own error and gives its 7,000 back.
+        const cut = yield* Effect.flip(
+          files.write("routes", "b.yml", { maxBytes: 7_000, read: Effect.fail(new BodyCutShort()) })
+        )
+        assert.instanceOf(cut, BodyCutShort)
+
+        // Announced at 7,000 (all that is left), it counts as its 1,000 bytes once read: 6,000 more then fit.
+        const second = yield* Effect.forkChild(files.write("routes", "b.yml", pending(content("b", 1_000), 7_000)), {
+          startImmediately: true
+        })
+        assert.strictEqual(reads, 1)
+        const third = yield* Effect.forkChild(files.write("routes", "c.yml", pending(content("c", 6_000), 6_000)), {
+          startImmediately: true
+        })
+        assert.isUndefined(third.pollUnsafe(), "the write that fits was refused")
+        // 10,000 bytes now wait or write: one more is refused.
+        assert.instanceOf(yield* Effect.flip(files.write("routes", "d.yml", content("d", 100))), RateLimited)
+
+        yield* Deferred.succeed(release, undefined)
+        for (const fiber of [first, second, third]) yield* Fiber.join(fiber)
+        assert.deepStrictEqual(fs.readdirSync(routesDir).sort(), ["a.yml", "b.yml", "c.yml"])
+        // Everything was given back: the whole queue is free.
+        const { written } = yield* files.write("routes", "d.yml", pending(content("d", 9_000), 10_000))
+        assert.strictEqual(written.message, "routes file d.yml written and applied")
+      }).pipe(Effect.scoped)
+  )
+})
