@@ -27,6 +27,8 @@ export const layerHttp = (config: GatehouseConfig, version: VersionInfo) => {
     allowedHosts: allowedHosts(config.http.host, config.http.allowedHosts),
     maxConnectionsPerClient: config.http.maxStreamsPerClient,
     maxConnections: config.http.maxStreams,
+    maxBufferedBytesPerClient: config.http.maxQueuedBytesPerClient,
+    maxBufferedBytesPerServer: config.http.maxQueuedBytes,
     publicOrigin: config.http.publicUrl,
     secureCookies: config.http.secureCookies
   })

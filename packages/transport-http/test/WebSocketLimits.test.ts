@@ -4,6 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { HealthEvents } from "@gatehouse-edge/core/domain"
 import { Effect } from "effect"
 import { WebSocket } from "ws"
+import { waitFor } from "../../../test/support/WaitFor.js"
 import { openWs, rawStatusLine, request } from "./support/Http.js"
 import { startHarness } from "./support/TransportHarness.js"
 
@@ -278,8 +279,8 @@ describe("WebSocket clients that misbehave", () => {
           // Keep sending documents without reading a single answer.
           const sender = setInterval(() => ws.socket.readyState === WebSocket.OPEN && ws.send(manyRoutes), 5)
           yield* Effect.addFinalizer(() => Effect.sync(() => clearInterval(sender)))
-          // The server gives up on this client: its stream ends (the connection stays for the grace)...
-          yield* streamsDropTo(h, 0)
+          // The server gives up on this client: its stream ends (the connection, and its place, stay for the grace)...
+          yield* waitFor(h.closingStreams, (n) => n === 1, "the server to drop the client")
           clearInterval(sender)
           // ...and when the client finally reads, it finds out why.
           ws.socket.resume()
@@ -302,7 +303,7 @@ describe("WebSocket clients that misbehave", () => {
           let published = 0
           // Publish until the server has dropped the client (its stream ends), at a pace the event bus's buffer
           // absorbs: it is the transport that finds the client does not read.
-          while ((yield* h.openStreams) > 0 && published < 20_000) {
+          while ((yield* h.closingStreams) === 0 && published < 20_000) {
             yield* Effect.sleep("3 millis")
             yield* h.events.publish(
               HealthEvents.down({
@@ -315,7 +316,7 @@ describe("WebSocket clients that misbehave", () => {
             )
             published++
           }
-          yield* streamsDropTo(h, 0)
+          yield* waitFor(h.closingStreams, (n) => n === 1, "the server to drop the client")
           // The scenario, not a synchronisation: the client comes back to read only seconds later (a background
           // tab, a laptop waking up) — longer than the server used to keep the connection after dropping it.
           yield* Effect.sleep("3 seconds")

@@ -23,7 +23,9 @@ const Secret = SecretValue(NonEmpty)
 const HttpLimits = Schema.Struct({
   requests_per_client: opt(PositiveInt),
   streams_per_client: opt(PositiveInt),
-  streams: opt(PositiveInt)
+  streams: opt(PositiveInt),
+  queued_per_client: opt(ByteSizeValue),
+  queued: opt(ByteSizeValue)
 })
 
 const HttpSection = Schema.Struct({

@@ -22,6 +22,13 @@ export interface HttpConfig {
   /** WebSocket streams of the whole server (429 beyond). */
   readonly maxStreams: number
   /**
+   * Bytes one client address's WebSocket streams together may have queued unread; past it a stream with more to
+   * send waits for them to drain, and is closed with 1008 after the drain time.
+   */
+  readonly maxQueuedBytesPerClient: number
+  /** The same for all clients together. */
+  readonly maxQueuedBytes: number
+  /**
    * The origin browsers use (`http.public_url`, e.g. behind a TLS-terminating proxy), or `undefined`: then
    * `http://<addr>`. Sign-in redirects are built on it, and WebSocket upgrades may come from it.
    */

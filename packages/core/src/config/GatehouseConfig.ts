@@ -46,6 +46,8 @@ export const ConfigDefaults = {
   maxRequestsPerClient: 256,
   maxStreamsPerClient: 1000,
   maxStreams: 4000,
+  maxQueuedBytesPerClient: 16 * 1024 * 1024,
+  maxQueuedBytes: 256 * 1024 * 1024,
   dataDir: "./data",
   routesDir: "./routes",
   eventsHistory: 1000,

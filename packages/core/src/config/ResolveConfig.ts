@@ -142,6 +142,8 @@ export const resolveConfig = (
       maxRequestsPerClient: file.http?.limits?.requests_per_client ?? ConfigDefaults.maxRequestsPerClient,
       maxStreamsPerClient: file.http?.limits?.streams_per_client ?? ConfigDefaults.maxStreamsPerClient,
       maxStreams: file.http?.limits?.streams ?? ConfigDefaults.maxStreams,
+      maxQueuedBytesPerClient: file.http?.limits?.queued_per_client ?? ConfigDefaults.maxQueuedBytesPerClient,
+      maxQueuedBytes: file.http?.limits?.queued ?? ConfigDefaults.maxQueuedBytes,
       publicUrl: file.http?.public_url?.replace(/\/$/, ""),
       secureCookies: file.http?.public_url?.startsWith("https://") ?? false,
       trustedProxies: (file.http?.trusted_proxies ?? []).map((entry) =>

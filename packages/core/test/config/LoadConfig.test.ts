@@ -26,6 +26,8 @@ describe("loadConfig", () => {
       maxRequestsPerClient: 256,
       maxStreamsPerClient: 1000,
       maxStreams: 4000,
+      maxQueuedBytesPerClient: 16 * 1024 * 1024,
+      maxQueuedBytes: 256 * 1024 * 1024,
       publicUrl: undefined,
       secureCookies: false,
       trustedProxies: []
@@ -78,6 +80,12 @@ events: { history: 500 }
     assert.strictEqual(config.events.history, 500)
     assert.strictEqual(config.file.auth?.session_ttl, 24 * 3600 * 1000)
     assert.isTrue(config.authConfigured)
+  })
+
+  it("reads the WebSocket budgets of queued bytes as sizes", () => {
+    const config = configOf(load("http:\n  limits: { queued_per_client: 4MiB, queued: 64MiB }\n"))
+    assert.strictEqual(config.http.maxQueuedBytesPerClient, 4 * 1024 * 1024)
+    assert.strictEqual(config.http.maxQueuedBytes, 64 * 1024 * 1024)
   })
 
   it("reports every problem with the key and its line and column", () => {

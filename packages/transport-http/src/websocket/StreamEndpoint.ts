@@ -10,7 +10,7 @@ import * as Stream from "effect/Stream"
 import { clientAddressOf } from "./ClientAddress.js"
 import { checkUpgradeOrigin } from "./OriginCheck.js"
 import { pathOf, shortened } from "./RequestedPath.js"
-import { StreamPlaceHeld, WebSocketConnections } from "./WebSocketConnections.js"
+import { HeldStreamPlace, WebSocketConnections } from "./WebSocketConnections.js"
 import { serveWebSocket } from "./WebSocketSession.js"
 
 /**
@@ -24,7 +24,7 @@ export const isWebSocketUpgrade = (request: HttpServerRequest.HttpServerRequest)
 // A handshake's origin is checked, and its stream's place taken, before `upgrade` does anything: what it prepares
 // can have effects (a renewal started, a remote command checked over SSH), a WebSocket carries no CSRF token, only
 // its origin, and a client over its stream cap must not start work it will not get. The place is held until the
-// stream ends (serving it takes no second one).
+// stream's socket is gone (serving it takes no second one).
 const handshake = <S, A, E, R>(
   endpoint: S,
   request: HttpServerRequest.HttpServerRequest,
@@ -33,8 +33,8 @@ const handshake = <S, A, E, R>(
   Effect.scoped(
     Effect.gen(function* () {
       yield* checkUpgradeOrigin(request)
-      yield* (yield* WebSocketConnections).acquire(clientAddressOf(request))
-      return yield* Effect.provideService(upgrade(endpoint), StreamPlaceHeld, true)
+      const place = yield* (yield* WebSocketConnections).acquire(clientAddressOf(request))
+      return yield* Effect.provideService(upgrade(endpoint), HeldStreamPlace, place)
     })
   )
 

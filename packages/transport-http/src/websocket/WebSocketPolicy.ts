@@ -7,6 +7,20 @@ export interface WebSocketPolicyShape {
   /** Bytes queued for a client above which, or after waiting `drainTimeoutMs` for it, the client is dropped (1008). */
   readonly maxBufferedBytes: number
   readonly drainTimeoutMs: number
+  /**
+   * Bytes queued for one client (an IPv4 address, an IPv6 /64: as for `maxConnectionsPerClient`) on all its streams
+   * together. Each stream alone stays under `maxBufferedBytes`, but a client may hold 1,000 streams: one that opens
+   * them all and never reads would otherwise make the server hold 1 GiB. A stream whose next bytes would take its
+   * client past this waits for the client's streams to drain, and is dropped (1008) after `drainTimeoutMs`.
+   * 16 MiB: sixteen streams at their own limit, two 8 MB uptime pages at once; a client that reads drains it long
+   * before `drainTimeoutMs`.
+   */
+  readonly maxBufferedBytesPerClient: number
+  /**
+   * Bytes queued for all clients together, so many clients (each within its own budget) cannot exhaust memory
+   * either; beyond it any stream waits as above. 256 MiB: sixteen clients at their full budget.
+   */
+  readonly maxBufferedBytesPerServer: number
   /** The server pings this often; a client that has not answered the previous ping is dropped. */
   readonly pingIntervalMs: number
   /**
@@ -40,6 +54,8 @@ export class WebSocketPolicy extends Context.Reference<WebSocketPolicyShape>(
       drainAboveBytes: 256 * 1024,
       maxBufferedBytes: 1024 * 1024,
       drainTimeoutMs: 10_000,
+      maxBufferedBytesPerClient: 16 * 1024 * 1024,
+      maxBufferedBytesPerServer: 256 * 1024 * 1024,
       pingIntervalMs: 30_000,
       closeGraceMs: 10_000,
       maxConnectionsPerClient: 1000,

@@ -23,10 +23,11 @@ import * as Stream from "effect/Stream"
 import * as Socket from "effect/socket/Socket"
 import { awaitDrain } from "./AwaitDrain.js"
 import { clientAddressOf } from "./ClientAddress.js"
+import { QueuedTooMuch } from "./QueuedBytes.js"
 import { StreamCredential } from "./StreamCredential.js"
 import { encodeTextFrames } from "./TextFrames.js"
 import { webSocketOf } from "./TrackedWebSocket.js"
-import { StreamPlaceHeld, WebSocketConnections } from "./WebSocketConnections.js"
+import { HeldStreamPlace, WebSocketConnections } from "./WebSocketConnections.js"
 import { WebSocketPolicy } from "./WebSocketPolicy.js"
 
 /**
@@ -108,8 +109,10 @@ export const batchesOf = (
  * code of the error's machine code (`closeCodeOf(errorCodeOf(error))`, the error's message as the reason): 1001
  * when the server shuts down, 1008 when the credential it was opened with is revoked or expires
  * ({@link StreamCredential}) and for a client that does not read, 1011 on a defect. Closing by the client, a
- * client that does not read (its queued bytes pass the policy), and a client that stops answering pings all end
- * the session and release whatever the frames stream holds (subscriptions, pollers, upstream connections).
+ * client that does not read (its queued bytes pass the policy, or those of all its streams pass its budget or the
+ * server's), and a client that stops answering pings all end the session and release whatever the frames stream
+ * holds (subscriptions, pollers, upstream connections). The stream's place, and its bytes in those budgets, are
+ * released when its socket is gone.
  *
  * Every check that can fail with an HTTP error must run before this, so a bad request gets an error body.
  */
@@ -126,13 +129,20 @@ export const serveWebSocket = <E, R>(
       const policy = yield* WebSocketPolicy
       // The stream's place is taken before the upgrade (by the handshake already, for a declared stream), so a
       // client over a cap gets a 429 it can read.
-      if (!(yield* StreamPlaceHeld)) yield* (yield* WebSocketConnections).acquire(clientAddressOf(request))
+      const place = (yield* HeldStreamPlace) ?? (yield* (yield* WebSocketConnections).acquire(clientAddressOf(request)))
       const connection = (request.source as IncomingMessage).socket
       const socket = yield* Effect.orDie(request.upgrade)
       const pull = yield* Effect.orDie(Socket.readerString(socket))
       const writer = yield* socket.writer
       const ws = webSocketOf(connection)
       if (ws === undefined) return yield* Effect.die(new Error("the HTTP server does not use TrackedWebSocket"))
+      // The socket outlives the stream while its close frame waits behind what the client has not read (the grace
+      // below): until it is gone the stream keeps its place, and the bytes still queued on it stay counted, so a
+      // client cannot hold more by letting streams be closed and opening new ones.
+      place.keepUntilGone((release) => {
+        if (ws.readyState === ws.CLOSED) release()
+        else ws.once("close", () => release())
+      })
 
       const peerGone = yield* Deferred.make<void>()
       ws.once("close", () => Deferred.doneUnsafe(peerGone, Exit.void))
@@ -179,19 +189,33 @@ export const serveWebSocket = <E, R>(
       // queuing one, so a batch framed here and written to the connection in one piece sits between its frames
       // (pings, the close frame) exactly as `send` would have put it, and counts in `ws.bufferedAmount` alike.
       const framedHere = ws.extensions === ""
-      const writeFrames = (
-        frames: NonEmptyReadonlyArray<string>
-      ): Effect.Effect<void, PeerGone | Socket.SocketError> => {
-        if (framedHere) {
-          // What `send` refuses: frames after the close frame, or on a connection that is gone.
-          if (ws.readyState !== ws.OPEN) return Effect.fail(new PeerGone({ reason: "connection lost" }))
-          connection.write(encodeTextFrames(frames))
-          return Effect.void
-        }
-        connection.cork()
-        return Effect.ensuring(
-          writer.writeAll(frames),
-          Effect.sync(() => connection.uncork())
+      // Each write is counted against the client's and the server's budgets before it is made (waiting for room
+      // when there is none: see `StreamPlace`) and uncounted in its callback, when the kernel has taken it: the
+      // same bytes `ws.bufferedAmount` counts, but summed over all the client's streams.
+      const writeFrames = (frames: NonEmptyReadonlyArray<string>): Effect.Effect<void, PeerGone | QueuedTooMuch> => {
+        const framed = framedHere ? encodeTextFrames(frames) : undefined
+        const sizes = framed === undefined ? frames.map((frame) => Buffer.byteLength(frame)) : [framed.length]
+        const bytes = sizes.reduce((sum, size) => sum + size, 0)
+        return Effect.andThen(
+          place.queue(bytes),
+          Effect.suspend(() => {
+            // What `send` refuses: frames after the close frame, or on a connection that is gone.
+            if (ws.readyState !== ws.OPEN) {
+              place.sent(bytes)
+              return Effect.fail(new PeerGone({ reason: "connection lost" }))
+            }
+            if (framed !== undefined) {
+              connection.write(framed, () => place.sent(bytes))
+              return Effect.void
+            }
+            connection.cork()
+            for (const [i, frame] of frames.entries()) {
+              const size = sizes[i] ?? 0
+              ws.send(frame, () => place.sent(size))
+            }
+            connection.uncork()
+            return Effect.void
+          })
         )
       }
       const writeBatch = (frames: NonEmptyReadonlyArray<string>) =>
@@ -200,7 +224,6 @@ export const serveWebSocket = <E, R>(
           written = frames[0].length > batchBytes ? Buffer.byteLength(frames[0]) : 0
           return writeFrames(frames)
         }).pipe(
-          Effect.catch(() => Effect.fail(new PeerGone({ reason: "connection lost" }))),
           Effect.andThen(
             Effect.suspend(() => {
               if (ws.bufferedAmount - written > policy.maxBufferedBytes) {
@@ -247,7 +270,9 @@ export const serveWebSocket = <E, R>(
           ws.terminate()
         } else if (failure !== undefined) {
           const error = failure.error
-          const code = closeCodeOf(errorCodeOf(error))
+          // Past its client's (or the server's) budget, a stream is a client too slow like any other (1008); its
+          // reason says that it is the streams together that were not read.
+          const code = closeCodeOf(error instanceof QueuedTooMuch ? ClientTooSlow.apiError.code : errorCodeOf(error))
           const reason = error instanceof Error ? error.message : "stream failed"
           // Never a close without the code: a write that fails with the reason is retried without it.
           yield* Effect.ignore(

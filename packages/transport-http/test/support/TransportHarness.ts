@@ -60,8 +60,12 @@ export interface Harness {
   readonly health: HealthMemory["Service"]
   /** Makes every health stream (`/health` WebSocket) die with `defect`: a bug after the upgrade. */
   readonly breakHealthStreams: (defect: unknown) => Effect.Effect<void>
-  /** How many WebSocket streams the server has open. */
+  /** How many WebSocket streams hold a place: open, or ended with their socket not gone yet (the close grace). */
   readonly openStreams: Effect.Effect<number>
+  /** How many of them have ended (the server closed them) but keep their place until their socket is gone. */
+  readonly closingStreams: Effect.Effect<number>
+  /** Bytes the server counts as queued for the client at `address` (a client key), or for every client. */
+  readonly queuedBytes: (address?: string) => Effect.Effect<number>
   /** Where large documents are validated (worker threads). */
   readonly validationWorkers: ValidationWorkers["Service"]
   /** How many uptime watchers the core holds (to prove a closed stream frees its upstream). */
@@ -237,6 +241,8 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
       health: Context.get(context, HealthMemory),
       breakHealthStreams: Context.get(context, HealthFault).break,
       openStreams: Context.get(context, WebSocketConnections).open,
+      closingStreams: Context.get(context, WebSocketConnections).closing,
+      queuedBytes: Context.get(context, WebSocketConnections).queuedBytes,
       validationWorkers: Context.get(context, ValidationWorkers),
       uptimeWatchers: Context.get(context, UptimeWatcherCount).get
     }
