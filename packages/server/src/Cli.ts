@@ -3,9 +3,13 @@ import { apiKeyCommand } from "./commands/ApiKeys.js"
 import { authCommand } from "./commands/Auth.js"
 import { certCommand } from "./commands/Cert.js"
 import { dockerCommand } from "./commands/Docker.js"
+import { eventsCommand } from "./commands/Events.js"
+import { filesCommand } from "./commands/Files.js"
 import { hashPasswordCommand } from "./commands/HashPassword.js"
+import { healthCommand } from "./commands/Health.js"
 import { hypervisorCommand } from "./commands/Hypervisor.js"
 import { openApiCommand } from "./commands/OpenApi.js"
+import { routesCommand } from "./commands/Routes.js"
 import { serveCommand } from "./commands/Serve.js"
 import { sessionsCommand } from "./commands/Sessions.js"
 import { storeCommand } from "./commands/Store.js"
@@ -21,6 +25,10 @@ export const gatehouseCli = Command.make("gatehouse").pipe(
     validateCommand,
     openApiCommand,
     storeCommand,
+    routesCommand,
+    healthCommand,
+    eventsCommand,
+    filesCommand,
     authCommand,
     usersCommand,
     nodesCommand,
