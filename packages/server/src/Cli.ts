@@ -16,6 +16,7 @@ import { storeCommand } from "./commands/Store.js"
 import { uptimeCommand } from "./commands/Uptime.js"
 import { nodesCommand, usersCommand } from "./commands/Users.js"
 import { validateCommand } from "./commands/Validate.js"
+import { whoAmICommand } from "./commands/WhoAmI.js"
 
 /** The `gatehouse` command line. */
 export const gatehouseCli = Command.make("gatehouse").pipe(
@@ -29,6 +30,7 @@ export const gatehouseCli = Command.make("gatehouse").pipe(
     healthCommand,
     eventsCommand,
     filesCommand,
+    whoAmICommand,
     authCommand,
     usersCommand,
     nodesCommand,
