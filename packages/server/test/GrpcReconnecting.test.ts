@@ -1,0 +1,60 @@
+import { assert, describe, it } from "@effect/vitest"
+import { AuthServiceCallError } from "@gatehouse-edge/transport-grpc/client"
+import * as grpc from "@grpc/grpc-js"
+import { Console, Effect, Fiber, Random, Stream } from "effect"
+import { TestClock } from "effect/testing"
+import { reconnectingWatch } from "../src/commands/GrpcReconnecting.js"
+
+// `gatehouse auth watch`'s reconnection over gRPC, on the test clock: the delays it announces on stderr. Random is
+// pinned just under 1, so each delay is its cap (the backoff draws below it).
+
+const unavailable = new AuthServiceCallError({
+  status: grpc.status.UNAVAILABLE,
+  code: "unavailable",
+  message: "server shutting down",
+  requestId: undefined,
+  details: undefined
+})
+
+/** Runs `watch` through reconnectingWatch until it has given `states` states; the lines it printed on stderr. */
+const noticesOf = (watch: () => Stream.Stream<number, AuthServiceCallError>, states: number) =>
+  Effect.gen(function* () {
+    const lines: Array<string> = []
+    const console = { ...globalThis.console, error: (...args: ReadonlyArray<unknown>) => lines.push(args.join(" ")) }
+    const fiber = yield* reconnectingWatch(watch).pipe(
+      Stream.take(states),
+      Stream.runCollect,
+      Effect.provideService(Console.Console, console),
+      Effect.provideService(Random.Random, { nextIntUnsafe: () => 0, nextDoubleUnsafe: () => 0.9999 }),
+      Effect.forkChild
+    )
+    // Far past every delay: the test clock runs each sleep as it comes.
+    yield* TestClock.adjust("10 minutes")
+    yield* Fiber.join(fiber)
+    return lines.filter((line) => line.includes("reconnecting in")).map((line) => line.replace(/.* in /, ""))
+  })
+
+describe("auth watch over gRPC: reconnecting", () => {
+  it.effect("a server that drops every call at once is retried ever more slowly (0.5 s doubling)", () =>
+    Effect.gen(function* () {
+      let calls = 0
+      const dropsAtOnce = () => Stream.concat(Stream.make(++calls), Stream.fail(unavailable))
+      const delays = yield* noticesOf(dropsAtOnce, 6)
+      assert.deepStrictEqual(delays, ["0.5 s", "1.0 s", "2.0 s", "4.0 s", "8.0 s"])
+    })
+  )
+
+  it.effect("a call that stayed up 30 s starts the backoff over", () =>
+    Effect.gen(function* () {
+      let calls = 0
+      const watch = () => {
+        const call = ++calls
+        // The third call stays up 40 s before it is dropped; the others are dropped at once.
+        const dropped = call === 3 ? Stream.fromEffectDrain(Effect.sleep("40 seconds")) : Stream.empty
+        return Stream.make(call).pipe(Stream.concat(dropped), Stream.concat(Stream.fail(unavailable)))
+      }
+      const delays = yield* noticesOf(watch, 5)
+      assert.deepStrictEqual(delays, ["0.5 s", "1.0 s", "0.5 s", "1.0 s"])
+    })
+  )
+})
