@@ -64,7 +64,10 @@ const withConditionHeaders: Transform = (operation) => ({
 /** The config file and route files, read and written safely inside the config directory. */
 export class FilesApi extends HttpApiGroup.make("files")
   .add(
-    HttpApiEndpoint.get("list", "/file/list", { success: FileList })
+    HttpApiEndpoint.get("list", "/file/list", {
+      success: FileList,
+      error: [toWireError(FileOperationTimedOut)]
+    })
       .annotateMerge(requires("files:read"))
       .annotateMerge(
         OpenApi.annotations({
@@ -72,7 +75,8 @@ export class FilesApi extends HttpApiGroup.make("files")
           description:
             "`routes` are the route files the API can read and write. A route file the server loads whose name " +
             "the API cannot address (a `%`, a backslash, a control character; a symlink leading out of the " +
-            "directory) is listed in `not_editable` with why, present only when there is one."
+            "directory) is listed in `not_editable` with why, present only when there is one. A routes directory " +
+            "that does not answer in time (a stuck disk or network file system) is 504 `FileOperationTimedOut`."
         })
       ),
     HttpApiEndpoint.get("read", "/file/content", {

@@ -60,8 +60,13 @@ export interface FileWriteResult {
 export class Files extends Context.Service<
   Files,
   {
-    readonly list: Effect.Effect<FileList>
-    /** The file's text and revision; only regular files are read (never a FIFO or a directory named like one). */
+    /** The config file's name and the route files; a routes directory that does not answer in time times out. */
+    readonly list: Effect.Effect<FileList, FileOperationTimedOut>
+    /**
+     * The file's text and revision; only regular files are read (never a FIFO or a directory named like one). A
+     * route file is proven, once open, to be the file its name was checked as (inside the routes directory, not the
+     * config file), else `UnsafePath`: a link swapped in between is not followed out.
+     */
     readonly read: (
       type: FileType,
       filename: string

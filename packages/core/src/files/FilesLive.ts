@@ -15,7 +15,7 @@ import {
   InvalidYaml,
   maxFileBytes,
   RateLimited,
-  type UnsafePath,
+  UnsafePath,
   ValidationFailed
 } from "@gatehouse-edge/contract/domain"
 import * as Duration from "effect/Duration"
@@ -34,9 +34,16 @@ import { fileKind } from "./FileKind.js"
 import { type CurrentFile, preconditionProblem, revisionOf } from "./FileRevision.js"
 import { FileSystemFailure } from "./FileSystemFailure.js"
 import { Files, type PendingContent, type WritePrecondition } from "./Files.js"
+import { checkOpenedRouteFile } from "./OpenedRouteFile.js"
 import { listRouteFiles } from "./RouteFileListing.js"
 import { routeWriteOutcome } from "./RouteWriteOutcome.js"
-import { checkFileName, checkPathComponent, resolveRouteFile } from "./SafePaths.js"
+import {
+  type CheckedRouteFile,
+  checkFileName,
+  checkPathComponent,
+  checkRouteFilePath,
+  liesInside
+} from "./SafePaths.js"
 import { readRegularFile } from "./SafeRead.js"
 import { type BoundedStep, makeWriteLock } from "./WriteLock.js"
 
@@ -60,6 +67,11 @@ export interface FilesOptions {
    * could hold gigabytes while they wait.
    */
   readonly maxQueuedBytes?: number | undefined
+  /**
+   * For tests only: runs in each route file read between the checks of its path and its open, the window in which
+   * a file swapped for a link must still be refused (see OpenedRouteFile). Nothing sets it in the server.
+   */
+  readonly afterReadChecks?: Effect.Effect<void> | undefined
 }
 
 const DEFAULT_TIMEOUT = "10 seconds"
@@ -102,23 +114,35 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
         )
 
   // Resolves a checked name to a path: config files only by the name of the running config file (whatever it is
-  // called: it is the one name accepted), route files by any name the route loader loads (see SafePaths).
-  const locate = (
+  // called: it is the one name accepted), route files by any name the route loader loads (see SafePaths), with
+  // what the check found of them. The config file is not checked further: it is the operator's, wherever its link
+  // leads.
+  const find = (
     type: FileType,
     filename: string,
     access: "read" | "write"
-  ): Effect.Effect<string, FileNotFound | UnsafePath | FileSystemFailure> => {
+  ): Effect.Effect<
+    { readonly target: string; readonly routeFile?: CheckedRouteFile },
+    FileNotFound | UnsafePath | FileSystemFailure
+  > => {
     if (type === "config") {
-      if (filename === configName && options.configFile !== undefined) return Effect.succeed(options.configFile)
+      if (filename === configName && options.configFile !== undefined) {
+        return Effect.succeed({ target: options.configFile })
+      }
       return Effect.andThen(checkPathComponent(filename), Effect.fail(new FileNotFound({ type, filename })))
     }
     return Effect.flatMap(checkFileName(filename), (name) =>
       Effect.andThen(
         routesDirFor(type, filename, access),
-        resolveRouteFile(options.routesDir, name, options.configFile)
+        Effect.map(checkRouteFilePath(options.routesDir, name, options.configFile), (routeFile) => ({
+          target: routeFile.target,
+          routeFile
+        }))
       )
     )
   }
+  const locate = (type: FileType, filename: string, access: "read" | "write") =>
+    Effect.map(find(type, filename, access), (found) => found.target)
 
   const timedOut = (type: FileType, filename: string, operation: string) =>
     new FileOperationTimedOut({ type, filename, operation, timeout_ms: timeoutMs })
@@ -130,8 +154,10 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
       orElse: () => Effect.fail(timedOut(type, filename, operation))
     })
 
+  // The listing reads the routes directory and looks at each file in it: on a stuck disk it gives up as the other
+  // steps do. It names no file, so its timeout names them all ("*").
   const list = Effect.gen(function* () {
-    const listing = yield* listRouteFiles(options.routesDir, options.configFile)
+    const listing = yield* bounded("routes", "*", "listing", listRouteFiles(options.routesDir, options.configFile))
     return {
       config: configName === undefined ? [] : [configName],
       routes: listing.editable,
@@ -139,14 +165,20 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
     }
   }).pipe(Effect.withSpan("Files.list"))
 
-  // The file's bytes, or why not, as the errors a client gets.
-  const readBytes = (type: FileType, filename: string, file: string) =>
+  // The file's bytes, or why not, as the errors a client gets. A route file read for a client is proven, once
+  // open, to be the one its checks found (`routeFile`): see OpenedRouteFile.
+  const readBytes = (type: FileType, filename: string, file: string, routeFile?: CheckedRouteFile) =>
     bounded(
       type,
       filename,
       "reading",
-      readRegularFile(file, maxFileBytes).pipe(
-        Effect.mapError((refusal): FileNotFound | FileNotRegular | FileTooLarge | FileSystemFailed => {
+      readRegularFile(
+        file,
+        maxFileBytes,
+        routeFile === undefined ? undefined : checkOpenedRouteFile(routeFile, options.configFile)
+      ).pipe(
+        Effect.mapError((refusal): FileNotFound | FileNotRegular | FileTooLarge | FileSystemFailed | UnsafePath => {
+          if (refusal instanceof UnsafePath) return refusal
           switch (refusal._tag) {
             case "Missing":
               return new FileNotFound({ type, filename })
@@ -165,13 +197,14 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
   // revision, the same the write's precondition computes. Finding the file (the routes directory's stat, its links
   // resolved) waits on the disk as the read does, so it is bounded as a step of its own.
   const read = Effect.fn("Files.read")(function* (type: FileType, filename: string) {
-    const file = yield* bounded(
+    const found = yield* bounded(
       type,
       filename,
       "reading",
-      failedAs(type, filename, "reading")(locate(type, filename, "read"))
+      failedAs(type, filename, "reading")(find(type, filename, "read"))
     )
-    const bytes = yield* readBytes(type, filename, file)
+    if (options.afterReadChecks !== undefined) yield* options.afterReadChecks
+    const bytes = yield* readBytes(type, filename, found.target, found.routeFile)
     return { content: bytes.toString("utf8"), revision: revisionOf(bytes) }
   })
 
@@ -343,8 +376,7 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
     type === "config"
       ? Effect.succeed(true)
       : Effect.gen(function* () {
-          const relative = path.relative(yield* realOf(options.routesDir), file)
-          const inside = relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative)
+          const inside = liesInside(yield* realOf(options.routesDir), file)
           return inside && (options.configFile === undefined || file !== (yield* realOf(options.configFile)))
         })
 

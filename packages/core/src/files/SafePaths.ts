@@ -47,39 +47,79 @@ export const checkPathComponent = (filename: string): Effect.Effect<string, Unsa
   return problem === undefined ? Effect.succeed(filename) : refuse(problem)
 }
 
+/** Whether `file` (a real path) lies inside the directory whose real path is `root`, and is not `root` itself. */
+export const liesInside = (root: string, file: string): boolean => {
+  const relative = path.relative(root, file)
+  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative)
+}
+
+const outside = () => new UnsafePath({ parameter: "filename", problem: "resolves outside its directory" })
+
+const realOf = (file: string) =>
+  Effect.tryPromise(() => fs.realpath(file)).pipe(Effect.orElseSucceed(() => path.resolve(file)))
+
+// `filename` in `dir`'s real path, and the real path it leads to (itself when it does not exist), proven inside.
+const resolvedInside = (dir: string, filename: string) =>
+  Effect.gen(function* () {
+    const root = yield* Effect.orDie(Effect.tryPromise(() => fs.realpath(dir)))
+    const target = path.join(root, filename)
+    const real = yield* Effect.tryPromise(() => fs.realpath(target)).pipe(Effect.catch(() => Effect.succeed(target)))
+    if (!liesInside(root, real)) return yield* outside()
+    return { root, target, real }
+  })
+
 /**
  * Resolves `filename` inside `dir` and proves the result stays there after following symlinks, so a link that
  * points elsewhere is refused rather than read or overwritten. A missing file resolves to its would-be path.
  */
 export const resolveInside = (dir: string, filename: string): Effect.Effect<string, UnsafePath> =>
-  Effect.gen(function* () {
-    const root = yield* Effect.orDie(Effect.tryPromise(() => fs.realpath(dir)))
-    const target = path.join(root, filename)
-    const real = yield* Effect.tryPromise(() => fs.realpath(target)).pipe(Effect.catch(() => Effect.succeed(target)))
-    const relative = path.relative(root, real)
-    if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) {
-      return yield* new UnsafePath({ parameter: "filename", problem: "resolves outside its directory" })
-    }
-    return target
-  })
+  Effect.map(resolvedInside(dir, filename), (resolved) => resolved.target)
+
+/** A route file as its checks found it: the path to open, and what the file opened by it must be. */
+export interface CheckedRouteFile {
+  /** The path to open: the name in the routes directory's real path (a link there is still followed). */
+  readonly target: string
+  /** The routes directory's real path: the file opened must lie inside it. */
+  readonly root: string
+  /** The real path `target` led to when checked (`target` itself when it did not exist). */
+  readonly real: string
+  /** The device and inode of the file at `real` when checked; `undefined` when there was none. */
+  readonly identity: FileIdentity | undefined
+}
+
+/** A file as the file system knows it, whatever its names. */
+export interface FileIdentity {
+  readonly dev: number
+  readonly ino: number
+}
 
 /**
  * `resolveInside` for a route file, refusing the config file itself: a config that is a symlink into the routes
  * directory (or a routes directory that is a symlink to the config's) passes the config's own check by its path,
- * and `files:read` would then serve the config, secrets and all, as a route file.
+ * and `files:read` would then serve the config, secrets and all, as a route file. What it found is kept for the
+ * check of the file opened afterwards (see OpenedRouteFile): a link may change between the two.
  */
+export const checkRouteFilePath = (
+  routesDir: string,
+  filename: string,
+  configFile: string | undefined
+): Effect.Effect<CheckedRouteFile, UnsafePath> =>
+  Effect.gen(function* () {
+    const { root, target, real } = yield* resolvedInside(routesDir, filename)
+    if (configFile !== undefined && real === (yield* realOf(configFile))) {
+      return yield* new UnsafePath({ parameter: "filename", problem: "is the server's config file (through a link)" })
+    }
+    const identity = yield* Effect.tryPromise(() => fs.stat(real)).pipe(
+      Effect.map((stats): FileIdentity | undefined => ({ dev: stats.dev, ino: stats.ino })),
+      Effect.orElseSucceed(() => undefined)
+    )
+    return { target, root, real, identity }
+  })
+
+/** {@link checkRouteFilePath}'s path to the file. */
 export const resolveRouteFile = (
   routesDir: string,
   filename: string,
   configFile: string | undefined
 ): Effect.Effect<string, UnsafePath> =>
-  Effect.gen(function* () {
-    const target = yield* resolveInside(routesDir, filename)
-    if (configFile === undefined) return target
-    const realOf = (file: string) =>
-      Effect.tryPromise(() => fs.realpath(file)).pipe(Effect.orElseSucceed(() => path.resolve(file)))
-    if ((yield* realOf(target)) === (yield* realOf(configFile))) {
-      return yield* new UnsafePath({ parameter: "filename", problem: "is the server's config file (through a link)" })
-    }
-    return target
-  })
+  Effect.map(checkRouteFilePath(routesDir, filename, configFile), (checked) => checked.target)

@@ -1,4 +1,4 @@
-import { constants } from "node:fs"
+import { constants, type Stats } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as Effect from "effect/Effect"
 import { describeKind } from "./FileKind.js"
@@ -16,9 +16,14 @@ export type ReadRefusal =
  * would otherwise wait for a writer forever, holding one of libuv's four threads) and checked on the open handle,
  * so a file swapped for a FIFO between a check and the read is still refused. Files over `maxBytes` are refused
  * before any byte is read. Any other failure of the file system (permission denied, a symlink loop, an I/O error)
- * is a {@link FileSystemFailure}.
+ * is a {@link FileSystemFailure}. `verify` is asked about the file opened before anything of it is told or read (its
+ * kind, its size, its bytes): a read that may only reach some files refuses the others there, with its own error.
  */
-export const readRegularFile = (file: string, maxBytes: number): Effect.Effect<Buffer, ReadRefusal> =>
+export const readRegularFile = <E = never>(
+  file: string,
+  maxBytes: number,
+  verify?: (handle: fs.FileHandle, stats: Stats) => Effect.Effect<void, E>
+): Effect.Effect<Buffer, ReadRefusal | E> =>
   Effect.acquireUseRelease(
     Effect.tryPromise({
       try: () => fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK),
@@ -35,6 +40,7 @@ export const readRegularFile = (file: string, maxBytes: number): Effect.Effect<B
     (handle) =>
       Effect.gen(function* () {
         const stats = yield* Effect.tryPromise({ try: () => handle.stat(), catch: FileSystemFailure.of })
+        if (verify !== undefined) yield* verify(handle, stats)
         if (!stats.isFile()) return yield* Effect.fail<ReadRefusal>({ _tag: "NotRegular", kind: describeKind(stats) })
         if (stats.size > maxBytes) return yield* Effect.fail<ReadRefusal>({ _tag: "TooLarge", size: stats.size })
         return yield* Effect.tryPromise({ try: () => handle.readFile(), catch: FileSystemFailure.of })

@@ -43,3 +43,27 @@ describe("a file read on a stuck disk", () => {
     }).pipe(Effect.scoped)
   )
 })
+
+describe("a file listing on a stuck disk", () => {
+  it.effect("fails within its bound while it reads the routes directory, and lists once the disk answers", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const routesDir = path.join(dir, "routes")
+      fs.mkdirSync(routesDir)
+      fs.writeFileSync(path.join(routesDir, "a.yml"), "one:\n  port: 1\n")
+      const configFile = path.join(dir, "gatehouse.yml")
+      fs.writeFileSync(configFile, "events: { history: 10 }\n")
+      const disk = yield* stuckDisk(dir)
+      const files = yield* startFiles(configFile, routesDir)
+      disk.stick()
+      // Its first step, the read of the routes directory, waits on the disk.
+      const listing = yield* Effect.forkChild(Effect.flip(files.list), { startImmediately: true })
+      yield* TestClock.adjust("10 seconds")
+      const failure = yield* outcomeOf(listing, "the listing")
+      assert.instanceOf(failure, FileOperationTimedOut)
+      assert.strictEqual(failure.message, 'listing of routes file "*" did not finish within 10000 ms')
+      yield* disk.release
+      assert.deepStrictEqual(yield* files.list, { config: ["gatehouse.yml"], routes: ["a.yml"] })
+    }).pipe(Effect.scoped)
+  )
+})

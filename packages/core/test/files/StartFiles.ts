@@ -15,13 +15,15 @@ import * as RouteValidatorLive from "../../src/routes/RouteValidatorLive.js"
 import * as StoreLive from "../../src/store/StoreLive.js"
 
 // Starts the files service on `configFile` and `routesDir`, which is when it clears what interrupted writes left;
-// with the validator and the limits a test gives, else the real inline validator and the service's own limits.
+// with the validator, the limits and the read seam (`afterReadChecks`) a test gives, else the real inline validator
+// and the service's own limits.
 export const startFiles = (
   configFile: string,
   routesDir: string,
   options: {
     readonly validator?: RouteValidator["Service"]
     readonly limits?: Pick<FilesLive.FilesOptions, "lockTimeout" | "operationTimeout" | "maxQueuedBytes">
+    readonly afterReadChecks?: FilesLive.FilesOptions["afterReadChecks"]
   } = {}
 ) =>
   Effect.gen(function* () {
@@ -29,7 +31,7 @@ export const startFiles = (
     const loaded = loadConfig({ ...sources, file: { path: configFile, text: fs.readFileSync(configFile, "utf8") } })
     if (loaded._tag === "Invalid") return yield* Effect.die(new Error(loaded.issues.map(formatIssue).join("\n")))
     const context = yield* Layer.build(
-      FilesLive.layer({ configFile, routesDir, ...options.limits }).pipe(
+      FilesLive.layer({ configFile, routesDir, ...options.limits, afterReadChecks: options.afterReadChecks }).pipe(
         Layer.provide(FileRoutes.layer({ routesDir }).pipe(Layer.provideMerge(RoutesLive.layer))),
         Layer.provide(ConfigSourceLive.layer(loaded.config, sources)),
         Layer.provide(Layer.succeed(RouteValidator)(options.validator ?? RouteValidatorLive.inline)),
