@@ -67,7 +67,10 @@ describe("gatehouse events list", () => {
         assert.strictEqual(unknown.stderr, `gatehouse: ${refusal.message}\n`)
         const malformed = yield* cli(["events", "list", "--since", "yesterday"])
         assert.strictEqual(malformed.code, 1)
-        assert.match(malformed.stderr, /^gatehouse: invalid "since": .+\n$/)
+        assert.strictEqual(
+          malformed.stderr,
+          `gatehouse: invalid "since": expected an event id (a UUIDv7, in lower case)\n`
+        )
         // Event ids are UUIDs, the same in either case.
         const upper = yield* cli(["events", "list", "--since", first.id.toUpperCase(), "--json"])
         assert.strictEqual(upper.stdout, after.stdout, upper.stderr)

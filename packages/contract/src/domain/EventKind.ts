@@ -6,7 +6,9 @@ export type EventLevel = typeof EventLevel.Type
 
 /** An event id: a UUIDv7, so ids sort by creation time. */
 export const EventId = Schema.String.check(
-  Schema.isPattern(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+  Schema.isPattern(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, {
+    message: "expected an event id (a UUIDv7, in lower case)"
+  })
 ).annotate({ identifier: "EventId", description: "UUIDv7" })
 
 /** What a producer publishes for one kind of event; the bus assigns `id` and `timestamp`. */
