@@ -66,7 +66,7 @@ export class FilesApi extends HttpApiGroup.make("files")
   .add(
     HttpApiEndpoint.get("list", "/file/list", {
       success: FileList,
-      error: [toWireError(FileOperationTimedOut)]
+      error: [toWireError(FileOperationTimedOut), toWireError(FileSystemFailed)]
     })
       .annotateMerge(requires("files:read"))
       .annotateMerge(

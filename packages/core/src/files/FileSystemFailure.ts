@@ -15,6 +15,7 @@ const reasons: Readonly<Record<string, string>> = {
   EPERM: "operation not permitted",
   EROFS: "the file system is read-only",
   ELOOP: "too many levels of symbolic links",
+  ENOTDIR: "a part of the path is not a directory",
   EIO: "an input/output error",
   EMFILE: "too many open files",
   ENFILE: "too many open files in the system",

@@ -60,8 +60,11 @@ export interface FileWriteResult {
 export class Files extends Context.Service<
   Files,
   {
-    /** The config file's name and the route files; a routes directory that does not answer in time times out. */
-    readonly list: Effect.Effect<FileList, FileOperationTimedOut>
+    /**
+     * The config file's name and the route files; a routes directory that does not answer in time times out, one the
+     * server cannot read (permission denied, an I/O error) is `FileSystemFailed`; a missing one holds no file.
+     */
+    readonly list: Effect.Effect<FileList, FileOperationTimedOut | FileSystemFailed>
     /**
      * The file's text and revision; only regular files are read (never a FIFO or a directory named like one). A
      * route file is proven, once open, to be the file its name was checked as (inside the routes directory, not the

@@ -157,7 +157,16 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
   // The listing reads the routes directory and looks at each file in it: on a stuck disk it gives up as the other
   // steps do. It names no file, so its timeout names them all ("*").
   const list = Effect.gen(function* () {
-    const listing = yield* bounded("routes", "*", "listing", listRouteFiles(options.routesDir, options.configFile))
+    const listing = yield* bounded(
+      "routes",
+      "*",
+      "listing",
+      Effect.mapError(
+        listRouteFiles(options.routesDir, options.configFile),
+        (failure) =>
+          new FileSystemFailed({ type: "routes", filename: "*", operation: "listing", problem: failure.reason })
+      )
+    )
     return {
       config: configName === undefined ? [] : [configName],
       routes: listing.editable,

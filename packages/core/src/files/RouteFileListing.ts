@@ -1,9 +1,10 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import type { NotEditableFile } from "@gatehouse-edge/contract/domain"
+import { type NotEditableFile, UnsafePath } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
 import { isRouteFileName } from "../routes/RouteFiles.js"
 import { fileKind } from "./FileKind.js"
+import { FileSystemFailure } from "./FileSystemFailure.js"
 import { resolveRouteFile, routeFileNameProblem } from "./SafePaths.js"
 
 /** The route files of a directory as the API lists them. */
@@ -19,11 +20,21 @@ export interface RouteFileListing {
  * FIFO named `x.yml` is not a route file, and a file the server cannot even look at is not listed (reading it says
  * why). A loaded file whose name the API refuses, or that leads out of the directory, is listed as not editable
  * rather than left out: its routes are served, so an operator must be able to see it, and learn why to rename it.
+ * A missing directory holds no file; one the server cannot read (permission denied, an I/O error) is a
+ * {@link FileSystemFailure}, not an empty list that would hide why.
  */
-export const listRouteFiles = (routesDir: string, configFile?: string): Effect.Effect<RouteFileListing> =>
+export const listRouteFiles = (
+  routesDir: string,
+  configFile?: string
+): Effect.Effect<RouteFileListing, FileSystemFailure> =>
   Effect.gen(function* () {
-    const names = yield* Effect.tryPromise(() => fs.readdir(routesDir)).pipe(
-      Effect.catch(() => Effect.succeed<Array<string>>([]))
+    const names = yield* Effect.tryPromise({
+      try: () => fs.readdir(routesDir),
+      catch: (error) => error as NodeJS.ErrnoException
+    }).pipe(
+      Effect.catch((error) =>
+        error.code === "ENOENT" ? Effect.succeed<Array<string>>([]) : Effect.fail(FileSystemFailure.of(error))
+      )
     )
     const entries = yield* Effect.forEach(
       names.filter(isRouteFileName).sort(),
@@ -36,7 +47,11 @@ export const listRouteFiles = (routesDir: string, configFile?: string): Effect.E
           const problem =
             routeFileNameProblem(name) ??
             (yield* resolveRouteFile(routesDir, name, configFile).pipe(
-              Effect.match({ onFailure: (refused) => refused.problem, onSuccess: () => undefined })
+              Effect.map(() => undefined),
+              Effect.catchIf(
+                (error): error is UnsafePath => error instanceof UnsafePath,
+                (refused) => Effect.succeed(refused.problem)
+              )
             ))
           return [{ filename: name, problem }]
         }),

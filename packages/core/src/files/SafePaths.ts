@@ -3,6 +3,7 @@ import * as path from "node:path"
 import { UnsafePath } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
 import { isRouteFileName } from "../routes/RouteFiles.js"
+import { FileSystemFailure } from "./FileSystemFailure.js"
 
 // Control characters (a newline, an escape sequence) and invisible format characters (a right-to-left override
 // that shows `lmy.yml` as another name) have no place in a name an operator reads and types.
@@ -59,9 +60,10 @@ const realOf = (file: string) =>
   Effect.tryPromise(() => fs.realpath(file)).pipe(Effect.orElseSucceed(() => path.resolve(file)))
 
 // `filename` in `dir`'s real path, and the real path it leads to (itself when it does not exist), proven inside.
+// The directory itself may have gone, or become unreadable, since it was checked: that is the file system's answer.
 const resolvedInside = (dir: string, filename: string) =>
   Effect.gen(function* () {
-    const root = yield* Effect.orDie(Effect.tryPromise(() => fs.realpath(dir)))
+    const root = yield* Effect.tryPromise({ try: () => fs.realpath(dir), catch: FileSystemFailure.of })
     const target = path.join(root, filename)
     const real = yield* Effect.tryPromise(() => fs.realpath(target)).pipe(Effect.catch(() => Effect.succeed(target)))
     if (!liesInside(root, real)) return yield* outside()
@@ -72,7 +74,7 @@ const resolvedInside = (dir: string, filename: string) =>
  * Resolves `filename` inside `dir` and proves the result stays there after following symlinks, so a link that
  * points elsewhere is refused rather than read or overwritten. A missing file resolves to its would-be path.
  */
-export const resolveInside = (dir: string, filename: string): Effect.Effect<string, UnsafePath> =>
+export const resolveInside = (dir: string, filename: string): Effect.Effect<string, UnsafePath | FileSystemFailure> =>
   Effect.map(resolvedInside(dir, filename), (resolved) => resolved.target)
 
 /** A route file as its checks found it: the path to open, and what the file opened by it must be. */
@@ -103,7 +105,7 @@ export const checkRouteFilePath = (
   routesDir: string,
   filename: string,
   configFile: string | undefined
-): Effect.Effect<CheckedRouteFile, UnsafePath> =>
+): Effect.Effect<CheckedRouteFile, UnsafePath | FileSystemFailure> =>
   Effect.gen(function* () {
     const { root, target, real } = yield* resolvedInside(routesDir, filename)
     if (configFile !== undefined && real === (yield* realOf(configFile))) {
@@ -121,5 +123,5 @@ export const resolveRouteFile = (
   routesDir: string,
   filename: string,
   configFile: string | undefined
-): Effect.Effect<string, UnsafePath> =>
+): Effect.Effect<string, UnsafePath | FileSystemFailure> =>
   Effect.map(checkRouteFilePath(routesDir, filename, configFile), (checked) => checked.target)

@@ -1,6 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
+import { UnsafePath } from "@gatehouse-edge/contract/domain"
 import { Effect } from "effect"
 import { isStaleTempFile, writeFileAtomic } from "../../src/files/AtomicWrite.js"
 import { FileSystemFailure } from "../../src/files/FileSystemFailure.js"
@@ -57,6 +58,7 @@ describe("resolveInside", () => {
         assert.strictEqual(yield* resolveInside(root, "new.yml"), path.join(fs.realpathSync(root), "new.yml"))
         assert.strictEqual(yield* resolveInside(root, "alias.yml"), path.join(fs.realpathSync(root), "alias.yml"))
         const error = yield* Effect.flip(resolveInside(root, "out.yml"))
+        assert.instanceOf(error, UnsafePath)
         assert.strictEqual(error.problem, "resolves outside its directory")
       })
     )
@@ -145,5 +147,16 @@ describe("writeFileAtomic", () => {
         if (dir !== "/sys") fs.chmodSync(dir, 0o700)
       })
     )
+  )
+})
+
+describe("resolveInside of a directory that is gone", () => {
+  it.effect("is the file system's failure (a 503 to a client), not a defect", () =>
+    Effect.gen(function* () {
+      const root = path.join(yield* tempDir, "gone")
+      const error = yield* Effect.flip(resolveInside(root, "a.yml"))
+      assert.instanceOf(error, FileSystemFailure)
+      assert.strictEqual(error.code, "ENOENT")
+    })
   )
 })
