@@ -46,6 +46,14 @@ export class FileSystemFailure extends Data.TaggedError("FileSystemFailure")<{ r
     return new FileSystemFailure({ code: DANGLING })
   }
 
+  /**
+   * Whether this is a write's refusal of a symbolic link where none may be (swapped in, or leading nowhere): the
+   * path the request named is refused, not the disk failing.
+   */
+  get isLinkRefusal(): boolean {
+    return this.code === SWAPPED || this.code === DANGLING
+  }
+
   /** What went wrong, for a message: `no space left on the device (ENOSPC)`. */
   get reason(): string {
     return `${reasons[this.code] ?? "a file system error"} (${this.code})`

@@ -68,6 +68,12 @@ export interface FilesOptions {
    */
   readonly maxQueuedBytes?: number | undefined
   /**
+   * How long content still to come (a request body) may take to arrive once it is counted in the queue (default
+   * 60 s: 8 MiB at ~1 Mbit/s): a client that trickles its body must not hold its share of the queue, and refuse
+   * everyone else's writes, for as long as the HTTP server lets a request last.
+   */
+  readonly receiveTimeout?: Duration.Input | undefined
+  /**
    * For tests only: runs in each route file read between the checks of its path and its open, the window in which
    * a file swapped for a link must still be refused (see OpenedRouteFile). Nothing sets it in the server.
    */
@@ -93,6 +99,7 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
   const operationTimeout = options.operationTimeout ?? DEFAULT_TIMEOUT
   const timeoutMs = Duration.toMillis(operationTimeout)
   const lockTimeoutMs = Duration.toMillis(options.lockTimeout ?? DEFAULT_TIMEOUT)
+  const receiveTimeout = options.receiveTimeout ?? Duration.seconds(60)
 
   // What a client learns of a file system failure: the operation, the file it named, and the reason with its code.
   const failedAs =
@@ -311,7 +318,21 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
       }),
       () =>
         Effect.gen(function* () {
-          const text = typeof content === "string" ? content : yield* content.read
+          const text =
+            typeof content === "string"
+              ? content
+              : yield* Effect.timeoutOrElse(content.read, {
+                  duration: receiveTimeout,
+                  orElse: () =>
+                    Effect.fail(
+                      new FileOperationTimedOut({
+                        type,
+                        filename,
+                        operation: "receiving",
+                        timeout_ms: Duration.toMillis(receiveTimeout)
+                      })
+                    )
+                })
           const bytes = Buffer.byteLength(text)
           queuedBytes += bytes - held
           held = bytes
@@ -367,7 +388,13 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
     const abandon = () => {
       progress.abandoned = true
     }
-    return step(failedAs(type, filename, "writing")(stagedThenCommitted), () => {
+    // A link found where none may be refuses the path the request named (400), rather than reporting a disk failure.
+    const linksRefused = Effect.catchIf(
+      stagedThenCommitted,
+      (error): error is FileSystemFailure => error instanceof FileSystemFailure && error.isLinkRefusal,
+      (refused) => Effect.fail(new UnsafePath({ parameter: "filename", problem: refused.reason }))
+    )
+    return step(failedAs(type, filename, "writing")(linksRefused), () => {
       abandon()
       return timedOut(type, filename, progress.replacing ? "replacing" : "writing")
     }).pipe(

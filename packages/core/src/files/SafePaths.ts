@@ -111,8 +111,12 @@ export const checkRouteFilePath = (
     if (configFile !== undefined && real === (yield* realOf(configFile))) {
       return yield* new UnsafePath({ parameter: "filename", problem: "is the server's config file (through a link)" })
     }
-    const identity = yield* Effect.tryPromise(() => fs.stat(real)).pipe(
-      Effect.map((stats): FileIdentity | undefined => ({ dev: stats.dev, ino: stats.ino })),
+    // `real` has no link in it, so the file is taken as it is (lstat): a link swapped in since the realpath is a link
+    // now, and has no identity a file opened through it could match. `stat` would follow it to its target.
+    const identity = yield* Effect.tryPromise(() => fs.lstat(real)).pipe(
+      Effect.map((stats): FileIdentity | undefined =>
+        stats.isSymbolicLink() ? undefined : { dev: stats.dev, ino: stats.ino }
+      ),
       Effect.orElseSucceed(() => undefined)
     )
     return { target, root, real, identity }

@@ -1,9 +1,8 @@
 import * as fs from "node:fs"
-import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { FileSystemFailed } from "@gatehouse-edge/contract/domain"
 import { Effect } from "effect"
-import { tempDir } from "../store/TempDir.js"
+import { filesLayout } from "./FilesFixtures.js"
 import { startFiles } from "./StartFiles.js"
 
 // A listing says why the routes directory cannot be read, rather than answering an empty list that hides it; a
@@ -12,12 +11,7 @@ import { startFiles } from "./StartFiles.js"
 describe("GET /file/list of a routes directory the server cannot read", () => {
   it.effect("is FileSystemFailed naming the system's reason; a missing directory lists no file", () =>
     Effect.gen(function* () {
-      const dir = yield* tempDir
-      const routesDir = path.join(dir, "routes")
-      fs.mkdirSync(routesDir)
-      fs.writeFileSync(path.join(routesDir, "a.yml"), "one:\n  port: 1\n")
-      const configFile = path.join(dir, "gatehouse.yml")
-      fs.writeFileSync(configFile, "events: { history: 10 }\n")
+      const { routesDir, configFile } = yield* filesLayout({ "a.yml": "one:\n  port: 1\n" })
       const files = yield* startFiles(configFile, routesDir)
       assert.deepStrictEqual((yield* files.list).routes, ["a.yml"])
 

@@ -1,11 +1,11 @@
 import * as fs from "node:fs"
-import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { RateLimited } from "@gatehouse-edge/contract/domain"
+import { FileOperationTimedOut, RateLimited } from "@gatehouse-edge/contract/domain"
 import { Data, Deferred, Effect, Fiber } from "effect"
+import { TestClock } from "effect/testing"
 import { RouteValidator } from "../../src/routes/RouteValidator.js"
 import * as RouteValidatorLive from "../../src/routes/RouteValidatorLive.js"
-import { tempDir } from "../store/TempDir.js"
+import { filesLayout } from "./FilesFixtures.js"
 import { startFiles } from "./StartFiles.js"
 
 class BodyCutShort extends Data.TaggedError("BodyCutShort")<{}> {}
@@ -21,11 +21,7 @@ describe("a write whose content is still to come", () => {
     "is counted in the queue at its most before it is read, then at what it is, and given back if it fails",
     () =>
       Effect.gen(function* () {
-        const dir = yield* tempDir
-        const routesDir = path.join(dir, "routes")
-        fs.mkdirSync(routesDir)
-        const configFile = path.join(dir, "gatehouse.yml")
-        fs.writeFileSync(configFile, "events: { history: 10 }\n")
+        const { routesDir, configFile } = yield* filesLayout()
         // The first write holds the lock in its check until the test lets it go.
         const holding = yield* Deferred.make<void>()
         const release = yield* Deferred.make<void>()
@@ -81,5 +77,26 @@ describe("a write whose content is still to come", () => {
         const { written } = yield* files.write("routes", "d.yml", pending(content("d", 9_000), 10_000))
         assert.strictEqual(written.message, "routes file d.yml written and applied")
       }).pipe(Effect.scoped)
+  )
+
+  it.effect("that does not arrive within its time is refused (504) and gives its share of the queue back", () =>
+    Effect.gen(function* () {
+      const { routesDir, configFile } = yield* filesLayout()
+      const files = yield* startFiles(configFile, routesDir, {
+        limits: { maxQueuedBytes: 10_000, receiveTimeout: "30 seconds" }
+      })
+      // A body that trickles: announced at the whole queue, never complete.
+      const trickling = yield* Effect.forkChild(
+        Effect.flip(files.write("routes", "slow.yml", { maxBytes: 10_000, read: Effect.never })),
+        { startImmediately: true }
+      )
+      assert.instanceOf(yield* Effect.flip(files.write("routes", "a.yml", content("a", 100))), RateLimited)
+      yield* TestClock.adjust("30 seconds")
+      const failure = yield* Fiber.join(trickling)
+      assert.instanceOf(failure, FileOperationTimedOut)
+      assert.strictEqual(failure.message, 'receiving of routes file "slow.yml" did not finish within 30000 ms')
+      const { written } = yield* files.write("routes", "a.yml", content("a", 100))
+      assert.strictEqual(written.message, "routes file a.yml written and applied")
+    }).pipe(Effect.scoped)
   )
 })

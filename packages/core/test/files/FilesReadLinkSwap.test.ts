@@ -1,4 +1,5 @@
 import * as fs from "node:fs"
+import { syncBuiltinESMExports } from "node:module"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { FileNotFound, UnsafePath } from "@gatehouse-edge/contract/domain"
@@ -188,6 +189,43 @@ describe("the check of an opened route file without /proc", () => {
           fs.symlinkSync(secret, file)
         })
       )
+      assert.instanceOf(swapped, UnsafePath)
+      assert.strictEqual(swapped.problem, "changed between its check and its read (a link replaced?): read it again")
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("refuses a file swapped for a link between the check's realpath and its look at the file", () =>
+    Effect.gen(function* () {
+      const { routesDir, configFile, secret, file } = yield* layout
+      // The swap happens inside the check, on its first look at the file's real path (stat or lstat).
+      const promises = fs.promises as unknown as Record<"stat" | "lstat", (...args: Array<unknown>) => unknown>
+      const original = { stat: promises.stat, lstat: promises.lstat }
+      let armed = true
+      const swappingFirst =
+        (real: (...args: Array<unknown>) => unknown) =>
+        (...args: Array<unknown>) => {
+          if (armed && args[0] === fs.realpathSync(file)) {
+            armed = false
+            fs.rmSync(file)
+            fs.symlinkSync(secret, file)
+          }
+          return real(...args)
+        }
+      yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          promises.stat = swappingFirst(original.stat)
+          promises.lstat = swappingFirst(original.lstat)
+          syncBuiltinESMExports()
+        }),
+        () =>
+          Effect.sync(() => {
+            promises.stat = original.stat
+            promises.lstat = original.lstat
+            syncBuiltinESMExports()
+          })
+      )
+      const swapped = yield* Effect.flip(readChecked(routesDir, configFile))
+      assert.isFalse(armed, "the swap happened")
       assert.instanceOf(swapped, UnsafePath)
       assert.strictEqual(swapped.problem, "changed between its check and its read (a link replaced?): read it again")
     }).pipe(Effect.scoped)

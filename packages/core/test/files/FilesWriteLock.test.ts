@@ -2,46 +2,19 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { FileOperationTimedOut, FileWriteBusy, RateLimited } from "@gatehouse-edge/contract/domain"
-import { Deferred, Effect, type Fiber } from "effect"
+import { Deferred, Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { stuckDisk } from "../../../../test/support/StuckDisk.js"
 import { RouteValidator } from "../../src/routes/RouteValidator.js"
 import * as RouteValidatorLive from "../../src/routes/RouteValidatorLive.js"
-import { tempDir } from "../store/TempDir.js"
+import { filesLayout, outcomeOf } from "./FilesFixtures.js"
 import { startFiles } from "./StartFiles.js"
-
-// What a fiber ended with, polled for on the wall clock (where the file system works) for at most 5 s: a write
-// that hangs fails the test here rather than at its timeout.
-const outcomeOf = <A, E>(fiber: Fiber.Fiber<A, E>, name: string) =>
-  Effect.gen(function* () {
-    for (let i = 0; i < 1000; i++) {
-      const exit = fiber.pollUnsafe()
-      if (exit !== undefined) return yield* exit
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
-    }
-    return yield* Effect.die(new Error(`${name} is still waiting after 5 s`))
-  })
-
-/** A routes directory and a config file in a fresh directory. */
-const filesDir = Effect.gen(function* () {
-  const dir = yield* tempDir
-  const routesDir = path.join(dir, "routes")
-  fs.mkdirSync(routesDir)
-  const configFile = path.join(dir, "gatehouse.yml")
-  fs.writeFileSync(configFile, "events: { history: 10 }\n")
-  return { routesDir, configFile }
-})
 
 describe("a file write stuck on the disk", () => {
   it.effect("fails within its bound, a write behind it is refused instead of hanging, and the file is left whole", () =>
     Effect.gen(function* () {
-      const dir = yield* tempDir
-      const routesDir = path.join(dir, "routes")
-      fs.mkdirSync(routesDir)
+      const { dir, routesDir, configFile } = yield* filesLayout({ "a.yml": "one:\n  port: 1\n" })
       const file = path.join(routesDir, "a.yml")
-      fs.writeFileSync(file, "one:\n  port: 1\n")
-      const configFile = path.join(dir, "gatehouse.yml")
-      fs.writeFileSync(configFile, "events: { history: 10 }\n")
       const disk = yield* stuckDisk(dir)
       // The disk sticks while the first write is validated: it holds the lock, and its new content is staged next.
       const validating = yield* Deferred.make<void>()
@@ -89,7 +62,7 @@ describe("a file write stuck on the disk", () => {
 
   it.effect("a queue that moves is waited in past the lock timeout: only a write held that long refuses the rest", () =>
     Effect.gen(function* () {
-      const { routesDir, configFile } = yield* filesDir
+      const { routesDir, configFile } = yield* filesLayout()
       // Each write's own check (its file last) waits until the test lets it go, so the test decides how long each
       // write holds the lock; the reloads that follow the writes pass.
       const gates = new Map<string, Deferred.Deferred<void>>()
@@ -137,7 +110,7 @@ describe("a file write stuck on the disk", () => {
 
   it.effect("a reload that hangs after the rename fails the write as `reloading`, the new content in place", () =>
     Effect.gen(function* () {
-      const { routesDir, configFile } = yield* filesDir
+      const { routesDir, configFile } = yield* filesLayout()
       // The write's own check passes; the reload after it (the second validation of a.yml) never ends.
       let checks = 0
       const reloading = yield* Deferred.make<void>()
@@ -163,7 +136,7 @@ describe("a file write stuck on the disk", () => {
 
   it.effect("writes that would make the queue hold more than its bytes are refused with 429, nothing queued", () =>
     Effect.gen(function* () {
-      const { routesDir, configFile } = yield* filesDir
+      const { routesDir, configFile } = yield* filesLayout()
       // The first write holds the lock in its check until the test lets it go.
       const holding = yield* Deferred.make<void>()
       const release = yield* Deferred.make<void>()

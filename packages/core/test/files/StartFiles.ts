@@ -22,7 +22,10 @@ export const startFiles = (
   routesDir: string,
   options: {
     readonly validator?: RouteValidator["Service"]
-    readonly limits?: Pick<FilesLive.FilesOptions, "lockTimeout" | "operationTimeout" | "maxQueuedBytes">
+    readonly limits?: Pick<
+      FilesLive.FilesOptions,
+      "lockTimeout" | "operationTimeout" | "maxQueuedBytes" | "receiveTimeout"
+    >
     readonly afterReadChecks?: FilesLive.FilesOptions["afterReadChecks"]
   } = {}
 ) =>
