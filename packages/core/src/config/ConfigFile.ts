@@ -24,8 +24,8 @@ const HttpLimits = Schema.Struct({
   requests_per_client: opt(PositiveInt),
   streams_per_client: opt(PositiveInt),
   streams: opt(PositiveInt),
-  queued_per_client: opt(ByteSizeValue),
-  queued: opt(ByteSizeValue)
+  queued_per_client: opt(ByteSizeValue.check(Schema.isGreaterThanOrEqualTo(1))),
+  queued: opt(ByteSizeValue.check(Schema.isGreaterThanOrEqualTo(1)))
 })
 
 const HttpSection = Schema.Struct({

@@ -142,7 +142,11 @@ export const resolveConfig = (
       maxRequestsPerClient: file.http?.limits?.requests_per_client ?? ConfigDefaults.maxRequestsPerClient,
       maxStreamsPerClient: file.http?.limits?.streams_per_client ?? ConfigDefaults.maxStreamsPerClient,
       maxStreams: file.http?.limits?.streams ?? ConfigDefaults.maxStreams,
-      maxQueuedBytesPerClient: file.http?.limits?.queued_per_client ?? ConfigDefaults.maxQueuedBytesPerClient,
+      // One client's budget is never more than everyone's.
+      maxQueuedBytesPerClient: Math.min(
+        file.http?.limits?.queued_per_client ?? ConfigDefaults.maxQueuedBytesPerClient,
+        file.http?.limits?.queued ?? ConfigDefaults.maxQueuedBytes
+      ),
       maxQueuedBytes: file.http?.limits?.queued ?? ConfigDefaults.maxQueuedBytes,
       publicUrl: file.http?.public_url?.replace(/\/$/, ""),
       secureCookies: file.http?.public_url?.startsWith("https://") ?? false,

@@ -86,6 +86,11 @@ events: { history: 500 }
     const config = configOf(load("http:\n  limits: { queued_per_client: 4MiB, queued: 64MiB }\n"))
     assert.strictEqual(config.http.maxQueuedBytesPerClient, 4 * 1024 * 1024)
     assert.strictEqual(config.http.maxQueuedBytes, 64 * 1024 * 1024)
+    // One client's budget is at most everyone's; a budget of nothing is refused.
+    assert.strictEqual(configOf(load("http:\n  limits: { queued: 1MiB }\n")).http.maxQueuedBytesPerClient, 1024 * 1024)
+    assert.deepStrictEqual(issuesOf(load("http:\n  limits: { queued: 0 }\n")), [
+      "gatehouse.yml:2:21: http.limits.queued: expected a value greater than or equal to 1, got 0"
+    ])
   })
 
   it("reports every problem with the key and its line and column", () => {

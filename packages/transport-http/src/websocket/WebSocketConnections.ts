@@ -3,7 +3,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import { QueuedBytes, type QueuedTooMuch, queuedTooMuch } from "./QueuedBytes.js"
+import { QueuedBytes } from "./QueuedBytes.js"
+import { type QueuedTooMuch, queuedTooMuch } from "./QueuedTooMuch.js"
 import { WebSocketPolicy, type WebSocketPolicyShape } from "./WebSocketPolicy.js"
 
 /**
