@@ -173,18 +173,19 @@ const login = (port: number, key: string, onStderr?: (text: string) => void) =>
   )
 
 /**
- * A server that takes requests and never decides them; each expires `expiresInMs` after it was made. `list` answers
- * an approval covering root's logins from 127.0.0.1 to web1 once `approve()` was called.
+ * A server that takes requests and never decides them; each expires `expiresInMs` after it was made, by a clock
+ * `clockSkewMs` off the gate's. `list` answers an approval covering root's logins from 127.0.0.1 to web1 once
+ * `approve()` was called.
  */
-const undecidingServer = (expiresInMs = 60_000) => {
+const undecidingServer = (expiresInMs = 60_000, clockSkewMs = 0) => {
   let created = 0
   let approved = false
   const requestOf = (n: number, state: string, input: { src: string; dst: string; local_user: string }) => ({
     auth_id: `ghreq_${String(n).padStart(24, "0")}`,
     kind: "ssh_check",
     state,
-    created_at: new Date().toISOString(),
-    expires_at: new Date(Date.now() + expiresInMs).toISOString(),
+    created_at: new Date(Date.now() + clockSkewMs).toISOString(),
+    expires_at: new Date(Date.now() + clockSkewMs + expiresInMs).toISOString(),
     ...(state === "approved" ? { decided_at: new Date().toISOString(), decided_by: "api-key:admin" } : {}),
     ssh_check: input
   })
@@ -242,7 +243,8 @@ describe("examples/ssh-check-gate: requests a source holds open", () => {
       const dir = yield* tempDir("gatehouse-gate-abandoned-")
       const pair = parseableKeyPair()
       fs.writeFileSync(path.join(dir, "authorized_keys"), `${pair.public}\n`)
-      const server = undecidingServer(3_000)
+      // The server's clock is an hour behind the gate's: the request's lifetime counts, not its time stamps.
+      const server = undecidingServer(3_000, -3_600_000)
       const { port } = yield* runGate(dir, { maxWaitingPerSource: 1 }, server.client)
       assert.strictEqual((yield* tryLogin(port, pair.private)).stderr, "banner")
       // That login left (its connection closed), and its request is still pending on the server.

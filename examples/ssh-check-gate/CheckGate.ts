@@ -147,11 +147,17 @@ export const decide = (
     // Asked after the recent approvals: a source at its limit is still let in by an approval covering it.
     const refused = open.take()
     if (refused !== undefined) return refused
-    const request = yield* client.create({
-      kind: "ssh_check",
-      ssh_check: { src: login.src, dst: login.dst, local_user: login.localUser }
-    })
-    open.created(request)
+    // Told as one step with the call: a client leaving while the request is made must not free its place while the
+    // server may have the request.
+    const request = yield* Effect.uninterruptible(
+      Effect.tap(
+        client.create({
+          kind: "ssh_check",
+          ssh_check: { src: login.src, dst: login.dst, local_user: login.localUser }
+        }),
+        (created) => Effect.sync(() => open.created(created))
+      )
+    )
     notify(bannerFor(request))
     const final = yield* finalState(client, request)
     return Option.match(final, {

@@ -167,6 +167,8 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
       if (verdict !== undefined) return verdict
       const { login, rule } = admitted!
       let taken = false
+      // When the request made in this place expires, on this machine's clock (its lifetime counted from when the
+      // gate learned of it: the server's clock may differ from ours).
       let expiresAt: number | undefined
       const places: OpenRequests = {
         take: () => {
@@ -185,7 +187,7 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
           return undefined
         },
         created: (request) => {
-          expiresAt = Date.parse(request.expires_at)
+          expiresAt = Date.now() + Date.parse(request.expires_at) - Date.parse(request.created_at)
         }
       }
       const release = () => {
@@ -198,7 +200,8 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
         // The client left while its request was pending: the request stays open on the server until a verdict or
         // its expiry, and keeps the source's place until then, so leaving and logging in again piles up nothing.
         if (disconnected.signal.aborted && expiresAt !== undefined) {
-          setTimeout(release, Math.max(0, expiresAt - Date.now())).unref()
+          // At most ~24.8 days: a longer timer fires at once. No TTL is that long; a place held that long is plenty.
+          setTimeout(release, Math.min(Math.max(0, expiresAt - Date.now()), 2 ** 31 - 1)).unref()
         } else release()
       }
       verdict = Effect.runPromise(
