@@ -81,8 +81,8 @@ const succeeded = <A>(answer: A, changed: ReadonlyArray<AuthRequest>, events: Re
  * which may create only `ssh_check` requests, must not expire the registrations an operator has yet to see, nor a
  * flood of registrations the logins waiting at the gate. The batch counts a kind's pending requests once; each
  * change keeps the count current (a create adds one, a verdict and a push-out remove the unexpired ones they
- * change; a push-out takes only unexpired ones), which is what counting again would return: every auth-request write holds the event bus, so nothing
- * else changes them meanwhile.
+ * change; a push-out takes only unexpired ones), which is what counting again would return: every auth-request
+ * write holds the event bus, so nothing else changes them meanwhile.
  */
 export const create =
   (

@@ -5,6 +5,7 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { FileSystemFailure } from "./FileSystemFailure.js"
+import { type FileIdentity, sameFile } from "./SafePaths.js"
 
 // A temp file is always a new file, created by this write: never one that exists, never through a symbolic link.
 const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW
@@ -44,11 +45,6 @@ const stillLinkFree = (file: string) =>
     const realDir = yield* Effect.tryPromise(() => fs.realpath(dir)).pipe(Effect.orElseSucceed(() => undefined))
     return realDir === dir && !(yield* isLink(file))
   })
-
-const sameFile = (
-  a: { readonly dev: number; readonly ino: number },
-  b: { readonly dev: number; readonly ino: number }
-) => a.dev === b.dev && a.ino === b.ino
 
 // The temp file at `temp` is the one this write created (not another put in its place, nor one reached through a
 // directory swapped for a link) and still lies in the directory checked.
@@ -97,7 +93,7 @@ export interface StagedFile {
   /** The file replaced, by its path without symbolic links. */
   readonly file: string
   /** The temp file's device and inode, to know it again by its path. */
-  readonly identity: { readonly dev: number; readonly ino: number }
+  readonly identity: FileIdentity
 }
 
 /** Where a file may be written, given the path it resolves to (through its symlinks) when its write is staged. */

@@ -42,7 +42,8 @@ import {
   checkFileName,
   checkPathComponent,
   checkRouteFilePath,
-  liesInside
+  liesInside,
+  realOf
 } from "./SafePaths.js"
 import { readRegularFile } from "./SafeRead.js"
 import { type BoundedStep, makeWriteLock } from "./WriteLock.js"
@@ -406,8 +407,6 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
   // Where a write may go, asked of the path its file resolves to when it is staged (a link in the routes directory
   // may have been changed since the checks): a route file inside the routes directory and not the config file.
   // The config file is written wherever its own link leads: the operator made it.
-  const realOf = (file: string) =>
-    Effect.tryPromise(() => fs.realpath(file)).pipe(Effect.orElseSucceed(() => path.resolve(file)))
   const permittedFor = (type: FileType) => (file: string) =>
     type === "config"
       ? Effect.succeed(true)

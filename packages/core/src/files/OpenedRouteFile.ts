@@ -3,7 +3,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { UnsafePath } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
-import { type CheckedRouteFile, liesInside } from "./SafePaths.js"
+import { type CheckedRouteFile, liesInside, sameFile } from "./SafePaths.js"
 
 // Where Linux names the file behind each of the process's open descriptors.
 const LINUX_FD_DIR = "/proc/self/fd"
@@ -14,9 +14,6 @@ const refuse = (problem: string) => Effect.fail(new UnsafePath({ parameter: "fil
 // /proc). A file removed since keeps its path with " (deleted)" added: still in the directory it was in.
 const pathOfOpen = (handle: fs.FileHandle, fdDir: string) =>
   Effect.tryPromise(() => fs.readlink(path.join(fdDir, String(handle.fd)))).pipe(Effect.orElseSucceed(() => undefined))
-
-const sameFile = (stats: Stats, other: { readonly dev: number; readonly ino: number }) =>
-  stats.dev === other.dev && stats.ino === other.ino
 
 /**
  * Proves that the file a read opened is the route file its check found ({@link CheckedRouteFile}): a file inside the

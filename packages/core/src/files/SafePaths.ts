@@ -56,8 +56,12 @@ export const liesInside = (root: string, file: string): boolean => {
 
 const outside = () => new UnsafePath({ parameter: "filename", problem: "resolves outside its directory" })
 
-const realOf = (file: string) =>
+/** `file`'s real path (its links followed), or the path as given when it cannot be resolved (it does not exist). */
+export const realOf = (file: string) =>
   Effect.tryPromise(() => fs.realpath(file)).pipe(Effect.orElseSucceed(() => path.resolve(file)))
+
+/** Whether two stats (or identities) are of the same file. */
+export const sameFile = (a: FileIdentity, b: FileIdentity): boolean => a.dev === b.dev && a.ino === b.ino
 
 // `filename` in `dir`'s real path, and the real path it leads to (itself when it does not exist), proven inside.
 // The directory itself may have gone, or become unreadable, since it was checked: that is the file system's answer.
