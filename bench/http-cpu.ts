@@ -190,13 +190,18 @@ try {
     await load(server.origin, server.headers, perChunk)
     return (cpuMicros(server.pid) - before) / perChunk
   }
+  // The servers of a variant in turn, each chunk starting one further along (the first of a chunk can find caches
+  // or the CPU's frequency otherwise than the last): every server is measured first, middle and last alike.
   for (let chunk = 0; chunk < chunks; chunk++) {
     for (const { variant, gatehouse, baseline, compared } of chunk % 2 === 0 ? servers : [...servers].reverse()) {
-      const first = chunk % 2 === 0 ? gatehouse : baseline
-      const a = await measureOne(first)
-      const b = await measureOne(first === gatehouse ? baseline : gatehouse)
-      const sample = first === gatehouse ? { gatehouse: a, baseline: b } : { gatehouse: b, baseline: a }
-      samples.get(variant)!.push(compared === undefined ? sample : { ...sample, compared: await measureOne(compared) })
+      const order = compared === undefined ? [gatehouse, baseline] : [gatehouse, baseline, compared]
+      const measured = new Map<Server, number>()
+      for (let i = 0; i < order.length; i++) {
+        const server = order[(chunk + i) % order.length]!
+        measured.set(server, await measureOne(server))
+      }
+      const sample = { gatehouse: measured.get(gatehouse)!, baseline: measured.get(baseline)! }
+      samples.get(variant)!.push(compared === undefined ? sample : { ...sample, compared: measured.get(compared)! })
     }
   }
 
