@@ -1,11 +1,4 @@
-import {
-  type FileList,
-  type FileType,
-  formatIssue,
-  InvalidYaml,
-  ValidationFailed,
-  type ValidationIssue
-} from "@gatehouse-edge/core/domain"
+import type { FileList } from "@gatehouse-edge/core/domain"
 import * as Console from "effect/Console"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
@@ -15,17 +8,12 @@ import * as Option from "effect/Option"
 import { CliExit } from "../CliExit.js"
 import { print } from "./AuthOutput.js"
 import { readFileFor } from "./ClientFlags.js"
+import { bareEtag, filename, fileType, putCommandFor } from "./FileArguments.js"
+import { failRefused, isRefused, keepRefusal } from "./FileRefusal.js"
+import { editCommand } from "./FilesEdit.js"
 import { httpFlags, withClient } from "./HttpConnection.js"
 import { failWith } from "./ServerConfig.js"
 import { formatTable, plural } from "./Table.js"
-
-const fileType = Flag.Literals("type", ["routes", "config"]).pipe(
-  Flag.withDescription("The kind of file: routes (a route file, default) or config (gatehouse.yml, needs admin)"),
-  Flag.withDefault("routes" as const)
-)
-const filename = Argument.String("filename").pipe(
-  Argument.withDescription("The file's name in its directory (routes: in the routes directory), e.g. web.yml")
-)
 
 /** The editable files, one per line with its kind, then those the server loads but the API cannot address. */
 export const formatFileList = (files: FileList): ReadonlyArray<string> => {
@@ -33,9 +21,6 @@ export const formatFileList = (files: FileList): ReadonlyArray<string> => {
   const notEditable = (files.not_editable ?? []).map((f) => `not editable: ${f.filename}: ${f.problem}`)
   return [...(rows.length === 0 ? ["no editable files"] : formatTable(["TYPE", "FILENAME"], rows)), ...notEditable]
 }
-
-// An ETag shown for a shell: the value between its quotes (`--if-match` takes it either way).
-const bareEtag = (etag: string) => etag.replace(/^"(.*)"$/, "$1")
 
 // `--if-match` as typed: `*`, an entity tag with its quotes (as `files get --json` prints it), or the bare value
 // `files get` prints, which is quoted here.
@@ -74,43 +59,6 @@ const readContent = (command: string, from: Option.Option<string>) =>
     return bytes.toString("utf8")
   })
 
-/**
- * A validation's refusal, kept as a value out of `withClient` (which would print its message alone, "validation
- * failed: 2 problems"), so each problem is printed on its own line with where it is.
- */
-interface Refused {
-  readonly refused: ValidationFailed | InvalidYaml
-}
-
-const keepRefusal = <A, E>(call: Effect.Effect<A, E>): Effect.Effect<A | Refused, Exclude<E, Refused["refused"]>> =>
-  call.pipe(
-    Effect.catchIf(
-      (error): error is Extract<E, Refused["refused"]> =>
-        error instanceof ValidationFailed || error instanceof InvalidYaml,
-      (error) => Effect.succeed<Refused>({ refused: error })
-    )
-  ) as Effect.Effect<A | Refused, Exclude<E, Refused["refused"]>>
-
-const isRefused = (value: unknown): value is Refused =>
-  typeof value === "object" && value !== null && "refused" in value
-
-/**
- * Fails the command (exit 1) with what was refused and each problem on its own line, located in `file` when the
- * server's issue names no file (a validation of content, which has no name on the server).
- */
-const failRefused = (
-  { refused }: Refused,
-  options: { readonly nothingWritten: boolean; readonly file?: string | undefined }
-) =>
-  failWith([
-    `gatehouse: ${refused instanceof InvalidYaml ? "invalid YAML" : "validation failed"}: ` +
-      `${plural(refused.issues.length, "problem")}${options.nothingWritten ? "; nothing was written" : ""}`,
-    ...refused.issues.map(
-      (issue: ValidationIssue) =>
-        `  ${formatIssue(issue.file === undefined && options.file !== undefined ? { ...issue, file: options.file } : issue)}`
-    )
-  ])
-
 const list = Command.make(
   "list",
   httpFlags,
@@ -119,10 +67,6 @@ const list = Command.make(
     yield* print(flags.json, files, formatFileList)
   })
 ).pipe(Command.withDescription("The files the API can edit: the config file and the route files"))
-
-// What to run to write the file back over the version read, and nothing else.
-const putCommandFor = (type: FileType, name: string, etag: string) =>
-  `gatehouse files put ${name}${type === "routes" ? "" : ` --type ${type}`} --if-match ${bareEtag(etag)}`
 
 const get = Command.make(
   "get",
@@ -138,7 +82,7 @@ const get = Command.make(
     if (file.etag !== undefined) {
       yield* Console.error(
         `gatehouse: ${flags.type} file ${flags.filename} at version ${bareEtag(file.etag)}; to write over this ` +
-          `version only: ${putCommandFor(flags.type, flags.filename, file.etag)}`
+          `version only: ${putCommandFor(flags.type, flags.filename, { etag: file.etag })}`
       )
     }
   })
@@ -230,6 +174,6 @@ const validate = Command.make(
 
 /** `gatehouse files ...`: the config file and route files over the HTTP API, written only over a known version. */
 export const filesCommand = Command.make("files").pipe(
-  Command.withDescription("Editable files: list, get, put, validate (over HTTP)"),
-  Command.withSubcommands([list, get, put, validate])
+  Command.withDescription("Editable files: list, get, put, edit, validate (over HTTP)"),
+  Command.withSubcommands([list, get, put, editCommand, validate])
 )

@@ -8,6 +8,7 @@ import * as Stream from "effect/Stream"
 import { untilCtrlC } from "./Following.js"
 import { httpFlags, withClient } from "./HttpConnection.js"
 import { followOptions, reconnectFlag } from "./Reconnecting.js"
+import { formatLatency, formatTable } from "./Table.js"
 
 // One character per point of the history column, readable on any terminal.
 const symbols: Readonly<Record<HealthStatusString, string>> = {
@@ -30,7 +31,7 @@ const row = (r: RouteUptimeAggregate) => [
   percent(r.uptime),
   percent(r.downtime),
   percent(r.idle),
-  r.avg_latency_ms === 0 ? "-" : `${r.avg_latency_ms.toFixed(2)} ms`,
+  formatLatency(r.avg_latency_ms),
   r.statuses
     .slice(-historyPoints)
     .map((p) => symbols[p.status])
@@ -41,15 +42,8 @@ const row = (r: RouteUptimeAggregate) => [
 export const formatUptimePage = (page: RouteUptimePage, period: string): ReadonlyArray<string> => {
   if (page.total === 0) return [`no routes (${period})`]
   const header = ["ALIAS", "STATUS", "UP", "DOWN", "IDLE", "AVG LATENCY", "HISTORY (oldest → newest)"]
-  const rows = [header, ...page.data.map(row)]
-  const widths = header.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
-  // Text columns left-aligned, numbers right-aligned; the last column is not padded.
-  const numeric = [false, false, true, true, true, true, false]
-  const lines = rows.map((r) =>
-    r
-      .map((cell, i) => (i === r.length - 1 ? cell : numeric[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
-      .join("  ")
-  )
+  // Text columns left-aligned, numbers right-aligned.
+  const lines = formatTable(header, page.data.map(row), [false, false, true, true, true, true, false])
   const shown = page.data.length === page.total ? `${page.total}` : `${page.data.length} of ${page.total}`
   return [
     ...lines,
