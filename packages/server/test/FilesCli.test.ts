@@ -122,7 +122,7 @@ describe("gatehouse files", () => {
     "put needs one condition (else 2); --create only creates; invalid content is refused with each problem",
     () =>
       Effect.gen(function* () {
-        const { cli, onDisk } = yield* filesServer
+        const { cli, onDisk, local } = yield* filesServer
 
         const unsaid = yield* cli(["files", "put", "web.yml"], { input: edited })
         assert.strictEqual(unsaid.code, 2)
@@ -149,6 +149,19 @@ describe("gatehouse files", () => {
             "  web.yml:2:9: web.port: port 99999 is out of range 0–65535\n" +
             "  web.yml:3:9: web.bind: `nope` is not an IP address: `bind` takes an IPv4 or IPv6 literal such as " +
             "0.0.0.0, 127.0.0.1 or ::\n"
+        )
+        assert.strictEqual(onDisk("web.yml"), web)
+
+        // Bytes that are not UTF-8 are refused before anything is sent: decoded, they would arrive as U+FFFD.
+        const latin1 = Buffer.from("web:\n  # café\n  port: 9\n", "latin1")
+        const notUtf8 = local("latin1.yml", "")
+        fs.writeFileSync(notUtf8, latin1)
+        const mangled = yield* cli(["files", "put", "web.yml", "--force", "--from", notUtf8])
+        assert.strictEqual(mangled.code, 1)
+        assert.strictEqual(
+          mangled.stderr,
+          `gatehouse: ${notUtf8} is not valid UTF-8: invalid byte 0xe9 at offset ${latin1.indexOf(0xe9)}; ` +
+            "nothing was sent\n"
         )
         assert.strictEqual(onDisk("web.yml"), web)
       }).pipe(Effect.scoped),

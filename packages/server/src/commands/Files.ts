@@ -14,6 +14,7 @@ import { editCommand } from "./FilesEdit.js"
 import { httpFlags, withClient } from "./HttpConnection.js"
 import { failWith } from "./ServerConfig.js"
 import { formatTable, plural } from "./Table.js"
+import { utf8Text } from "./Utf8Text.js"
 
 /** The editable files, one per line with its kind, then those the server loads but the API cannot address. */
 export const formatFileList = (files: FileList): ReadonlyArray<string> => {
@@ -49,14 +50,14 @@ const readStdin = Effect.callback<Buffer, Error>((resume) => {
 /** The text to send: `--from FILE`, else stdin when something is piped in; a terminal on stdin is a usage error. */
 const readContent = (command: string, from: Option.Option<string>) =>
   Effect.gen(function* () {
-    if (Option.isSome(from)) return (yield* readFileFor(from.value, "the file")).toString("utf8")
+    if (Option.isSome(from)) return yield* utf8Text(yield* readFileFor(from.value, "the file"), from.value)
     if (process.stdin.isTTY) {
       return yield* usageError(`gatehouse files ${command}: give the content with --from FILE or on stdin`)
     }
     const bytes = yield* readStdin.pipe(
       Effect.catch((error) => failWith([`gatehouse: cannot read stdin: ${error.message}`]))
     )
-    return bytes.toString("utf8")
+    return yield* utf8Text(bytes, "stdin")
   })
 
 const list = Command.make(

@@ -13,6 +13,7 @@ import { bareEtag, filename, fileType, putCommandFor, shellWord } from "./FileAr
 import { isRefused, keepRefusal, refusalLines } from "./FileRefusal.js"
 import { type HttpFlags, httpFlags, withClient } from "./HttpConnection.js"
 import { failWith } from "./ServerConfig.js"
+import { utf8Text } from "./Utf8Text.js"
 
 interface EditFlags extends HttpFlags {
   readonly filename: string
@@ -97,13 +98,17 @@ const edit = Effect.fn("gatehouse.files.edit")(function* (flags: EditFlags) {
     const how = "failed" in exit ? `failed: ${exit.failed}` : `exited with status ${exit.code}`
     return yield* failWith([`gatehouse: the editor (${editor}) ${how}; nothing was written`])
   }
-  const edited = yield* fs.readFileString(copy).pipe(Effect.catch(copyFailed("read")))
+  const bytes = yield* fs.readFile(copy).pipe(Effect.catch(copyFailed("read")))
+  // From here on the edit may exist only in the copy: it stays unless the server takes it (or nothing changed).
+  yield* Ref.set(kept, true)
+  const edited = yield* utf8Text(bytes, copy).pipe(
+    Effect.tapError(() => Console.error(`gatehouse: your edit is kept in ${copy}`))
+  )
   if (edited === original.content) {
+    yield* Ref.set(kept, false)
     return yield* print(flags.json, { ...query, changed: false }, () => `no changes; nothing was written`)
   }
 
-  // From here on the edit exists only in the copy: it stays unless the server takes it.
-  yield* Ref.set(kept, true)
   const keptAt = `gatehouse: your edit is kept in ${copy}`
   const putCopy = putCommandFor(flags.type, flags.filename, original.version, copy)
   const headers = original.version === "create" ? { "if-none-match": "*" } : { "if-match": original.version.etag }

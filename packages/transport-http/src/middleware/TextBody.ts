@@ -1,7 +1,6 @@
-import { InvalidArgument, UnsupportedMediaType } from "@gatehouse-edge/core/domain"
+import { InvalidArgument, invalidUtf8Offset, UnsupportedMediaType } from "@gatehouse-edge/core/domain"
 import * as Effect from "effect/Effect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
-import { invalidUtf8Offset } from "./Utf8.js"
 
 // Text and JSON bodies must be UTF-8: a decoder would otherwise replace bad bytes with U+FFFD, and a file written
 // from such a body would differ from what was sent. The body is read once; HttpApi's decoding (or a handler that
