@@ -1,32 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, type Layer, Redacted, type Scope } from "effect"
-import type { SqlClient } from "effect/sql"
+import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { requireEnv } from "../../../../test/support/e2e.js"
-import { type AuthRequest, type AuthRequestFilter, AuthRequests, InvalidArgument, StoreLive } from "../../src/index.js"
-import * as PostgresStore from "../../src/store/PostgresStore.js"
-import { freshPostgresSchema } from "../store/FreshPostgresSchema.js"
+import { type AuthRequest, type AuthRequestFilter, AuthRequests, InvalidArgument } from "../../src/index.js"
 import { authRequestsOn } from "./AuthRequestsTestLayer.js"
+import { storesUnderTest } from "./StoresUnderTest.js"
 
 // Listing a page at a time (limit, before) with the filters of the SSH gate (src, dst, local_user, decided_after),
 // on SQLite and, with GATEHOUSE_TEST_PG_URL (skipped without it, except under GATEHOUSE_E2E=1), on PostgreSQL:
 // the same SQL must give the same pages on both. Time is the TestClock's, so creation times are exact.
-const pg = requireEnv("GATEHOUSE_TEST_PG_URL")
-
-const stores: ReadonlyArray<{
-  readonly name: string
-  readonly skip: boolean
-  readonly open: Effect.Effect<Layer.Layer<SqlClient.SqlClient, unknown>, never, Scope.Scope>
-}> = [
-  { name: "SQLite", skip: false, open: Effect.succeed(StoreLive.layerMemory) },
-  {
-    name: "PostgreSQL",
-    skip: pg.skip,
-    open: Effect.map(freshPostgresSchema(pg.skip ? "" : pg.value), ({ schema }) =>
-      PostgresStore.layer({ url: Redacted.make(pg.skip ? "" : pg.value), schema })
-    )
-  }
-]
+const stores = storesUnderTest
 
 const check = (src: string, dst: string, local_user: string) =>
   ({ kind: "ssh_check", ssh_check: { src, dst, local_user } }) as const

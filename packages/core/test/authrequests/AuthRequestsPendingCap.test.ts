@@ -1,36 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { AuthRequestKind, NewAuthRequest } from "@gatehouse-edge/contract/domain"
-import { Effect, Layer, Redacted, type Scope } from "effect"
+import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
-import { requireEnv } from "../../../../test/support/e2e.js"
 import { create, decide } from "../../src/authrequests/AuthRequestChanges.js"
 import { AuthRequestRepository } from "../../src/authrequests/AuthRequestRepository.js"
 import type { Batch } from "../../src/authrequests/AuthRequestWriter.js"
 import { AuthRequests, Events, StoreLive } from "../../src/index.js"
-import * as PostgresStore from "../../src/store/PostgresStore.js"
-import { freshPostgresSchema } from "../store/FreshPostgresSchema.js"
 import { authRequestsOn } from "./AuthRequestsTestLayer.js"
+import { storesUnderTest } from "./StoresUnderTest.js"
 
 // The pending cap holds per kind: the SSH check gate's key (which may create only ssh_check requests) must not
 // expire the registrations waiting for an operator, nor a flood of registrations the logins waiting at the gate.
 // On SQLite and, with GATEHOUSE_TEST_PG_URL (skipped without it, except under GATEHOUSE_E2E=1), on PostgreSQL.
-const pg = requireEnv("GATEHOUSE_TEST_PG_URL")
-
-const stores: ReadonlyArray<{
-  readonly name: string
-  readonly skip: boolean
-  readonly open: Effect.Effect<Layer.Layer<SqlClient.SqlClient, unknown>, never, Scope.Scope>
-}> = [
-  { name: "SQLite", skip: false, open: Effect.succeed(StoreLive.layerMemory) },
-  {
-    name: "PostgreSQL",
-    skip: pg.skip,
-    open: Effect.map(freshPostgresSchema(pg.skip ? "" : pg.value), ({ schema }) =>
-      PostgresStore.layer({ url: Redacted.make(pg.skip ? "" : pg.value), schema })
-    )
-  }
-]
+const stores = storesUnderTest
 
 const maxPending = 3
 const other = { registration: "ssh_check", ssh_check: "registration" } as const

@@ -1,6 +1,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Effect, type Fiber } from "effect"
+import { Deferred, Effect, type Fiber } from "effect"
+import { RouteValidator } from "../../src/routes/RouteValidator.js"
+import * as RouteValidatorLive from "../../src/routes/RouteValidatorLive.js"
 import { tempDir } from "../store/TempDir.js"
 
 /**
@@ -30,4 +32,25 @@ export const outcomeOf = <A, E>(fiber: Fiber.Fiber<A, E>, name: string) =>
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
     }
     return yield* Effect.die(new Error(`${name} is still waiting after 5 s`))
+  })
+
+/**
+ * A validator under which the write of `file` holds the write lock in its check until the test lets it go:
+ * `holding` completes once it holds it, `release` lets it (and every later write of `file`) go on.
+ */
+export const holdingWriteOf = (file: string) =>
+  Effect.gen(function* () {
+    const holding = yield* Deferred.make<void>()
+    const release = yield* Deferred.make<void>()
+    const validator = RouteValidator.of({
+      ...RouteValidatorLive.inline,
+      validateSources: (sources) =>
+        sources.at(-1)?.file === file && !Deferred.isDoneUnsafe(release)
+          ? Effect.andThen(
+              Deferred.succeed(holding, undefined),
+              Effect.andThen(Deferred.await(release), RouteValidatorLive.inline.validateSources(sources))
+            )
+          : RouteValidatorLive.inline.validateSources(sources)
+    })
+    return { validator, holding, release }
   })

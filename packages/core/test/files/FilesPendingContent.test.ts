@@ -3,9 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { FileOperationTimedOut, RateLimited } from "@gatehouse-edge/contract/domain"
 import { Data, Deferred, Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import { RouteValidator } from "../../src/routes/RouteValidator.js"
-import * as RouteValidatorLive from "../../src/routes/RouteValidatorLive.js"
-import { filesLayout } from "./FilesFixtures.js"
+import { filesLayout, holdingWriteOf } from "./FilesFixtures.js"
 import { startFiles } from "./StartFiles.js"
 
 class BodyCutShort extends Data.TaggedError("BodyCutShort")<{}> {}
@@ -23,18 +21,7 @@ describe("a write whose content is still to come", () => {
       Effect.gen(function* () {
         const { routesDir, configFile } = yield* filesLayout()
         // The first write holds the lock in its check until the test lets it go.
-        const holding = yield* Deferred.make<void>()
-        const release = yield* Deferred.make<void>()
-        const validator = RouteValidator.of({
-          ...RouteValidatorLive.inline,
-          validateSources: (sources) =>
-            sources.at(-1)?.file === "a.yml" && !Deferred.isDoneUnsafe(release)
-              ? Effect.andThen(
-                  Deferred.succeed(holding, undefined),
-                  Effect.andThen(Deferred.await(release), RouteValidatorLive.inline.validateSources(sources))
-                )
-              : RouteValidatorLive.inline.validateSources(sources)
-        })
+        const { validator, holding, release } = yield* holdingWriteOf("a.yml")
         const files = yield* startFiles(configFile, routesDir, { validator, limits: { maxQueuedBytes: 10_000 } })
         const first = yield* Effect.forkChild(files.write("routes", "a.yml", content("a", 3_000)))
         yield* Deferred.await(holding)

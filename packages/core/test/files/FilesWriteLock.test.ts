@@ -7,7 +7,7 @@ import { TestClock } from "effect/testing"
 import { stuckDisk } from "../../../../test/support/StuckDisk.js"
 import { RouteValidator } from "../../src/routes/RouteValidator.js"
 import * as RouteValidatorLive from "../../src/routes/RouteValidatorLive.js"
-import { filesLayout, outcomeOf } from "./FilesFixtures.js"
+import { filesLayout, holdingWriteOf, outcomeOf } from "./FilesFixtures.js"
 import { startFiles } from "./StartFiles.js"
 
 describe("a file write stuck on the disk", () => {
@@ -138,18 +138,7 @@ describe("a file write stuck on the disk", () => {
     Effect.gen(function* () {
       const { routesDir, configFile } = yield* filesLayout()
       // The first write holds the lock in its check until the test lets it go.
-      const holding = yield* Deferred.make<void>()
-      const release = yield* Deferred.make<void>()
-      const validator = RouteValidator.of({
-        ...RouteValidatorLive.inline,
-        validateSources: (sources) =>
-          sources.at(-1)?.file === "a.yml" && !Deferred.isDoneUnsafe(release)
-            ? Effect.andThen(
-                Deferred.succeed(holding, undefined),
-                Effect.andThen(Deferred.await(release), RouteValidatorLive.inline.validateSources(sources))
-              )
-            : RouteValidatorLive.inline.validateSources(sources)
-      })
+      const { validator, holding, release } = yield* holdingWriteOf("a.yml")
       const files = yield* startFiles(configFile, routesDir, { validator, limits: { maxQueuedBytes: 10_000 } })
       // A route and a comment of `bytes` bytes in all.
       const content = (name: string, bytes: number) => {
