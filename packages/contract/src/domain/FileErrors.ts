@@ -35,10 +35,14 @@ export class FileTooLarge extends ApiError<FileTooLarge>()("FileTooLarge", {
  * abandoned before the new file was put in place left the file untouched; one abandoned while `replacing` it may
  * still put the whole new content in place (never part of it): read the file to know.
  */
+/** What an operation was on: a file, or for `filename` "*" (a listing) the directory of its type. */
+const subjectOf = (e: { readonly type: FileType; readonly filename: string }): string =>
+  e.filename === "*" ? `the ${e.type} directory` : `${e.type} file "${e.filename}"`
+
 export class FileOperationTimedOut extends ApiError<FileOperationTimedOut>()("FileOperationTimedOut", {
   code: "timeout",
   fields: { type: FileType, filename: Schema.String, operation: Schema.String, timeout_ms: Schema.Int },
-  message: (e) => `${e.operation} of ${e.type} file "${e.filename}" did not finish within ${e.timeout_ms} ms`
+  message: (e) => `${e.operation} of ${subjectOf(e)} did not finish within ${e.timeout_ms} ms`
 }) {}
 
 /**
@@ -49,7 +53,7 @@ export class FileOperationTimedOut extends ApiError<FileOperationTimedOut>()("Fi
 export class FileSystemFailed extends ApiError<FileSystemFailed>()("FileSystemFailed", {
   code: "unavailable",
   fields: { type: FileType, filename: Schema.String, operation: Schema.String, problem: Schema.String },
-  message: (e) => `${e.operation} of ${e.type} file "${e.filename}" failed: ${e.problem}`
+  message: (e) => `${e.operation} of ${subjectOf(e)} failed: ${e.problem}`
 }) {}
 
 /**
