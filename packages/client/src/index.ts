@@ -16,6 +16,7 @@ export {
   type ReconnectOptions,
   type Resumption,
   reconnectSchedule,
+  resetAfterOf,
   type WatchOptions
 } from "./Reconnect.js"
 export { isRetryable } from "./RetryableFailure.js"
