@@ -21,7 +21,7 @@ describe("a file listing on a stuck disk", () => {
         assert.strictEqual(stuck.status, 504, stuck.text)
         assert.strictEqual(stuck.json.error.code, "timeout")
         assert.strictEqual(stuck.json.error.details[0].reason, "FileOperationTimedOut")
-        assert.strictEqual(stuck.json.error.message, 'listing of the routes directory did not finish within 300 ms')
+        assert.strictEqual(stuck.json.error.message, "listing of the routes directory did not finish within 300 ms")
         yield* disk.release
         const listed = yield* list
         assert.strictEqual(listed.status, 200, listed.text)

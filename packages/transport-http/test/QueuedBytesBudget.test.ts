@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
+import { ClientTooSlow, errorCodeOf, RateLimited } from "@gatehouse-edge/core/domain"
 import { Effect, Exit, Fiber, Layer, Scope } from "effect"
 import { TestClock } from "effect/testing"
-import { QueuedTooMuch } from "../src/websocket/QueuedTooMuch.js"
 import { type StreamPlace, WebSocketConnections } from "../src/websocket/WebSocketConnections.js"
 import { WebSocketPolicy } from "../src/websocket/WebSocketPolicy.js"
 
@@ -76,17 +76,18 @@ describe("the budgets of queued bytes", () => {
       assert.isUndefined(overServer.pollUnsafe())
       yield* TestClock.adjust(1)
       const client = yield* Effect.flip(Fiber.join(overClient))
-      assert.instanceOf(client, QueuedTooMuch)
+      assert.instanceOf(client, ClientTooSlow)
       assert.strictEqual(client.message, "client too slow: its streams together queued more than 100 bytes")
       // Its own budget passed: too slow, not retried (1008).
-      assert.strictEqual(client.errorCode, "slow_consumer")
+      assert.strictEqual(errorCodeOf(client), "slow_consumer")
       const server = yield* Effect.flip(Fiber.join(overServer))
       assert.strictEqual(
         server.message,
         "server busy: the streams of all clients together queued more than 150 bytes; try again later"
       )
       // The server's, which other clients filled: try again later (1013), which a client that reads retries.
-      assert.strictEqual(server.errorCode, "rate_limited")
+      assert.instanceOf(server, RateLimited)
+      assert.strictEqual(errorCodeOf(server), "rate_limited")
       // What failed was never counted.
       assert.strictEqual(yield* queued(), 80)
     }).pipe(withConnections({ perClient: 100, perServer: 150 }))

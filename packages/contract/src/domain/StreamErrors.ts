@@ -19,12 +19,23 @@ export class ServerShuttingDown extends ApiError<ServerShuttingDown>()("ServerSh
   message: () => "server shutting down"
 }) {}
 
+/** A limit in bytes as a close reason gives it: `16 MiB`, `64 KiB`, `1000 bytes`. */
+export const bytesInUnits = (bytes: number): string => {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`
+  return `${bytes} bytes`
+}
+
 /**
  * A WebSocket client that does not read what the server sends: its queued bytes passed the limit, or it did not
- * drain them in time. Dropped (1008) so it cannot cost the server memory or hold back anyone else.
+ * drain them in time. Dropped (1008) so it cannot cost the server memory or hold back anyone else. With
+ * `budget_bytes`, what passed it was the client's streams together (each of them may be reading), not this one.
  */
 export class ClientTooSlow extends ApiError<ClientTooSlow>()("ClientTooSlow", {
   code: "slow_consumer",
-  fields: { queued_bytes: Schema.Int },
-  message: () => "client too slow"
+  fields: { queued_bytes: Schema.Int, budget_bytes: Schema.optionalKey(Schema.Int) },
+  message: (e) =>
+    e.budget_bytes === undefined
+      ? "client too slow"
+      : `client too slow: its streams together queued more than ${bytesInUnits(e.budget_bytes)}`
 }) {}

@@ -23,7 +23,7 @@ describe("GET /file/list of a routes directory the server cannot read", () => {
       assert.instanceOf(failure, FileSystemFailed)
       assert.strictEqual(
         failure.message,
-        'listing of the routes directory failed: a part of the path is not a directory (ENOTDIR)'
+        "listing of the routes directory failed: a part of the path is not a directory (ENOTDIR)"
       )
     }).pipe(Effect.scoped)
   )

@@ -37,7 +37,7 @@ describe("a file listing on a stuck disk", () => {
       yield* TestClock.adjust("10 seconds")
       const failure = yield* outcomeOf(listing, "the listing")
       assert.instanceOf(failure, FileOperationTimedOut)
-      assert.strictEqual(failure.message, 'listing of the routes directory did not finish within 10000 ms')
+      assert.strictEqual(failure.message, "listing of the routes directory did not finish within 10000 ms")
       yield* disk.release
       assert.deepStrictEqual(yield* files.list, { config: ["gatehouse.yml"], routes: ["a.yml"] })
     }).pipe(Effect.scoped)

@@ -23,7 +23,7 @@ import * as Stream from "effect/Stream"
 import * as Socket from "effect/socket/Socket"
 import { awaitDrain } from "./AwaitDrain.js"
 import { clientAddressOf } from "./ClientAddress.js"
-import { QueuedTooMuch } from "./QueuedTooMuch.js"
+import type { QueuedTooMuch } from "./QueuedTooMuch.js"
 import { StreamCredential } from "./StreamCredential.js"
 import { encodeTextFrames } from "./TextFrames.js"
 import { webSocketOf } from "./TrackedWebSocket.js"
@@ -270,8 +270,7 @@ export const serveWebSocket = <E, R>(
           ws.terminate()
         } else if (failure !== undefined) {
           const error = failure.error
-          // Past a budget of queued bytes, the budget says which code (see QueuedTooMuch.errorCode).
-          const code = closeCodeOf(error instanceof QueuedTooMuch ? error.errorCode : errorCodeOf(error))
+          const code = closeCodeOf(errorCodeOf(error))
           const reason = error instanceof Error ? error.message : "stream failed"
           // Never a close without the code: a write that fails with the reason is retried without it.
           yield* Effect.ignore(
