@@ -77,18 +77,21 @@ const asStrings = (value: unknown): ReadonlyArray<string> =>
 const verifiedEmailOf = (claims: OidcClaims) =>
   claims.email_verified === true && typeof claims.email === "string" && claims.email !== "" ? claims.email : undefined
 
-/** The name an OIDC user goes by: `preferred_username`, else the verified email, else the subject id. */
-const usernameOf = (claims: OidcClaims) =>
-  String(claims.preferred_username ?? verifiedEmailOf(claims) ?? claims.sub ?? "unknown")
+/**
+ * The user's id at the provider, `sub`: the one claim that is stable and unique for the issuer (OIDC Core §5.7).
+ * `preferred_username` is neither, and the provider does not vouch for it (users may pick it, or rename), so it
+ * names nobody here: not in `allowed_users`, not in the session's subject nor the audit trail it goes into.
+ */
+const subjectIdOf = (claims: OidcClaims) => String(claims.sub ?? "unknown")
 
 /**
- * Whether the claims admit the user, and with which role: `allowed_users` (user name, verified email or subject) and
- * `allowed_groups` admit (either suffices; both empty: every user of the provider); the highest role one of the
- * user's groups maps to, else `default_role`.
+ * Whether the claims admit the user, and with which role: `allowed_users` (the verified email or the subject id)
+ * and `allowed_groups` admit (either suffices; both empty: every user of the provider); the highest role one of
+ * the user's groups maps to, else `default_role`.
  */
 export const oidcRoleOf = (oidc: OidcConfig, claims: OidcClaims): Role | undefined => {
   const groups = asStrings(claims[oidc.groupsClaim])
-  const names = [usernameOf(claims), verifiedEmailOf(claims) ?? "", String(claims.sub ?? "")].filter((n) => n !== "")
+  const names = [verifiedEmailOf(claims) ?? "", String(claims.sub ?? "")].filter((n) => n !== "")
   const open = oidc.allowedUsers.length === 0 && oidc.allowedGroups.length === 0
   const admitted =
     open ||
@@ -235,10 +238,10 @@ export const layer = (options: LoginOptions): Layer.Layer<Login, never, Sessions
                 error instanceof OidcLoginFailed ? refuse("", "oidc", client, error.message) : Effect.void
               )
             )
-          const subject = `oidc:${usernameOf(claims)}`
+          const subject = `oidc:${subjectIdOf(claims)}`
           const role = oidcRoleOf(oidc, claims)
           if (role === undefined) {
-            yield* refuse(usernameOf(claims), "oidc", client, "not in allowed_users or allowed_groups")
+            yield* refuse(subjectIdOf(claims), "oidc", client, "not in allowed_users or allowed_groups")
             return yield* new OidcUserNotAllowed({ subject })
           }
           const issued = yield* sessions.create({

@@ -127,20 +127,24 @@ const oidc = (overrides: Partial<OidcConfig> = {}): OidcConfig => ({
 })
 
 describe("oidcRoleOf", () => {
-  it("admits by user name, email, subject or group, and maps the highest role of the user's groups", () => {
+  it("admits by verified email, subject id or group, and maps the highest role of the user's groups", () => {
     const config = oidc({
       allowedUsers: ["carol", "dave@example.org"],
       allowedGroups: ["staff", "ops"],
       roles: { admin: ["admins"], operator: ["ops"], viewer: ["staff"] },
       defaultRole: "viewer"
     })
-    assert.strictEqual(oidcRoleOf(config, { sub: "1", preferred_username: "carol" }), "viewer")
+    assert.strictEqual(oidcRoleOf(config, { sub: "carol" }), "viewer")
+    // A name the provider does not vouch for admits nobody: users may pick their preferred_username, even the
+    // email or the subject id of an allowed user.
+    for (const claimed of ["carol", "dave@example.org"])
+      assert.isUndefined(oidcRoleOf(config, { sub: "1", preferred_username: claimed }))
     assert.strictEqual(oidcRoleOf(config, { sub: "2", email: "dave@example.org", email_verified: true }), "viewer")
     // An email the provider does not vouch for admits nobody: users may be able to set any address there.
     for (const unverified of [{}, { email_verified: false }, { email_verified: "true" }])
       assert.isUndefined(oidcRoleOf(config, { sub: "2", email: "dave@example.org", ...unverified }))
     assert.strictEqual(oidcRoleOf(config, { sub: "3", groups: ["staff", "ops"] }), "operator")
-    assert.strictEqual(oidcRoleOf(config, { sub: "4", preferred_username: "carol", groups: ["admins"] }), "admin")
+    assert.strictEqual(oidcRoleOf(config, { sub: "carol", groups: ["admins"] }), "admin")
     assert.isUndefined(oidcRoleOf(config, { sub: "5", preferred_username: "eve", groups: ["admins"] }))
     assert.isUndefined(oidcRoleOf(config, { sub: "6", preferred_username: "eve" }))
     assert.strictEqual(oidcRoleOf(config, { sub: "7", groups: "ops" }), "operator", "a single group as a string")
