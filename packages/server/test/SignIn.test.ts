@@ -340,6 +340,26 @@ describe("session cookies", () => {
     )
   )
 
+  it.live("a cookie works behind a proxy's Basic authentication; a Bearer token sent with it decides alone", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const server = yield* serverWithUsers()
+        const vic = yield* signIn(server, "vic", "vic-password")
+        const whoami = (extra: Record<string, string>) =>
+          request(`${server.baseUrl}/whoami`, asBrowser(vic.cookie, extra))
+        // A reverse proxy that asks for a password of its own passes its Authorization header on.
+        const behindProxy = yield* whoami({ authorization: "Basic dmljOnByb3h5LXBhc3N3b3Jk" })
+        assert.strictEqual(behindProxy.status, 200, behindProxy.text)
+        assert.deepInclude(behindProxy.json, { method: "session", subject: "user:vic" })
+        // A key is the request's credential, the cookie then counts for nothing: a wrong one is refused.
+        const withKey = yield* whoami({ authorization: `Bearer ${server.apiKey}` })
+        assert.deepInclude(withKey.json, { method: "api_key", subject: "api-key:admin" })
+        assert.strictEqual((yield* whoami({ authorization: "Bearer gh_wrong" })).status, 401)
+        assert.strictEqual((yield* whoami({ authorization: "Bearer" })).status, 401)
+      })
+    )
+  )
+
   it.live("unsafe requests with a cookie need the session's CSRF token; API-key requests do not", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -154,7 +154,9 @@ export const layerAuthentication = Layer.effect(
             Unauthenticated | PermissionDenied,
             HttpServerRequest.HttpServerRequest
           >
-          if (authorization !== undefined) {
+          // Only a bearer token is a key: another scheme (`Basic` from a reverse proxy that asks for a password
+          // of its own) is not Gatehouse's, and leaves the cookie to decide.
+          if (authorization !== undefined && /^Bearer(\s|$)/i.test(authorization)) {
             const key = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1]
             principal = key === undefined ? Effect.fail(noCredentials) : byKey(Redacted.make(key))
           } else if (Redacted.value(credential) === "") principal = Effect.fail(noCredentials)
