@@ -18,7 +18,10 @@ export const LoginFailedEvent = defineEvent("auth", "login_failed", {
   identifier: "LoginFailedEvent",
   description: "a sign-in was refused",
   data: Schema.Struct({
-    /** The name that was tried, bounded (an unauthenticated client chose it). */
+    /**
+     * The name that was tried, bounded (an unauthenticated client chose it); for a password sign-in, empty when it
+     * is no user's name (it may be a password typed into the wrong field).
+     */
     username: Schema.String,
     method: AuthMethod,
     address: Schema.String,

@@ -137,6 +137,16 @@ export const layer = (options: LoginOptions): Layer.Layer<Login, never, Sessions
 
       const refuse = (username: string, method: "session" | "oidc", client: LoginClient, reason: string) =>
         events.publish(LoginFailedEvent.make({ username: bounded(username), method, address: client.address, reason }))
+      // A password sign-in's refusal names the user only when there is one by that name: anyone with `events:read`
+      // reads the event, and a name that is nobody's may be a password typed into the wrong field. The server's
+      // log, which only its operator reads, keeps it, as sshd's "Invalid user" lines do.
+      const refusePassword = (username: string, client: LoginClient, reason: string) =>
+        users.has(username)
+          ? refuse(username, "session", client, reason)
+          : Effect.andThen(
+              Effect.logInfo(`sign-in refused for "${bounded(username)}", not a user, from ${client.address}`),
+              refuse("", "session", client, reason)
+            )
 
       const notConfigured = (what: string) => new LoginNotConfigured({ message: `${what} is not configured` })
 
@@ -146,7 +156,7 @@ export const layer = (options: LoginOptions): Layer.Layer<Login, never, Sessions
           if (!configured) return yield* notConfigured("sign-in with a password (auth.users)")
           const retryAfter = yield* throttle.attempt(client.address, credentials.username)
           if (retryAfter !== undefined) {
-            yield* refuse(credentials.username, "session", client, "too many attempts")
+            yield* refusePassword(credentials.username, client, "too many attempts")
             return yield* new RateLimited({
               message: "too many sign-in attempts: wait before trying again",
               retry_after_s: retryAfter
@@ -158,12 +168,7 @@ export const layer = (options: LoginOptions): Layer.Layer<Login, never, Sessions
             Redacted.value(credentials.password)
           )
           if (user === undefined || !matches) {
-            yield* refuse(
-              credentials.username,
-              "session",
-              client,
-              user === undefined ? "unknown user" : "wrong password"
-            )
+            yield* refusePassword(credentials.username, client, user === undefined ? "unknown user" : "wrong password")
             return yield* new InvalidCredentials()
           }
           yield* throttle.succeeded(credentials.username)
