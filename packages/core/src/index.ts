@@ -17,6 +17,7 @@ export { hashPassword, isSupportedHash, verifyPassword } from "./auth/Passwords.
 export { ServerSecrets } from "./auth/ServerSecrets.js"
 export { SessionRepository } from "./auth/SessionRepository.js"
 export * as SessionsLive from "./auth/SessionsLive.js"
+export { generateUnusedApiKey } from "./auth/UnusedApiKey.js"
 export { authIdProblem } from "./authrequests/AuthRequestInput.js"
 export * as AuthRequestsLive from "./authrequests/AuthRequestsLive.js"
 export { AuthRequestWaiterCount } from "./authrequests/AuthRequestsLive.js"

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs/promises"
-import { ApiKeyRepository, apiKeyPrefix, generateApiKey, sha256Hex } from "@gatehouse-edge/core"
+import { ApiKeyRepository, apiKeyPrefix, generateUnusedApiKey, sha256Hex } from "@gatehouse-edge/core"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as DateTime from "effect/DateTime"
@@ -62,7 +62,7 @@ export const ensureAdminKey = (dataDir: string): Effect.Effect<void, never, ApiK
         })
         .pipe(Effect.orDie)
     }
-    const { key, prefix, sha256 } = generateApiKey()
+    const { key, prefix, sha256 } = yield* generateUnusedApiKey(keys)
     // The file first, on disk (fsync) before the store changes: a start that fails to write it revokes nothing,
     // and one that stops after it adopts the key from the file next time (above).
     yield* Effect.tryPromise(() => fs.mkdir(dataDir, { recursive: true })).pipe(

@@ -15,11 +15,18 @@ export const keyMatches = (key: string, expectedHex: string): boolean => {
   return expected.length === actual.length && timingSafeEqual(actual, expected)
 }
 
+/** A new key, its public prefix and the hash stored of it. */
+export interface GeneratedApiKey {
+  readonly key: string
+  readonly prefix: string
+  readonly sha256: string
+}
+
 /**
  * A new API key `gh_<prefix>_<secret>`: an 8-character public prefix (to find it) and a 256-bit secret, with the
  * hash to store. The key has full entropy, so a fast hash is enough: there is nothing to brute-force.
  */
-export const generateApiKey = (): { readonly key: string; readonly prefix: string; readonly sha256: string } => {
+export const generateApiKey = (): GeneratedApiKey => {
   const prefix = randomBytes(5).toString("hex").slice(0, 8)
   const key = `gh_${prefix}_${randomBytes(32).toString("base64url").slice(0, 43)}`
   return { key, prefix, sha256: sha256Hex(key) }

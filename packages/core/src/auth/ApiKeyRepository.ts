@@ -58,8 +58,8 @@ export class ApiKeyRepository extends Context.Service<
     readonly list: Effect.Effect<ReadonlyArray<StoredApiKey>>
     /** Records that the key was used at `at` (RFC 3339). */
     readonly touch: (id: string, at: string) => Effect.Effect<void>
-    /** Revokes the active key of that name; whether there was one. */
-    readonly revoke: (name: string, at: string) => Effect.Effect<boolean>
+    /** Revokes the active key of that name, in one statement; the key it revoked, if there was one. */
+    readonly revoke: (name: string, at: string) => Effect.Effect<Option.Option<StoredApiKey>>
   }
 >()("@gatehouse-edge/core/ApiKeyRepository") {
   /** The repository on the store's `SqlClient`. */
@@ -92,12 +92,11 @@ export class ApiKeyRepository extends Context.Service<
           yield* sql`UPDATE api_keys SET last_used_at = ${at} WHERE id = ${id}`.pipe(Effect.orDie)
         }),
         revoke: Effect.fn("ApiKeyRepository.revoke")(function* (name: string, at: string) {
-          const before = yield* sql<{ n: number }>`SELECT count(*) AS n FROM api_keys
-            WHERE name = ${name} AND revoked_at IS NULL`.pipe(Effect.orDie)
-          yield* sql`UPDATE api_keys SET revoked_at = ${at} WHERE name = ${name} AND revoked_at IS NULL`.pipe(
-            Effect.orDie
-          )
-          return Number(before[0]?.n ?? 0) > 0
+          // One statement that says what it changed: two revocations at once cannot both find the key.
+          const rows = yield* sql<Row>`UPDATE api_keys SET revoked_at = ${at}
+            WHERE name = ${name} AND revoked_at IS NULL
+            RETURNING ${sql.literal(columns)}`.pipe(Effect.orDie)
+          return Option.map(Option.fromNullishOr(rows[0]), fromRow)
         })
       })
     })

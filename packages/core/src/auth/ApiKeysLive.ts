@@ -5,11 +5,12 @@ import * as Clock from "effect/Clock"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { Events } from "../events/Events.js"
-import { generateApiKey } from "./ApiKeyFormat.js"
 import { ApiKeyConflict, ApiKeyRepository, type StoredApiKey } from "./ApiKeyRepository.js"
 import { ApiKeys } from "./ApiKeys.js"
 import { Authentication } from "./Authentication.js"
+import { generateUnusedApiKey } from "./UnusedApiKey.js"
 
 const iso = (ms: number) => DateTime.formatIso(DateTime.makeUnsafe(ms))
 
@@ -35,7 +36,7 @@ export const layer: Layer.Layer<ApiKeys, never, ApiKeyRepository | Authenticatio
     return ApiKeys.of({
       create: Effect.fn("ApiKeys.create")(function* (request: NewApiKey, by: string) {
         const now = yield* Clock.currentTimeMillis
-        const { key, prefix, sha256 } = generateApiKey()
+        const { key, prefix, sha256 } = yield* generateUnusedApiKey(repository)
         const stored: StoredApiKey = {
           id: randomUUID(),
           name: request.name,
@@ -65,25 +66,25 @@ export const layer: Layer.Layer<ApiKeys, never, ApiKeyRepository | Authenticatio
       }),
       list: Effect.map(repository.list, (keys) => keys.map(apiKeyInfoOf)).pipe(Effect.withSpan("ApiKeys.list")),
       revoke: Effect.fn("ApiKeys.revoke")(function* (name: string, by: string) {
-        const active = (yield* repository.list).find((key) => key.name === name && key.revoked_at === null)
-        if (active === undefined) return yield* new ApiKeyNotFound({ name })
         const at = iso(yield* Clock.currentTimeMillis)
         // Refused from the next request on, and the streams opened with it end. After the commit: a verification
         // reading the row before this is not remembered by the key cache, and one reading it after sees the revocation.
         // The commit and the telling are one step: a request interrupted between them (its client gone) would leave
-        // the key's streams open, and the retried revocation finds nothing left to revoke.
-        yield* Effect.uninterruptible(
-          Effect.andThen(
+        // the key's streams open, and the retried revocation finds nothing left to revoke. The key revoked, and
+        // told of, is the one the update found: of two revocations at once, one revokes and the other finds none.
+        const revoked = yield* Effect.uninterruptible(
+          Effect.tap(
             events.transaction(
-              Effect.as(repository.revoke(name, at), {
-                value: undefined,
-                events: [ApiKeyRevokedEvent.make({ name, by })]
-              })
+              Effect.flatMap(repository.revoke(name, at), (found) =>
+                Option.isNone(found)
+                  ? Effect.fail(new ApiKeyNotFound({ name }))
+                  : Effect.succeed({ value: found.value, events: [ApiKeyRevokedEvent.make({ name, by })] })
+              )
             ),
-            authentication.keyRevoked(active.prefix)
+            (key) => authentication.keyRevoked(key.prefix)
           )
         )
-        return apiKeyInfoOf({ ...active, revoked_at: at })
+        return apiKeyInfoOf(revoked)
       })
     })
   })

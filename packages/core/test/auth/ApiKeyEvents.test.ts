@@ -1,16 +1,21 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Layer } from "effect"
+import { ApiKeyNotFound } from "@gatehouse-edge/contract/domain"
+import { Effect, Exit, Layer, Result } from "effect"
 import { SqlClient } from "effect/sql"
 import { ApiKeys } from "../../src/auth/ApiKeys.js"
 import { Sessions } from "../../src/auth/Sessions.js"
+import { Events } from "../../src/events/Events.js"
 import { ApiKeyRepository, ApiKeysLive, AuthenticationLive } from "../../src/index.js"
+import { storesUnderTest } from "../store/StoresUnderTest.js"
 import { sessionsOn } from "./SignInTestLayer.js"
 
-const live = ApiKeysLive.layer.pipe(
-  Layer.provideMerge(AuthenticationLive.layer),
-  Layer.provideMerge(ApiKeyRepository.layer),
-  Layer.provideMerge(sessionsOn())
-)
+const liveOn = (store?: Layer.Layer<SqlClient.SqlClient, unknown>) =>
+  ApiKeysLive.layer.pipe(
+    Layer.provideMerge(AuthenticationLive.layer),
+    Layer.provideMerge(ApiKeyRepository.layer),
+    Layer.provideMerge(sessionsOn(store))
+  )
+const live = liveOn()
 
 // From now on every event insert fails, as a full disk would make it fail.
 const eventsFail = Effect.flatMap(
@@ -53,5 +58,39 @@ describe("API keys and sessions change with their events, or not at all", () => 
         [issued.session.id]
       )
     }).pipe(Effect.provide(live))
+  )
+})
+
+// On PostgreSQL each statement waits for the server, so the two revocations interleave there.
+for (const store of storesUnderTest) {
+  describe.skipIf(store.skip)(`revoking an API key (${store.name})`, () => {
+    it.effect("of two revocations of a key at once, one revokes it and is recorded; the other finds none", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const services = liveOn(yield* store.open)
+          yield* revokeTwiceAtOnce.pipe(Effect.provide(services))
+        })
+      )
+    )
+  })
+}
+
+const revokeTwiceAtOnce = Effect.gen(function* () {
+  const apiKeys = yield* ApiKeys
+  const created = yield* apiKeys.create({ name: "ci", scopes: ["events:read"] }, "test")
+  const both = yield* Effect.all([apiKeys.revoke("ci", "alice"), apiKeys.revoke("ci", "bob")], {
+    concurrency: 2,
+    mode: "result"
+  })
+  const revoked = both.filter(Result.isSuccess).map((result) => result.success)
+  assert.deepStrictEqual(
+    revoked.map((key) => key.prefix),
+    [created.api_key.prefix]
+  )
+  assert.instanceOf(both.find(Result.isFailure)?.failure, ApiKeyNotFound)
+  const history = yield* (yield* Events).history({ category: "api_key" })
+  assert.deepStrictEqual(
+    history.map((event) => event.action),
+    ["created", "revoked"]
   )
 })

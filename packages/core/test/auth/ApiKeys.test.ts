@@ -7,6 +7,7 @@ import { ApiKeyConflict, ApiKeyRepository, type StoredApiKey } from "../../src/a
 import { Authentication } from "../../src/auth/Authentication.js"
 import * as AuthenticationLive from "../../src/auth/AuthenticationLive.js"
 import { Sessions } from "../../src/auth/Sessions.js"
+import { generateUnusedApiKey } from "../../src/auth/UnusedApiKey.js"
 import * as StoreLive from "../../src/store/StoreLive.js"
 
 const stored = (name: string, key = generateApiKey(), extra: Partial<StoredApiKey> = {}): StoredApiKey => ({
@@ -65,8 +66,11 @@ describe("ApiKeyRepository", () => {
         Option.getOrThrow(yield* keys.findByPrefix(admin.prefix)).last_used_at,
         "2026-02-02T00:00:00.000Z"
       )
-      assert.isTrue(yield* keys.revoke("admin", "2026-03-03T00:00:00.000Z"))
-      assert.isFalse(yield* keys.revoke("admin", "2026-03-04T00:00:00.000Z"), "nothing left to revoke")
+      assert.deepStrictEqual(
+        yield* keys.revoke("admin", "2026-03-03T00:00:00.000Z"),
+        Option.some({ ...admin, last_used_at: "2026-02-02T00:00:00.000Z", revoked_at: "2026-03-03T00:00:00.000Z" })
+      )
+      assert.isTrue(Option.isNone(yield* keys.revoke("admin", "2026-03-04T00:00:00.000Z")), "nothing left to revoke")
       // The name is free again once the old key is revoked; the revoked one stays, for the record.
       yield* keys.insert(stored("admin"))
       const all = yield* keys.list
@@ -77,6 +81,25 @@ describe("ApiKeyRepository", () => {
           ["admin", null]
         ]
       )
+    }).pipe(Effect.scoped)
+  )
+})
+
+describe("generateUnusedApiKey", () => {
+  it.effect("draws again when a stored key, revoked or not, has the prefix drawn", () =>
+    Effect.gen(function* () {
+      const { keys } = yield* services
+      const taken = stored("taken")
+      const revoked = stored("gone", generateApiKey(), { revoked_at: "2026-01-02T00:00:00.000Z" })
+      yield* keys.insert(taken)
+      yield* keys.insert(revoked)
+      const fresh = generateApiKey()
+      const draws = [{ ...fresh, prefix: taken.prefix }, { ...fresh, prefix: revoked.prefix }, fresh]
+      let drawn = 0
+      const key = yield* generateUnusedApiKey(keys, () => draws[drawn++]!)
+      assert.deepStrictEqual([key, drawn], [fresh, 3])
+      // It is stored without a conflict.
+      yield* keys.insert(stored("new", key))
     }).pipe(Effect.scoped)
   )
 })

@@ -3,11 +3,11 @@ import type { SqlClient } from "effect/sql"
 import { requireEnv } from "../../../../test/support/e2e.js"
 import { StoreLive } from "../../src/index.js"
 import * as PostgresStore from "../../src/store/PostgresStore.js"
-import { freshPostgresSchema } from "../store/FreshPostgresSchema.js"
+import { freshPostgresSchema } from "./FreshPostgresSchema.js"
 
 const pg = requireEnv("GATEHOUSE_TEST_PG_URL")
 
-/** A store an auth-request test runs on: its name, whether it is skipped, and a fresh one of it. */
+/** A store a repository test runs on: its name, whether it is skipped, and a fresh one of it. */
 export interface StoreUnderTest {
   readonly name: string
   readonly skip: boolean
