@@ -22,7 +22,13 @@ export const grpcFlags = {
     Flag.withDescription("Call over the server's unix socket instead (no API key needed)"),
     Flag.optional
   ),
-  ca: Flag.String("ca").pipe(Flag.withDescription("Use TLS, trusting this CA certificate (PEM)"), Flag.optional)
+  ca: Flag.String("ca").pipe(Flag.withDescription("Use TLS, trusting this CA certificate (PEM)"), Flag.optional),
+  tls: Flag.Boolean("tls").pipe(
+    Flag.withDescription(
+      "Use TLS, trusting the system's CAs (default: when the server's config sets grpc.tls; --ca implies it)"
+    ),
+    Flag.withDefault(false)
+  )
 }
 
 export interface GrpcFlags {
@@ -32,11 +38,12 @@ export interface GrpcFlags {
   readonly unixSocket: Option.Option<string>
   readonly apiKeyFile: Option.Option<string>
   readonly ca: Option.Option<string>
+  readonly tls: boolean
 }
 
 /**
- * A client of the server's AuthService: the address from `--grpc`, `GATEHOUSE_GRPC_ADDR` or the config, the API
- * key from `--api-key-file`, `GATEHOUSE_API_KEY` or `<data>/admin.key` (never from the command line, where other
+ * A client of the server's AuthService: the address from `--grpc`, `GATEHOUSE_GRPC_ADDR` or the config, over TLS
+ * with `--tls`, `--ca` or a config that sets `grpc.tls`, the API key from `--api-key-file`, `GATEHOUSE_API_KEY` or `<data>/admin.key` (never from the command line, where other
  * users could read it), or the unix socket without a key. Closed with the scope. With it, `reportCallErrors`: a
  * refused or failed call as one line on stderr and exit code 1 (no stack trace).
  */
@@ -51,9 +58,12 @@ export const connect = Effect.fnUntraced(function* (flags: GrpcFlags) {
     target = { address: formatListenAddress(config.grpc), apiKey }
   }
   const grpc = yield* loadGrpcClient()
+  // TLS when asked for, or when the config the address came from serves only TLS (a plaintext call to it gets no
+  // answer); the unix socket is never TLS.
+  const tls = Option.isNone(flags.unixSocket) && (flags.tls || rootCerts !== undefined || config.grpc.tls !== undefined)
   const client = grpc.makeAuthServiceClient({
     ...target,
-    insecure: rootCerts === undefined,
+    insecure: !tls,
     ...(rootCerts === undefined ? {} : { rootCerts })
   })
   yield* Effect.addFinalizer(() => Effect.sync(() => client.close()))
