@@ -236,7 +236,11 @@ describe("HypervisorLive against the simulator", () => {
           started.task ?? "",
           /^UPID:pve1:[0-9A-F]{8}:[0-9A-F]{8,9}:[0-9A-F]{8}:vzstart:102:root@pam!gatehouse:$/
         )
-        assert.strictEqual((yield* hypervisor.guestStatsLine("pve1", 102)).split("|")[0], "running", "cache refreshed")
+        assert.strictEqual(
+          (yield* hypervisor.guestStatsLine("pve1", 102)).split("|")[0],
+          "running",
+          "the cache shows what Proxmox confirmed, not the lagging poll"
+        )
         const again = yield* hypervisor.lxc("pve1", 102, "start", "alice")
         assert.deepStrictEqual(again, { message: "container already running", status: "running" })
         const restarted = yield* hypervisor.lxc("pve1", 102, "restart", "alice")
@@ -262,6 +266,29 @@ describe("HypervisorLive against the simulator", () => {
           ["lxc_start", "lxc_start", "lxc_restart", "lxc_stop", "lxc_start", "lxc_stop", "lxc_stop"]
         )
         assert.deepInclude(lxcEvents[0]?.data as object, { node: "pve1", vmid: 102, status: "running", by: "alice" })
+      })
+    )
+  )
+
+  it.live("LXC: journal and tail of a container work at once after a start, though /cluster/resources lags (RRD)", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const shell = recordingShell(() => ["line"])
+        const { cluster } = yield* withSsh(sim)
+        const { hypervisor } = yield* buildHypervisor({ clusters: [cluster] }, shell.layer, {
+          lxc: { pollIntervalMs: 20 }
+        })
+        const tail = hypervisor.tail({ node: "pve1", vmid: 102, files: ["/var/log/syslog"] })
+        assert.instanceOf(yield* Effect.flip(tail), GuestNotRunning)
+        yield* hypervisor.lxc("pve1", 102, "start", "alice")
+        // pvestatd has not written 102's new state yet (the refresh after the action still read it stopped): the cache
+        // says what Proxmox confirmed.
+        assert.deepStrictEqual(yield* Stream.runCollect(yield* tail), ["line"])
+        const journal = yield* hypervisor.journal({ node: "pve1", vmid: 102 })
+        assert.deepStrictEqual(yield* Stream.runCollect(journal), ["line"])
+        yield* hypervisor.lxc("pve1", 102, "stop", "alice")
+        assert.instanceOf(yield* Effect.flip(tail), GuestNotRunning, "and refused at once after a stop")
       })
     )
   )
@@ -334,6 +361,69 @@ describe("HypervisorLive against the simulator", () => {
     )
   )
 
+  it.live("LXC: a task poll that fails transiently (5xx, timeout) is polled again; a 4xx ends the wait", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator({ taskDurationMs: 300 })
+        const { hypervisor, events } = yield* buildHypervisor({ clusters: [clusterOf(sim)] }, recordingShell().layer, {
+          requestTimeoutMs: 200,
+          lxc: { pollIntervalMs: 20 }
+        })
+        const taskPolls = /\/tasks\/.*\/status$/
+        // One 500 from pveproxy on one poll of the start task: Proxmox still finishes the task.
+        sim.fault({ match: taskPolls, status: 500, reason: "proxy loop detected", once: true })
+        const started = yield* hypervisor.lxc("pve1", 102, "start", "alice")
+        assert.deepInclude(started, { message: "container started", status: "running" })
+        // One poll of the shutdown task that gets no answer in time: still a graceful shutdown, not an error.
+        const shutdownPolls = /vzshutdown.*\/status$/
+        sim.hang(shutdownPolls)
+        const stopping = yield* Effect.forkChild(hypervisor.lxc("pve1", 102, "stop", "alice"))
+        yield* eventually(
+          Effect.sync(() => (sim.countRequests(shutdownPolls) > 0 ? true : undefined)),
+          "a poll of the shutdown task"
+        )
+        sim.hang(undefined)
+        const stopped = yield* Fiber.join(stopping)
+        assert.deepInclude(stopped, { message: "container stopped", status: "stopped" })
+        assert.match(stopped.task ?? "", /:vzshutdown:102:/)
+        // A 403 will be a 403 next time: the wait ends with it.
+        sim.fault({ match: taskPolls, status: 403, reason: "Permission check failed (/nodes/pve1, Sys.Audit)" })
+        assert.instanceOf(yield* Effect.flip(hypervisor.lxc("pve1", 102, "start", "alice")), ProxmoxAccessDenied)
+        const history = yield* events.history({ category: "hypervisor" })
+        assert.deepStrictEqual(
+          history.filter((e) => e.action.startsWith("lxc_")).map((e) => e.action),
+          ["lxc_start", "lxc_stop", "lxc_failed"]
+        )
+      })
+    )
+  )
+
+  it.live("LXC restart of a container that stopped just before the reboot starts it", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator()
+        const { hypervisor } = yield* buildHypervisor({ clusters: [clusterOf(sim)] }, recordingShell().layer, {
+          lxc: { pollIntervalMs: 20, timeoutMs: 3000 }
+        })
+        // 102 is stopped, but the restart's status read still saw it running: Proxmox refuses the reboot.
+        sim.fault({
+          match: /\/lxc\/102\/status\/current$/,
+          status: 200,
+          reason: "OK",
+          body: JSON.stringify({ data: { vmid: 102, type: "lxc", status: "running", name: "db" } }),
+          once: true
+        })
+        const restarted = yield* hypervisor.lxc("pve1", 102, "restart", "alice")
+        assert.deepInclude(restarted, { message: "container started (it was not running)", status: "running" })
+        assert.match(restarted.task ?? "", /:vzstart:102:/)
+        assert.deepStrictEqual(
+          sim.requests.filter((r) => r.method === "POST").map((r) => r.path.replace(/^.*\/status\//, "")),
+          ["reboot", "start"]
+        )
+      })
+    )
+  )
+
   it.live("a token with privilege separation and no ACL: the missing privileges are reported by name", () =>
     Effect.scoped(
       Effect.gen(function* () {
@@ -401,6 +491,8 @@ describe("HypervisorLive against the simulator", () => {
           8000
         )
         sim.addGuest({ vmid: 101, node: "pve1", name: "web2", status: "running", ips: ["10.0.0.201/24"] })
+        // Listed as soon as it exists, running once pvestatd has written it to the RRD cache.
+        yield* Effect.promise(() => sim.sampleRrd())
         // Not the deleted container's addresses until they are next looked up (30 s): it was forgotten with it.
         yield* eventually(
           Effect.map(ipsOf101, (ips) => (ips?.[0] === "10.0.0.201" ? true : undefined)),

@@ -444,6 +444,50 @@ describe("PVE simulator: tasks and power actions", () => {
   })
 })
 
+describe("PVE simulator: guests in /cluster/resources come from the RRD cache (pvestatd's last update)", () => {
+  const guest = async (sim: PveSim, vmid: number) =>
+    (await api(sim, "/cluster/resources?type=vm")).json.data.find((e: any) => e.vmid === vmid)
+
+  it("lags a power action until pvestatd's next update; status/current does not", async () => {
+    const sim = await startPveSimulator(fast)
+    try {
+      const start = await api(sim, "/nodes/pve1/lxc/102/status/start", { method: "POST" })
+      await waitTask(sim, "pve1", start.json.data)
+      expect((await api(sim, "/nodes/pve1/lxc/102/status/current")).json.data.status).toBe("running")
+      expect(await guest(sim, 102)).toMatchObject({ status: "stopped", uptime: 0, mem: 0 })
+      await sim.sampleRrd()
+      expect(await guest(sim, 102)).toMatchObject({ status: "running", name: "db" })
+    } finally {
+      await sim.close()
+    }
+  })
+
+  it("lists a guest created since the last update with status unknown and nothing else", async () => {
+    const sim = await startPveSimulator(fast)
+    try {
+      sim.addGuest({ vmid: 150, node: "pve1", name: "cache", status: "running" })
+      expect(await guest(sim, 150)).toEqual({ id: "lxc/150", vmid: 150, node: "pve1", type: "lxc", status: "unknown" })
+      await sim.sampleRrd()
+      expect(await guest(sim, 150)).toMatchObject({ status: "running", name: "cache" })
+    } finally {
+      await sim.close()
+    }
+  })
+
+  it("updates by itself every rrdIntervalMs", async () => {
+    const sim = await startPveSimulator({ ...fast, rrdIntervalMs: 50 })
+    try {
+      sim.setGuest(101, { status: "stopped" })
+      const deadline = Date.now() + 5000
+      let status = (await guest(sim, 101)).status
+      while (status !== "stopped" && Date.now() < deadline) status = (await guest(sim, 101)).status
+      expect(status).toBe("stopped")
+    } finally {
+      await sim.close()
+    }
+  })
+})
+
 describe("PVE simulator: permissions", () => {
   let sim: PveSim
   beforeAll(async () => {

@@ -50,6 +50,11 @@ export interface PveSimOptions {
   readonly authFailureDelayMs?: number
   /** How long a power task runs before it acts and stops. */
   readonly taskDurationMs?: number
+  /**
+   * How often pvestatd writes guest stats to the RRD cache that `/cluster/resources` reads (real PVE: 10 s, the
+   * default). Tests that need an update sooner call {@link PveSim.sampleRrd}.
+   */
+  readonly rrdIntervalMs?: number
   readonly ticketLifetimeMs?: number
   /** The clock (ms) for tickets, task times and uptimes. */
   readonly now?: () => number
@@ -103,6 +108,8 @@ export interface PveSim {
   readonly hang: (match: RegExp | string | undefined) => void
   /** The next power task of `vmid` ends with this exit status instead of acting. */
   readonly failNextTask: (vmid: number, exitstatus: string) => void
+  /** pvestatd's next update, now: `/cluster/resources` shows every guest as it is at this moment. */
+  readonly sampleRrd: () => Promise<void>
   /** Closes the listener and destroys open connections (an outage). */
   readonly stop: () => Promise<void>
   /** Listens again on the same port with the same certificate. */
@@ -137,7 +144,8 @@ export const startPveSimulator = async (options: PveSimOptions = {}): Promise<Pv
     options.backend ?? new MemoryBackend(),
     options.taskDurationMs ?? 300,
     options.nodes ?? defaultNodes,
-    options.guests ?? defaultGuests
+    options.guests ?? defaultGuests,
+    options.rrdIntervalMs ?? 10_000
   )
   const requests: Array<SimRequest> = []
   let faults: Array<SimFault> = []
@@ -370,6 +378,7 @@ export const startPveSimulator = async (options: PveSimOptions = {}): Promise<Pv
     failNextTask: (vmid, exitstatus) => {
       world.failNext.set(vmid, exitstatus)
     },
+    sampleRrd: () => world.sampleRrd(),
     stop: halt,
     start: async () => {
       if (!server.listening) await listen(port)

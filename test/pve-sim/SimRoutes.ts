@@ -310,22 +310,22 @@ export const routes: ReadonlyArray<Route> = [
         const visible = [...world.guests.values()].filter((g) =>
           caller.privileges(`/vms/${g.spec.vmid}`).has("VM.Audit")
         )
-        const online = visible.filter((g) => world.nodes.get(g.spec.node)?.status === "online")
-        await world.refreshAll(online)
         for (const g of visible) {
           const node = world.nodes.get(g.spec.node)
           const id = { id: `lxc/${g.spec.vmid}`, vmid: g.spec.vmid, node: g.spec.node, type: "lxc" }
-          if (node === undefined || node.status !== "online") {
+          // The values are pvestatd's last update (up to an interval old), not the guest's state now; a guest it
+          // has not written yet (just created) has none.
+          const s = world.rrd.get(g.spec.vmid)
+          if (node === undefined || node.status !== "online" || s === undefined) {
             out.push({ ...id, status: "unknown" })
             continue
           }
-          const s = guestStats(g, world.now(), node.maxcpu)
           const entry: Record<string, unknown> = {
             ...id,
             status: s.status,
             name: s.name,
             uptime: s.uptime,
-            template: g.spec.template === true ? 1 : 0,
+            template: s.template === 1 ? 1 : 0,
             maxcpu: s.cpus,
             cpu: s.cpu,
             maxmem: s.maxmem,

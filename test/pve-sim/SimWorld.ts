@@ -1,7 +1,7 @@
 import type { GuestBackend, GuestPowerState } from "./GuestBackend.js"
 import { MemoryBackend } from "./GuestBackend.js"
 import { PveError } from "./SimHttp.js"
-import { type GuestState, type NodeState, nodeState, type SimGuest, type SimNode } from "./SimState.js"
+import { type GuestState, guestStats, type NodeState, nodeState, type SimGuest, type SimNode } from "./SimState.js"
 import { type SimTask, TaskRegistry } from "./SimTasks.js"
 
 /** A power action of `POST …/lxc/{vmid}/status/{action}`. */
@@ -18,7 +18,8 @@ export interface JournalEntry {
 }
 
 // Backend status is re-read at most this often per guest: cheap enough for LXC (one lxc-info per guest), and
-// every power task refreshes it directly, so the API never lags behind the simulator's own actions.
+// every power task refreshes it directly, so `status/current` never lags behind the simulator's own actions
+// (`/cluster/resources` does, by design: it reports the RRD cache).
 const STATUS_TTL_MS = 250
 
 const TASK_TYPES: Record<PowerAction, string> = {
@@ -44,8 +45,14 @@ export class SimWorld {
   readonly tasks = new TaskRegistry()
   readonly journal: Array<JournalEntry> = []
   readonly failNext = new Map<number, string>()
+  /**
+   * What pvestatd last wrote to the RRD cache for each guest: its stats as of that update. `/cluster/resources`
+   * reports guests from here (SPEC pve-api §8), so their status there lags the real one by up to an update interval.
+   */
+  readonly rrd = new Map<number, Readonly<Record<string, unknown>>>()
   readonly startedMs: number
   private readonly timers = new Set<NodeJS.Timeout>()
+  private readonly rrdTimer: NodeJS.Timeout
   private closed = false
   private journalSeq = 0
 
@@ -54,11 +61,17 @@ export class SimWorld {
     readonly backend: GuestBackend,
     readonly taskDurationMs: number,
     nodes: ReadonlyArray<SimNode>,
-    guests: ReadonlyArray<SimGuest>
+    guests: ReadonlyArray<SimGuest>,
+    rrdIntervalMs: number
   ) {
     this.startedMs = now()
     for (const n of nodes) this.setNode(n.name, n)
     for (const g of guests) this.addGuest(g)
+    // The cluster has been up for a while: pvestatd has written every guest once already.
+    for (const g of this.guests.values()) this.record(g)
+    // Its first update reads the backend (a real container may not be in the state its spec says).
+    void this.sampleRrd()
+    this.rrdTimer = setInterval(() => void this.sampleRrd(), rrdIntervalMs).unref()
     for (const n of this.nodes.values()) {
       this.log(n.name, "systemd", 1, "Started pvedaemon.service - PVE API Daemon.")
       this.log(n.name, "systemd", 1, "Started pveproxy.service - PVE API Proxy Server.")
@@ -90,6 +103,21 @@ export class SimWorld {
   removeGuest(vmid: number): void {
     if (this.backend instanceof MemoryBackend) this.backend.forget(vmid)
     this.guests.delete(vmid)
+    this.rrd.delete(vmid)
+  }
+
+  /** One pvestatd update: every guest of an online node is read now and written to the RRD cache. */
+  async sampleRrd(): Promise<void> {
+    const online = [...this.guests.values()].filter((g) => this.nodes.get(g.spec.node)?.status === "online")
+    await Promise.all(online.map((g) => this.refresh(g, true)))
+    if (this.closed) return
+    // A guest removed while it was read is not written back.
+    for (const g of online) if (this.guests.get(g.spec.vmid) === g) this.record(g)
+  }
+
+  private record(g: GuestState): void {
+    const node = this.nodes.get(g.spec.node)
+    if (node !== undefined) this.rrd.set(g.spec.vmid, guestStats(g, this.now(), node.maxcpu))
   }
 
   /** Node by name; unknown → PVE's 500 from the proxy's hostname lookup; offline → the proxy's 595. */
@@ -211,6 +239,7 @@ export class SimWorld {
 
   close(): void {
     this.closed = true
+    clearInterval(this.rrdTimer)
     for (const t of this.timers) clearTimeout(t)
     this.timers.clear()
   }

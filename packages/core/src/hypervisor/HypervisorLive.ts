@@ -242,7 +242,10 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
             HypervisorEvents.lxcFailed({ cluster: cluster.name, node, vmid, action, error: error.message, by })
           )
         ),
-        // Whatever happened, the cache should show the container's new state now, not in up to 3 s.
+        // The status Proxmox confirmed is the cache's at once: its polls may show the old one for ~10 s (RRD), and
+        // journal and tail of a container just started would be refused meanwhile.
+        Effect.tap((result) => cluster.cache.confirmStatus(vmid, result.status)),
+        // Whatever happened, the rest of the cache (uptimes, addresses, a failed action's state) is refreshed now.
         Effect.ensuring(Effect.ignore(cluster.cache.refresh))
       )
       yield* events.publish(

@@ -1,5 +1,5 @@
 import type { LxcAction, LxcActionResult } from "@gatehouse-edge/contract/domain"
-import { ProxmoxFailed, ProxmoxTaskFailed, ProxmoxTimedOut } from "@gatehouse-edge/contract/domain"
+import { ProxmoxFailed, ProxmoxTaskFailed, ProxmoxTimedOut, ProxmoxUnreachable } from "@gatehouse-edge/contract/domain"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -20,6 +20,22 @@ export interface LxcControlOptions {
 const target: Record<LxcAction, string> = { start: "running", stop: "stopped", restart: "running" }
 
 /**
+ * Whether a failed read may well succeed when repeated: no answer (a dropped connection, a request timeout) or a
+ * 5xx (pveproxy failing to reach the node's daemon, a daemon restarting). A 4xx (a bad or unknown UPID, refused
+ * credentials or privileges) will be the same answer next time.
+ */
+const isTransient = (error: PveError): boolean =>
+  error instanceof ProxmoxUnreachable ||
+  error instanceof ProxmoxTimedOut ||
+  (error instanceof ProxmoxFailed && error.status >= 500)
+
+/** Proxmox's synchronous refusal of a power action (a 500 with this text, e.g. `CT 101 already running`). */
+const refusedAs =
+  (state: "already running" | "not running") =>
+  (error: PveError | ProxmoxTaskFailed): boolean =>
+    error instanceof ProxmoxFailed && error.status === 500 && error.detail.endsWith(` ${state}`)
+
+/**
  * Runs one power action on a container (SPEC §5.5) and answers once Proxmox's task finished with `OK` and the
  * container is in the target state. Already there: no task, `container already running|stopped`. Stop is a
  * graceful `shutdown` with a timeout, then `stop` if the container still runs. Restart of a stopped container
@@ -34,14 +50,20 @@ export const runLxcAction = (
   options: LxcControlOptions
 ): Effect.Effect<LxcActionResult, PveError | ProxmoxTaskFailed> => {
   const base = `/nodes/${encodeURIComponent(node)}/lxc/${vmid}`
+  const every = Schedule.spaced(Duration.millis(options.pollIntervalMs))
   const status = Effect.map(client.get(`${base}/status/current`, PveLxcStatus), (s) => s.status)
 
+  // Reads `read` every poll interval until `done`. A read that fails for a transient reason (see `isTransient`) is read
+  // again at the next interval: one 500 from pveproxy or one dropped connection says nothing about the task, so only
+  // the action's overall deadline, or a failure that will not pass, ends the wait.
+  const pollUntil = <A>(read: Effect.Effect<A, PveError>, done: (a: A) => boolean) =>
+    read.pipe(Effect.retry({ schedule: every, while: isTransient }), Effect.repeat({ schedule: every, until: done }))
+
   const waitForTask = (upid: string) =>
-    client.get(`/nodes/${encodeURIComponent(node)}/tasks/${encodeURIComponent(upid)}/status`, PveTaskStatus).pipe(
-      Effect.repeat({
-        schedule: Schedule.spaced(Duration.millis(options.pollIntervalMs)),
-        until: (task) => task.status === "stopped"
-      }),
+    pollUntil(
+      client.get(`/nodes/${encodeURIComponent(node)}/tasks/${encodeURIComponent(upid)}/status`, PveTaskStatus),
+      (task) => task.status === "stopped"
+    ).pipe(
       Effect.flatMap((task) =>
         task.exitstatus === "OK"
           ? Effect.succeed(upid)
@@ -52,56 +74,71 @@ export const runLxcAction = (
     )
 
   // A task can end a moment before the status the cluster reports follows it.
-  const confirm = (wanted: string) =>
-    status.pipe(
-      Effect.repeat({ schedule: Schedule.spaced(Duration.millis(options.pollIntervalMs)), until: (s) => s === wanted })
-    )
-
-  // Proxmox refuses a start of a running container (and a stop of a stopped one) with a 500 and this text; a
-  // concurrent action got there first, so the container is in the wanted state.
-  const alreadyThere = (error: PveError | ProxmoxTaskFailed): boolean =>
-    error instanceof ProxmoxFailed && / (already running|not running)$/.test(error.detail)
+  const confirm = (wanted: string) => pollUntil(status, (s) => s === wanted)
 
   const task = (endpoint: string, form?: Record<string, string>) =>
     Effect.flatMap(client.post(`${base}/status/${endpoint}`, PveUpid, form), waitForTask)
 
   const already = (state: string): LxcActionResult => ({ message: `container already ${state}`, status: state })
 
+  // The task an action ran, and whether it was a start (a restart of a container found stopped is one).
+  type Done = { readonly upid: string; readonly started: boolean }
+  const ran =
+    (started: boolean) =>
+    (upid: string): Done => ({ upid, started })
+
+  const stop = Effect.gen(function* () {
+    const shutdown = yield* Effect.result(task("shutdown", { timeout: String(options.shutdownTimeoutS) }))
+    // Not a failed shutdown but an unanswered request (the API unreachable): no reason to force anything.
+    if (shutdown._tag === "Failure" && !(shutdown.failure instanceof ProxmoxTaskFailed)) {
+      return yield* Effect.fail(shutdown.failure)
+    }
+    if (shutdown._tag === "Success") {
+      // An HA-managed container's shutdown task (`hastop`) only asks the HA manager, and ends OK while the
+      // container still runs: it gets the shutdown timeout to stop before it is stopped by force.
+      const stopped = yield* confirm("stopped").pipe(
+        Effect.timeoutOption(Duration.seconds(options.shutdownTimeoutS)),
+        Effect.map(Option.isSome)
+      )
+      if (stopped) return shutdown.success
+    }
+    // The container did not shut down in time (or its shutdown task failed): stop it.
+    return yield* task("stop")
+  })
+
+  // A container that stopped between the status read and the reboot is refused (`VM <id> not running`): a restart
+  // of a stopped container starts it.
+  const restart = task("reboot", { timeout: String(options.shutdownTimeoutS) }).pipe(
+    Effect.map(ran(false)),
+    Effect.catchIf(refusedAs("not running"), () => Effect.map(task("start"), ran(true)))
+  )
+
   const perform = Effect.gen(function* () {
     const current = yield* status
     const wanted = target[action]
     if (action !== "restart" && current === wanted) return already(wanted)
-    const upid = yield* Effect.gen(function* () {
-      if (action === "start" || (action === "restart" && current !== "running")) return yield* task("start")
-      if (action === "restart") return yield* task("reboot", { timeout: String(options.shutdownTimeoutS) })
-      const shutdown = yield* Effect.result(task("shutdown", { timeout: String(options.shutdownTimeoutS) }))
-      // Not a failed shutdown but an unanswered request (the API unreachable): no reason to force anything.
-      if (shutdown._tag === "Failure" && !(shutdown.failure instanceof ProxmoxTaskFailed)) {
-        return yield* Effect.fail(shutdown.failure)
-      }
-      if (shutdown._tag === "Success") {
-        // An HA-managed container's shutdown task (`hastop`) only asks the HA manager, and ends OK while the
-        // container still runs: it gets the shutdown timeout to stop before it is stopped by force.
-        const stopped = yield* confirm("stopped").pipe(
-          Effect.timeoutOption(Duration.seconds(options.shutdownTimeoutS)),
-          Effect.map(Option.isSome)
-        )
-        if (stopped) return shutdown.success
-      }
-      // The container did not shut down in time (or its shutdown task failed): stop it.
-      return yield* task("stop")
-    }).pipe(Effect.catchIf(alreadyThere, () => Effect.succeed(undefined)))
+    const done: Done | undefined = yield* (
+      action === "stop"
+        ? Effect.map(stop, ran(false))
+        : action === "start" || current !== "running"
+          ? Effect.map(task("start"), ran(true))
+          : restart
+    ).pipe(
+      // Proxmox refuses an action whose result is already there (a concurrent action got there first): a start of
+      // a running container, a shutdown or stop of a stopped one. Only that refusal, for this action, is success.
+      Effect.catchIf(refusedAs(action === "stop" ? "not running" : "already running"), () => Effect.succeed(undefined))
+    )
     const final = yield* confirm(wanted)
-    if (upid === undefined) return already(final)
+    if (done === undefined) return already(final)
     const message =
       action === "restart"
-        ? current === "running"
-          ? "container restarted"
-          : "container started (it was not running)"
+        ? done.started
+          ? "container started (it was not running)"
+          : "container restarted"
         : action === "start"
           ? "container started"
           : "container stopped"
-    return { message, status: final, task: upid }
+    return { message, status: final, task: done.upid }
   })
 
   return perform.pipe(

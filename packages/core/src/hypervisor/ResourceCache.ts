@@ -45,6 +45,23 @@ export interface ResourceCache {
    * missed asks for, so a client asking for unknown names cannot turn each request into a Proxmox call.
    */
   readonly freshen: Effect.Effect<void>
+  /**
+   * Records a container's status as Proxmox confirmed it (`status/current` after a power action). The polls read
+   * `/cluster/resources`, whose guest values come from the RRD cache (up to ~10 s old): until a poll reports this
+   * status, or {@link confirmedHoldMs} has passed, the snapshot shows the confirmed status instead of the poll's.
+   */
+  readonly confirmStatus: (vmid: number, status: string) => Effect.Effect<void>
+}
+
+/**
+ * How long a confirmed status outweighs polls that disagree. pvestatd writes the RRD cache every 10 s, so a poll
+ * sent this long after the confirmation that still disagrees reports a newer change (someone else's action), not lag.
+ */
+export const confirmedHoldMs = 30_000
+
+interface Confirmed {
+  readonly status: string
+  readonly at: number
 }
 
 interface Addresses {
@@ -131,6 +148,11 @@ export const makeResourceCache = Effect.fn("ResourceCache.make")(function* (
   // Each guest's status in the latest good refresh: a lookup that answers late records its addresses only for a
   // guest still listed, under the status it has now (so a container stopped meanwhile is looked up on its restart).
   let listed = new Map<number, string>()
+  // Statuses confirmed by Proxmox after an action, by vmid, until the polls report them.
+  const confirmed = new Map<number, Confirmed>()
+  // Requests of `/cluster/resources` sent so far, and the number of the one whose answer the snapshot holds.
+  let sent = 0
+  let held = 0
 
   // Addresses that answered: kept for later refreshes and put into the snapshot at once (its guest may have been
   // published without them, by this refresh or the next).
@@ -204,8 +226,39 @@ export const makeResourceCache = Effect.fn("ResourceCache.make")(function* (
       if (previous.stale) yield* Effect.asVoid(events.publish(HypervisorEvents.cacheRecovered({ cluster })))
     })
 
+  // The poll's resources with the statuses confirmed since put in; a confirmed status the poll reports, or one
+  // older than the hold when the poll was sent, is dropped (the poll has caught up, or knows of a newer change).
+  const withConfirmed = (resources: ReadonlyArray<PveClusterResource>, sentAt: number) => {
+    const polled = new Map(resources.filter(isGuest).map((r) => [int(r.vmid), r.status]))
+    for (const [vmid, entry] of confirmed) {
+      const status = polled.get(vmid)
+      if (status === undefined || status === entry.status || sentAt - entry.at >= confirmedHoldMs) {
+        confirmed.delete(vmid)
+      }
+    }
+    return resources.map((r) => {
+      const entry = isGuest(r) ? confirmed.get(int(r.vmid)) : undefined
+      return entry === undefined ? r : { ...r, status: entry.status }
+    })
+  }
+
+  const confirmStatus = (vmid: number, status: string) =>
+    Effect.gen(function* () {
+      confirmed.set(vmid, { status, at: yield* Clock.currentTimeMillis })
+      yield* Ref.update(state, (s) => ({
+        ...s,
+        guests: s.guests.map((g) => (g.vmid === vmid ? { ...g, status } : g))
+      }))
+    })
+
   const refresh = Effect.gen(function* () {
+    const request = ++sent
+    const sentAt = yield* Clock.currentTimeMillis
     const result = yield* Effect.result(client.get("/cluster/resources", PveClusterResources))
+    // The poller, `freshen` and the refresh after an action run at once, and their answers can arrive in any order:
+    // one to a request sent before the one the snapshot holds is older than what it holds.
+    if (request < held) return
+    held = request
     if (result._tag === "Failure") {
       const failure = result.failure
       const previous = yield* Ref.getAndUpdate(state, (s) => ({ ...s, stale: true, failure }))
@@ -215,9 +268,10 @@ export const makeResourceCache = Effect.fn("ResourceCache.make")(function* (
       return
     }
     const now = yield* Clock.currentTimeMillis
+    const resources = withConfirmed(result.success, sentAt)
     // Publish the statuses at once; addresses follow as their lookups answer.
-    yield* publish(result.success, now)
-    yield* lookupAddresses(result.success, now)
+    yield* publish(resources, now)
+    yield* lookupAddresses(resources, now)
   }).pipe(Effect.withSpan("ResourceCache.refresh", { attributes: { cluster } }))
 
   // Serialized, so concurrent misses share one refresh instead of each making its own.
@@ -242,7 +296,8 @@ export const makeResourceCache = Effect.fn("ResourceCache.make")(function* (
   return {
     snapshot: Effect.andThen(Deferred.await(firstRefresh), Ref.get(state)),
     refresh,
-    freshen
+    freshen,
+    confirmStatus
   } satisfies ResourceCache
 }) as (
   client: PveClient,

@@ -5,7 +5,7 @@ import { TestClock } from "effect/testing"
 import type { Events } from "../../src/events/Events.js"
 import type { PveClient } from "../../src/hypervisor/PveClient.js"
 import type { PveClusterResource } from "../../src/hypervisor/PveSchemas.js"
-import { type ClusterSnapshot, makeResourceCache } from "../../src/hypervisor/ResourceCache.js"
+import { type ClusterSnapshot, confirmedHoldMs, makeResourceCache } from "../../src/hypervisor/ResourceCache.js"
 
 // The real client gives up on a request after its timeout (10 s by default) with ProxmoxTimedOut: that is what a
 // hung `/interfaces` looks like to the cache.
@@ -15,19 +15,21 @@ const container = (vmid: number, status = "running"): PveClusterResource =>
   ({ id: `lxc/${vmid}`, type: "lxc", vmid, node: "pve1", name: `ct${vmid}`, status }) as PveClusterResource
 
 /**
- * A cluster whose `/cluster/resources` lists `resources` (the test changes them) and whose `/interfaces` of a
+ * A cluster whose `/cluster/resources` lists `resources` (the test changes them) as they were when the request was
+ * sent, answering after the next of `resourcesMs` (at once when none is left), and whose `/interfaces` of a
  * container answers after `lookupMs(vmid)` with one address, 10.0.0.<vmid> — or, past the request timeout, fails
  * the way the real client does. Counts the requests of each path.
  */
 const fakeCluster = (lookupMs: (vmid: number) => number) => {
-  const state = { resources: [container(101)] as Array<PveClusterResource> }
+  const state = { resources: [container(101)] as Array<PveClusterResource>, resourcesMs: [] as Array<number> }
   const requests = new Map<string, number>()
   const client = {
     cluster: "sim",
     get: (path: string) =>
       Effect.suspend((): Effect.Effect<unknown, ProxmoxTimedOut> => {
         requests.set(path, (requests.get(path) ?? 0) + 1)
-        if (path === "/cluster/resources") return Effect.succeed(state.resources)
+        if (path === "/cluster/resources")
+          return Effect.as(Effect.sleep(state.resourcesMs.shift() ?? 0), state.resources)
         const vmid = Number(/\/lxc\/(\d+)\/interfaces$/.exec(path)?.[1])
         const ms = lookupMs(vmid)
         if (ms >= requestTimeoutMs) {
@@ -131,6 +133,61 @@ describe("ResourceCache", () => {
         [[101, []]]
       )
       assert.strictEqual(cluster.requests("/nodes/pve1/lxc/101/interfaces"), 2, "the new 101 is looked up")
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("an answer to a refresh sent before the one the snapshot holds does not replace it", () =>
+    Effect.gen(function* () {
+      const cluster = fakeCluster(() => 100)
+      cluster.state.resources = [container(101, "stopped")]
+      const cache = yield* makeResourceCache(cluster.client, options, events)
+      yield* settle
+      const statusOf101 = Effect.map(cache.snapshot, (s) => s.guests.find((g) => g.vmid === 101)?.status)
+      assert.strictEqual(yield* statusOf101, "stopped")
+      // A refresh sent while 101 is stopped is slow to answer (2 s); 101 starts, and one sent later answers at once.
+      cluster.state.resourcesMs = [2_000]
+      yield* Effect.forkChild(cache.refresh)
+      yield* settle
+      cluster.state.resources = [container(101, "running")]
+      yield* Effect.forkChild(cache.refresh)
+      yield* TestClock.adjust(100)
+      yield* settle
+      assert.strictEqual(yield* statusOf101, "running")
+      // The slow one answers (before the poller's next refresh at 3 s) with what was true when it was sent.
+      yield* TestClock.adjust(1_900)
+      yield* settle
+      assert.strictEqual(cluster.requests("/cluster/resources"), 3)
+      assert.strictEqual(yield* statusOf101, "running", "the older answer did not replace the newer one")
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("a confirmed status shows until a poll reports it, or until the hold has passed", () =>
+    Effect.gen(function* () {
+      const cluster = fakeCluster(() => 0)
+      cluster.state.resources = [container(101, "stopped")]
+      const cache = yield* makeResourceCache(cluster.client, options, events)
+      yield* settle
+      const statusOf101 = Effect.map(cache.snapshot, (s) => s.guests.find((g) => g.vmid === 101)?.status)
+      const poll = Effect.andThen(TestClock.adjust(options.refreshIntervalMs), settle)
+      // Started: Proxmox confirmed it, while /cluster/resources (RRD) still says stopped.
+      yield* cache.confirmStatus(101, "running")
+      assert.strictEqual(yield* statusOf101, "running", "at once")
+      yield* poll
+      assert.strictEqual(yield* statusOf101, "running", "a lagging poll does not undo it")
+      // The polls catch up; a change after that (stopped from elsewhere) shows with the next poll.
+      cluster.state.resources = [container(101, "running")]
+      yield* poll
+      cluster.state.resources = [container(101, "stopped")]
+      yield* poll
+      assert.strictEqual(yield* statusOf101, "stopped")
+      // Confirmed running again, but the polls never agree (stopped again from elsewhere at once): they win once the
+      // hold has passed.
+      yield* cache.confirmStatus(101, "running")
+      for (let t = 0; t < confirmedHoldMs - options.refreshIntervalMs; t += options.refreshIntervalMs) yield* poll
+      assert.strictEqual(yield* statusOf101, "running", "held")
+      yield* poll
+      yield* poll
+      assert.strictEqual(yield* statusOf101, "stopped", "past the hold")
     }).pipe(Effect.scoped)
   )
 })
