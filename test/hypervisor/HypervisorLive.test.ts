@@ -13,6 +13,7 @@ import {
   httpStatusOf,
   InvalidArgument,
   ProxmoxAccessDenied,
+  ProxmoxFailed,
   ProxmoxTaskFailed,
   ProxmoxTimedOut,
   SshNotConfigured,
@@ -394,6 +395,26 @@ describe("HypervisorLive against the simulator", () => {
           history.filter((e) => e.action.startsWith("lxc_")).map((e) => e.action),
           ["lxc_start", "lxc_stop", "lxc_failed"]
         )
+      })
+    )
+  )
+
+  it.live("LXC: a container deleted while its action runs ends the action at once, not at its deadline", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator({ taskDurationMs: 200 })
+        const { hypervisor } = yield* buildHypervisor({ clusters: [clusterOf(sim)] }, recordingShell().layer, {
+          lxc: { pollIntervalMs: 20, timeoutMs: 60_000 }
+        })
+        const starting = yield* Effect.forkChild(hypervisor.lxc("pve1", 102, "start", "alice"))
+        yield* eventually(
+          Effect.sync(() => (sim.requests.some((r) => r.method === "POST") ? true : undefined)),
+          "the start task"
+        )
+        sim.removeGuest(102)
+        const failed = yield* Effect.flip(Fiber.join(starting))
+        assert.instanceOf(failed, ProxmoxFailed)
+        assert.match(failed.message, /Configuration file 'nodes\/pve1\/lxc\/102\.conf' does not exist/)
       })
     )
   )

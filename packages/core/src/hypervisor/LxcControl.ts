@@ -19,15 +19,18 @@ export interface LxcControlOptions {
 
 const target: Record<LxcAction, string> = { start: "running", stop: "stopped", restart: "running" }
 
+// Proxmox's answer for a container that is no more (deleted while the action ran): a 500 like the transient ones.
+const gone = /^Configuration file '.*' does not exist$/
+
 /**
  * Whether a failed read may well succeed when repeated: no answer (a dropped connection, a request timeout) or a
- * 5xx (pveproxy failing to reach the node's daemon, a daemon restarting). A 4xx (a bad or unknown UPID, refused
- * credentials or privileges) will be the same answer next time.
+ * 5xx (pveproxy failing to reach the node's daemon, a daemon restarting), except the container being gone. A 4xx (a
+ * bad or unknown UPID, refused credentials or privileges) will be the same answer next time.
  */
 const isTransient = (error: PveError): boolean =>
   error instanceof ProxmoxUnreachable ||
   error instanceof ProxmoxTimedOut ||
-  (error instanceof ProxmoxFailed && error.status >= 500)
+  (error instanceof ProxmoxFailed && error.status >= 500 && !gone.test(error.detail))
 
 /** Proxmox's synchronous refusal of a power action (a 500 with this text, e.g. `CT 101 already running`). */
 const refusedAs =
