@@ -1,12 +1,9 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { loadConfig } from "@gatehouse-edge/core"
-import { formatIssue } from "@gatehouse-edge/core/domain"
 import { Events } from "@gatehouse-edge/core/services"
-import { layerGatehouseServer } from "@gatehouse-edge/server"
-import { Context, Effect, Exit, Layer, Logger, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { freePort } from "./FreePort.js"
-import { tempDir } from "./TempDir.js"
+import { serverOnTempDir } from "./ServerOnTempDir.js"
 
 /**
  * A real Gatehouse server (the whole composition, in this process) that a test can stop and start again on the
@@ -39,30 +36,13 @@ export const startRestartableServer = (
   } = {}
 ): Effect.Effect<RestartableServer, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const dir = yield* tempDir("gatehouse-restart-")
-    const routesDir = path.join(dir, "routes")
-    fs.mkdirSync(routesDir)
-    for (const [name, text] of Object.entries(options.routeFiles ?? {}))
-      fs.writeFileSync(path.join(routesDir, name), text)
     const port = yield* freePort
     const grpcPort = yield* freePort
-    const flags = { http: `127.0.0.1:${port}`, grpc: `127.0.0.1:${grpcPort}` }
-    const configFile = path.join(dir, "gatehouse.yml")
-    const configYaml = options.configYaml ?? "{}\n"
-    fs.writeFileSync(configFile, configYaml)
-    const result = loadConfig({
-      file: { path: configFile, text: configYaml },
-      env: { GATEHOUSE_ROUTES_DIR: routesDir, GATEHOUSE_DATA_DIR: path.join(dir, "data") },
-      flags,
-      cwd: dir
+    const { dir, routesDir, config, layer } = yield* serverOnTempDir("gatehouse-restart-", {
+      configYaml: options.configYaml ?? "{}\n",
+      routeFiles: options.routeFiles,
+      flags: { http: `127.0.0.1:${port}`, grpc: `127.0.0.1:${grpcPort}` }
     })
-    if (result._tag === "Invalid") return yield* Effect.die(new Error(result.issues.map(formatIssue).join("\n")))
-    const config = result.config
-    const layer = layerGatehouseServer({
-      config,
-      sources: { env: {}, flags, cwd: dir },
-      version: { version: "0.0.0-test", commit: "test" }
-    }).pipe(Layer.provide(Logger.layer([])))
 
     let running: { readonly scope: Scope.Closeable; readonly events: Events["Service"] } | undefined
     const stop = Effect.suspend(() => {

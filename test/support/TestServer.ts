@@ -1,13 +1,11 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { AuthRequestWaiterCount, loadConfig, UptimeWatcherCount } from "@gatehouse-edge/core"
-import { formatIssue } from "@gatehouse-edge/core/domain"
+import { AuthRequestWaiterCount, UptimeWatcherCount } from "@gatehouse-edge/core"
 import { Events } from "@gatehouse-edge/core/services"
-import { layerGatehouseServer } from "@gatehouse-edge/server"
 import { GrpcServerAddress } from "@gatehouse-edge/transport-grpc"
-import { Context, Effect, Layer, Logger, type Scope } from "effect"
+import { Context, Effect, Layer, type Scope } from "effect"
 import { HttpServer } from "effect/http"
-import { tempDir } from "./TempDir.js"
+import { serverOnTempDir } from "./ServerOnTempDir.js"
 
 /** A real Gatehouse server on a free loopback port, with its own temp directory. */
 export interface TestServer {
@@ -53,30 +51,18 @@ export interface TestServerOptions {
  */
 export const startTestServer = (options: TestServerOptions = {}): Effect.Effect<TestServer, unknown, Scope.Scope> =>
   Effect.gen(function* () {
-    const dir = yield* tempDir("gatehouse-test-")
-    const routesDir = path.join(dir, "routes")
-    fs.mkdirSync(routesDir)
-    for (const [name, text] of Object.entries(options.routeFiles ?? {}))
-      fs.writeFileSync(path.join(routesDir, name), text)
-    let configFile: string | undefined
-    if (options.configYaml !== undefined) {
-      configFile = path.join(dir, "gatehouse.yml")
-      fs.writeFileSync(configFile, options.configYaml)
-    }
-    const flags = { http: `127.0.0.1:${options.port ?? 0}`, grpc: "127.0.0.1:0" }
-    const result = loadConfig({
-      file: configFile === undefined ? undefined : { path: configFile, text: options.configYaml! },
-      env: { GATEHOUSE_ROUTES_DIR: routesDir, GATEHOUSE_DATA_DIR: path.join(dir, "data"), ...options.env },
-      flags,
-      cwd: dir
-    })
-    if (result._tag === "Invalid") return yield* Effect.die(new Error(result.issues.map(formatIssue).join("\n")))
-    const config = result.config
-    const server = layerGatehouseServer({
+    const {
+      dir,
+      routesDir,
+      configFile,
       config,
-      sources: { env: {}, flags, cwd: dir },
-      version: { version: "0.0.0-test", commit: "test" }
-    }).pipe(Layer.provide(Logger.layer([])))
+      layer: server
+    } = yield* serverOnTempDir("gatehouse-test-", {
+      configYaml: options.configYaml,
+      routeFiles: options.routeFiles,
+      env: options.env,
+      flags: { http: `127.0.0.1:${options.port ?? 0}`, grpc: "127.0.0.1:0" }
+    })
     const context = yield* Layer.build(server)
     const address = yield* HttpServer.addressFormattedWith((a) => Effect.succeed(a)).pipe(
       Effect.provideContext(context)
