@@ -2,8 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { type AuthRequest, type AuthRequestFilter, AuthRequests, InvalidArgument } from "../../src/index.js"
-import { authRequestsOn } from "./AuthRequestsTestLayer.js"
 import { storesUnderTest } from "../store/StoresUnderTest.js"
+import { authRequestsOn } from "./AuthRequestsTestLayer.js"
 
 // Listing a page at a time (limit, before) with the filters of the SSH gate (src, dst, local_user, decided_after),
 // on SQLite and, with GATEHOUSE_TEST_PG_URL (skipped without it, except under GATEHOUSE_E2E=1), on PostgreSQL:

@@ -7,8 +7,8 @@ import { create, decide } from "../../src/authrequests/AuthRequestChanges.js"
 import { AuthRequestRepository } from "../../src/authrequests/AuthRequestRepository.js"
 import type { Batch } from "../../src/authrequests/AuthRequestWriter.js"
 import { AuthRequests, Events, StoreLive } from "../../src/index.js"
-import { authRequestsOn } from "./AuthRequestsTestLayer.js"
 import { storesUnderTest } from "../store/StoresUnderTest.js"
+import { authRequestsOn } from "./AuthRequestsTestLayer.js"
 
 // The pending cap holds per kind: the SSH check gate's key (which may create only ssh_check requests) must not
 // expire the registrations waiting for an operator, nor a flood of registrations the logins waiting at the gate.
