@@ -1,4 +1,3 @@
-import type { Readable } from "node:stream"
 import type {
   ContainerAction,
   ContainerLogLine,
@@ -10,7 +9,6 @@ import {
   ContainerIdAmbiguous,
   ContainerNotFound,
   DockerFailed,
-  DockerHostUnreachable,
   DockerNotConfigured,
   InvalidArgument,
   RouteNotFound,
@@ -30,6 +28,7 @@ import type { ProvidedRoute, ProviderState } from "../routes/RouteProviders.js"
 import { type RouteRecord, Routes } from "../routes/Routes.js"
 import { KeyWith } from "../util/KeyWith.js"
 import { shareWithReplay } from "../util/ShareWithReplay.js"
+import { readBoundedBody } from "./BoundedBody.js"
 import { makeLogDecoder } from "./ContainerLogDecoder.js"
 import { containerRefProblem, type ListedContainer, matchContainers } from "./ContainerRef.js"
 import {
@@ -41,6 +40,7 @@ import {
 import { containerStatsOf, type EngineStats, hasPreviousSample } from "./ContainerStatsOf.js"
 import { type ContainerEvent, Docker, type LogQuery } from "./Docker.js"
 import { type DockerEngine, makeDockerEngine } from "./DockerEngine.js"
+import { makeJsonLines } from "./EngineJsonLines.js"
 import { fromEngineStream } from "./EngineStreams.js"
 import { makeEventResume } from "./EventResume.js"
 
@@ -49,33 +49,23 @@ const defaultLimit = 100
 // to one output since its last line to the other has no more of the latter to show.
 const maxTailWindow = 10_000
 
-/** The whole of an engine response's body (a non-follow read, which the engine ends). */
-const readToEnd = (host: string) => (body: Readable) =>
-  Effect.callback<Buffer, DockerHostUnreachable>((resume) => {
-    const chunks: Array<Buffer> = []
-    body.on("data", (chunk: Buffer) => chunks.push(chunk))
-    body.once("end", () => resume(Effect.succeed(Buffer.concat(chunks))))
-    // The socket's own words (an address, a path) are for the log; the caller hears what happened.
-    body.once("error", (error) => {
-      const broken = new DockerHostUnreachable({ host, detail: "the response broke off" })
-      resume(Effect.andThen(Effect.logWarning(`${broken.message} (${error.message})`), Effect.fail(broken)))
-    })
-    body.resume()
-    return Effect.sync(() => body.destroy())
-  })
+/**
+ * The most of the engine's answer a one-off log read holds (`Docker.logs`, and the look back of a one-output
+ * follow), by default. A plain GET is under none of the stream limits, and the engine cuts messages at 16 KiB: the
+ * widest window (10,000 messages) could be 160 MiB, held once per request. 4 MiB holds the usual answer many times
+ * over (1,000 lines of 4 KiB); it sits between the 1 MiB a node command's output may be and the 32 MiB of a whole
+ * Proxmox answer, as a log read is not one per server but one per caller.
+ */
+export const maxLogReadBytes = 4 * 1024 * 1024
+
+/** Limits of the real service other than its config (tests make them small). */
+export interface DockerLiveOptions {
+  /** See {@link maxLogReadBytes}. */
+  readonly maxLogReadBytes?: number | undefined
+}
 
 interface Found extends ListedContainer {
   readonly engine: DockerEngine
-}
-
-/** Splits newline-delimited JSON (the engine's stats stream) across chunks. */
-const jsonLines = () => {
-  let carry = ""
-  return (chunk: Buffer): ReadonlyArray<EngineStats> => {
-    const parts = (carry + chunk.toString("utf8")).split("\n")
-    carry = parts.pop() ?? ""
-    return parts.filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as EngineStats)
-  }
 }
 
 // Whether a followed engine is still there (after its stream broke): a ping has nothing to wait for, so 5 s.
@@ -149,7 +139,7 @@ interface LogFollow {
 }
 
 /** Builds the service over the configured engines (none: every call answers `DockerNotConfigured`). */
-export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig) {
+export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig, options: DockerLiveOptions = {}) {
   const engines = yield* Effect.forEach(config.hosts, makeDockerEngine)
   const configured = engines.length === 0 ? Effect.fail(new DockerNotConfigured()) : Effect.void
 
@@ -272,7 +262,7 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
         fromEngineStream({
           host: found.host,
           open: found.engine.call((d) => d.getContainer(found.id).stats({ stream: true })),
-          decode: jsonLines(),
+          decode: makeJsonLines<EngineStats>(found.host),
           stillThere: ping(found.engine)
         }).pipe(Stream.map((raw) => containerStatsOf(found.host, found.id, raw))),
         { capacity: 16, strategy: "sliding", replay: 1 }
@@ -289,11 +279,15 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
   const wantedBy = (query: LogQuery) => (line: ContainerLogLine) =>
     line.stream === "stdout" ? query.stdout !== false : query.stderr !== false
 
+  const readBytes = options.maxLogReadBytes ?? maxLogReadBytes
+
   /**
    * The last `limit` lines of the outputs asked for, and the engine `tail` that reaches back to the first of them.
    * The engine's `tail` counts the lines of both outputs before it leaves one out (Docker and Podman alike), so
    * the last line of stdout alone could come back as nothing: both are read and filtered here, the window widening
-   * until it holds `limit` wanted lines or reaches the log's start.
+   * until it holds `limit` wanted lines or reaches the log's start. A window is held whole, so none is read past
+   * `maxLogReadBytes`: the answer is then the widest window that fit (the newest lines, fewer of them), narrowed
+   * from the first one if even that was too large.
    */
   const lastLines = Effect.fnUntraced(function* (found: Found, query: LogQuery, tty: boolean) {
     const limit = query.limit ?? defaultLimit
@@ -301,6 +295,11 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
     // A TTY has one output, read as stdout: without stdout there is nothing to look back for.
     if (tty && query.stdout === false) return { lines: [], tail: limit, inWindow: 0 }
     let tail = limit
+    // The widest window read that fit, and whether a wider one did not (then no window grows past it).
+    let fitted:
+      | { readonly lines: Array<ContainerLogLine>; readonly tail: number; readonly inWindow: number }
+      | undefined
+    let overflowed = false
     for (;;) {
       // The raw body, not dockerode's: it parses a body that happens to be JSON (a TTY log whose last lines are
       // one JSON value) and hands back an object instead of the bytes.
@@ -308,14 +307,27 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
         ...logOptions(oneOutputWindow(query), tail),
         follow: false
       })}`
-      const bytes = yield* Effect.flatMap(found.engine.stream(path), readToEnd(found.host))
+      const bytes = yield* Effect.flatMap(found.engine.stream(path), readBoundedBody(found.host, readBytes))
+      if (Option.isNone(bytes)) {
+        overflowed = true
+        if (fitted !== undefined) return fitted
+        // Not even one message fits (a TTY line without end): there is no last line to give.
+        if (tail === 1) {
+          return yield* new DockerFailed({
+            host: found.host,
+            status: 200,
+            detail: `its last log message is larger than the ${readBytes} bytes a log read holds`
+          })
+        }
+        tail = Math.max(1, Math.floor(tail / 2))
+        continue
+      }
       const decoder = makeLogDecoder({ tty, timestamps: query.timestamps ?? false })
-      const lines = [...decoder.push(bytes), ...decoder.end()]
+      const lines = [...decoder.push(bytes.value), ...decoder.end()]
       const kept = lines.filter(wanted)
       // The engine's `tail` counts its own messages; a line it split counts twice, so cut to the lines asked for.
-      if (kept.length >= limit || lines.length < tail || tail >= maxTailWindow) {
-        return { lines: kept.slice(-limit), tail, inWindow: kept.length }
-      }
+      fitted = { lines: kept.slice(-limit), tail, inWindow: kept.length }
+      if (overflowed || kept.length >= limit || lines.length < tail || tail >= maxTailWindow) return fitted
       tail = Math.min(tail * 4, maxTailWindow)
     }
   })
@@ -439,14 +451,14 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
   }).pipe(Effect.withSpan("Docker.routeState"))
 
   const engineEvents = (engine: DockerEngine): Stream.Stream<ContainerEvent> => {
-    let decode = jsonLines()
+    let decode = makeJsonLines<EngineEvent>(engine.host)
     const resume = makeEventResume()
     return fromEngineStream({
       host: engine.host,
       // Each open asks for what happened since the last event seen, with a fresh decoder: a line the broken
       // stream cut off must not run into the first line of the next.
       open: Effect.suspend(() => {
-        decode = jsonLines()
+        decode = makeJsonLines<EngineEvent>(engine.host)
         const since = resume.since()
         return engine.call((d) =>
           d.getEvents({
@@ -455,7 +467,7 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
           })
         )
       }),
-      decode: (chunk) => decode(chunk) as ReadonlyArray<EngineEvent>,
+      decode: (chunk) => decode(chunk),
       stillThere: ping(engine)
     }).pipe(
       Stream.filter((event) =>
@@ -517,7 +529,10 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
     }),
     act
   })
-}) as (config: DockerConfig) => Effect.Effect<Docker["Service"], SecretUnreadable, Scope.Scope>
+}) as (
+  config: DockerConfig,
+  options?: DockerLiveOptions
+) => Effect.Effect<Docker["Service"], SecretUnreadable, Scope.Scope>
 
 /**
  * The real Docker service over dockerode, one client per configured engine. Built where `Routes` is in context

@@ -1,4 +1,4 @@
-import { DockerHostUnreachable } from "@gatehouse-edge/contract/domain"
+import { DockerFailed, DockerHostUnreachable } from "@gatehouse-edge/contract/domain"
 import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
@@ -22,7 +22,7 @@ const pump = <A>(
   host: string,
   readable: NodeJS.ReadableStream,
   queue: Queue.Queue<A, EngineError | Cause.Done>,
-  decode: (chunk: Buffer) => ReadonlyArray<A>,
+  decode: (chunk: Buffer) => ReadonlyArray<A> | DockerFailed,
   flush: () => ReadonlyArray<A>,
   stillThere: Effect.Effect<void, EngineError>
 ) =>
@@ -78,11 +78,20 @@ const pump = <A>(
       if (event._tag === "Chunk") {
         // The engine flushes every log message as its own HTTP chunk: the chunks already read are decoded and
         // offered together, one queue operation for a burst rather than one per line.
-        const items = [...decode(event.chunk)]
-        while (pending[0]?._tag === "Chunk") {
-          for (const item of decode((shift() as { readonly chunk: Buffer }).chunk)) items.push(item)
+        const items: Array<A> = []
+        let refused: DockerFailed | undefined
+        for (let chunk: Buffer | undefined = event.chunk; chunk !== undefined; ) {
+          const decoded = decode(chunk)
+          if (decoded instanceof DockerFailed) {
+            refused = decoded
+            break
+          }
+          for (const item of decoded) items.push(item)
+          chunk = pending[0]?._tag === "Chunk" ? (shift() as { readonly chunk: Buffer }).chunk : undefined
         }
         if (items.length > 0) yield* Queue.offerAll(queue, items)
+        // An answer not understood ends the stream as a failure its watchers hear (and a retry may open it again).
+        if (refused !== undefined) return yield* Queue.fail(queue, refused)
       } else if (event._tag === "End") {
         const rest = flush()
         if (rest.length > 0) yield* Queue.offerAll(queue, rest)
@@ -109,7 +118,8 @@ const pump = <A>(
 export const fromEngineStream = <A>(options: {
   readonly host: string
   readonly open: Effect.Effect<NodeJS.ReadableStream, EngineError>
-  readonly decode: (chunk: Buffer) => ReadonlyArray<A>
+  /** What a chunk holds, or the failure of a stream whose answer is not understood (see `makeJsonLines`). */
+  readonly decode: (chunk: Buffer) => ReadonlyArray<A> | DockerFailed
   readonly flush?: () => ReadonlyArray<A>
   /** Asked when the response ends: fails when the engine itself went away (then the stream fails too). */
   readonly stillThere: Effect.Effect<void, EngineError>
