@@ -7,6 +7,7 @@ import type { AcmeCertificateConfig } from "../config/ConfigSections.js"
 import { acmeModule } from "./AcmeClientModule.js"
 import { networkErrorOf } from "./AcmeTransport.js"
 import { parseCertificatePair } from "./CertificatePair.js"
+import { challengePublication, whilePublished } from "./ChallengePublication.js"
 import type { DnsProvider } from "./dns/DnsProvider.js"
 import type { Http01Responder } from "./Http01Responder.js"
 
@@ -108,19 +109,23 @@ export const issueCertificate = (options: IssueOptions) =>
         return yield* failChallenge(`the CA offers no ${certificate.challenge} challenge for this name`)
       }
       const keyAuthorization = yield* call(() => client.getChallengeKeyAuthorization(challenge))
-      const publish = publisher(options, base, challenge.token, keyAuthorization, failChallenge)
-      yield* Effect.acquireUseRelease(
-        publish.present,
-        () =>
-          Effect.gen(function* () {
-            yield* say("challenge_served", `${certificate.challenge} challenge for ${domain} served`, domain)
-            yield* call(() => client.completeChallenge(challenge))
-            yield* call(() => client.waitForValidStatus(challenge)).pipe(
-              Effect.mapError((error) => (error instanceof AcmeFailed ? failChallenge(error.detail) : error))
-            )
-            yield* say("validated", `${domain} validated by the CA`, domain)
-          }),
-        () => publish.cleanup
+      const publication = challengePublication(
+        { challenge: certificate.challenge, http01: options.http01, dns: options.dns },
+        base,
+        challenge.token,
+        keyAuthorization,
+        failChallenge
+      )
+      yield* whilePublished(
+        publication,
+        Effect.gen(function* () {
+          yield* say("challenge_served", `${certificate.challenge} challenge for ${domain} served`, domain)
+          yield* call(() => client.completeChallenge(challenge))
+          yield* call(() => client.waitForValidStatus(challenge)).pipe(
+            Effect.mapError((error) => (error instanceof AcmeFailed ? failChallenge(error.detail) : error))
+          )
+          yield* say("validated", `${domain} validated by the CA`, domain)
+        })
       )
     }
 
@@ -147,39 +152,3 @@ export const issueCertificate = (options: IssueOptions) =>
     )
     return pair
   })
-
-/** How one challenge is published and withdrawn; failures are the challenge's, naming the domain. */
-const publisher = (
-  options: IssueOptions,
-  base: string,
-  token: string,
-  keyAuthorization: string,
-  failChallenge: (detail: string) => AcmeChallengeFailed
-) => {
-  if (options.certificate.challenge === "http-01") {
-    const responder = options.http01
-    return {
-      present:
-        responder === undefined
-          ? Effect.fail(failChallenge("no HTTP-01 listener is configured (acme.http01.addr)"))
-          : responder.set(token, keyAuthorization),
-      cleanup: responder === undefined ? Effect.void : responder.remove(token)
-    }
-  }
-  const dns = options.dns
-  const record = { fqdn: `_acme-challenge.${base}`, value: keyAuthorization }
-  if (dns === undefined) {
-    return { present: Effect.fail(failChallenge("no DNS provider is configured (acme.dns01)")), cleanup: Effect.void }
-  }
-  return {
-    present: Effect.andThen(dns.present(record), dns.waitForPropagation(record)).pipe(
-      Effect.mapError((error) => failChallenge(error.detail))
-    ),
-    // A record left behind is harmless (it is only read during validation): log it, never fail a good order on it.
-    cleanup: dns
-      .cleanup(record)
-      .pipe(
-        Effect.catch((error) => Effect.logWarning(`could not remove the TXT record ${record.fqdn}: ${error.detail}`))
-      )
-  }
-}

@@ -140,10 +140,17 @@ export const make = Effect.fn("CertificatesLive.make")(function* (options: Certi
     progress: (line: CertRenewProgress) => Effect.Effect<void>
   ) {
     const targets = yield* targetsOf(name)
-    if (!(yield* lock.takeIfAvailable(1))) return yield* new RenewalInProgress()
-    return yield* renewAll(targets, progress).pipe(
-      Effect.ensuring(Effect.andThen(lock.release(1), Queue.offer(wake, undefined))),
-      Effect.forkIn(scope)
+    // Taking the lock and handing it to the renewal's fiber (which releases it) are one step: a caller interrupted
+    // in between (a client gone) would keep it taken, and every later renewal would be refused until a restart.
+    // The renewal's fiber itself starts interruptible (a fork does not inherit this), so it still ends with the scope.
+    return yield* Effect.uninterruptible(
+      Effect.gen(function* () {
+        if (!(yield* lock.takeIfAvailable(1))) return yield* new RenewalInProgress()
+        return yield* renewAll(targets, progress).pipe(
+          Effect.ensuring(Effect.andThen(lock.release(1), Queue.offer(wake, undefined))),
+          Effect.forkIn(scope)
+        )
+      })
     )
   })
 
