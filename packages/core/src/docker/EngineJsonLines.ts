@@ -2,6 +2,9 @@ import { DockerFailed } from "@gatehouse-edge/contract/domain"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
+/** The longest line of a JSON stream held while its end has not come. */
+export const maxLineChars = 1024 * 1024
+
 // Each line one JSON object (a stats sample, an event); anything else is not an answer we understand.
 const decodeObject = Schema.decodeUnknownOption(Schema.fromJsonString(Schema.Record(Schema.String, Schema.Unknown)))
 
@@ -16,6 +19,14 @@ export const makeJsonLines = <A>(host: string) => {
   return (chunk: Buffer): ReadonlyArray<A> | DockerFailed => {
     const parts = (carry + chunk.toString("utf8")).split("\n")
     carry = parts.pop() ?? ""
+    // What is held of a line not ended yet is bounded: a stats sample is a few KiB, an event less.
+    if (carry.length > maxLineChars) {
+      return new DockerFailed({
+        host,
+        status: 200,
+        detail: `its stream carried a line longer than ${maxLineChars} characters`
+      })
+    }
     const values: Array<A> = []
     for (const line of parts) {
       if (line.trim() === "") continue

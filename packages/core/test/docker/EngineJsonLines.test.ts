@@ -4,7 +4,7 @@ import { DockerFailed } from "@gatehouse-edge/contract/domain"
 import { Effect, Fiber, Queue, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { waitFor } from "../../../../test/support/WaitFor.js"
-import { makeJsonLines } from "../../src/docker/EngineJsonLines.js"
+import { makeJsonLines, maxLineChars } from "../../src/docker/EngineJsonLines.js"
 import { fakeEngine, serviceOver } from "./FakeEngine.js"
 
 // The stats and events streams are one JSON object a line. A line that is anything else is an answer not
@@ -14,6 +14,16 @@ import { fakeEngine, serviceOver } from "./FakeEngine.js"
 const notUnderstood = 'Docker host "fake" answered 200: its stream carried a line that is not a JSON object'
 
 describe("the engine's JSON lines", () => {
+  it("a line that does not end holds at most maxLineChars, then is a DockerFailed", () => {
+    const decode = makeJsonLines("fake")
+    const part = Buffer.from(`{"pad":"${"x".repeat(64 * 1024)}`)
+    let outcome: ReadonlyArray<unknown> | DockerFailed = []
+    for (let i = 0; i < maxLineChars / part.length + 1 && !(outcome instanceof DockerFailed); i++)
+      outcome = decode(part)
+    assert.instanceOf(outcome, DockerFailed)
+    assert.include((outcome as DockerFailed).message, `a line longer than ${maxLineChars} characters`)
+  })
+
   it("are split across chunks, blank lines skipped", () => {
     const decode = makeJsonLines<{ readonly n: number }>("fake")
     assert.deepStrictEqual(decode(Buffer.from('{"n":1}\n{"n"')), [{ n: 1 }])
