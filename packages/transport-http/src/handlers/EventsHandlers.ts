@@ -13,9 +13,12 @@ export const EventsHandlers = HttpApiBuilder.group(GatehouseApi, "events", (hand
     return handlers.handle("list", ({ request, query }) => {
       const eventQuery = { since: query.since, limit: query.limit ?? DEFAULT_LIMIT, category: query.category }
       // A `since` the history cannot continue from is refused before the upgrade, with the typed 410/404 of a
-      // plain GET, which a client's refused upgrade decodes; reading no events (limit 0) still checks it.
+      // plain GET, which a client's refused upgrade decodes; reading no events (limit 0) still checks it, for the
+      // category followed (what other categories lost, such as failed sign-ins beyond their share, is not its loss).
       const resumable =
-        query.since === undefined ? Effect.void : Effect.asVoid(events.history({ since: query.since, limit: 0 }))
+        query.since === undefined
+          ? Effect.void
+          : Effect.asVoid(events.history({ since: query.since, limit: 0, category: query.category }))
       return streamOrPlain(
         StreamEndpoints.events,
         request,
