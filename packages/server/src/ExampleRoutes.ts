@@ -50,7 +50,16 @@ export const ensureExampleRoutes = (config: GatehouseConfig): Effect.Effect<void
     )
     if (exists) return
     const file = path.join(config.routesDir, "example.yml")
-    yield* Effect.promise(() => fs.mkdir(config.routesDir, { recursive: true }))
-    yield* Effect.promise(() => fs.writeFile(file, exampleRoutes(config.http), { flag: "wx" }))
-    yield* Console.log(`  Wrote example routes to ${file} (http server ${formatListenAddress(config.http)})`)
+    yield* Effect.tryPromise(async () => {
+      await fs.mkdir(config.routesDir, { recursive: true })
+      await fs.writeFile(file, exampleRoutes(config.http), { flag: "wx" })
+    }).pipe(
+      Effect.andThen(
+        Console.log(`  Wrote example routes to ${file} (http server ${formatListenAddress(config.http)})`)
+      ),
+      // Only an example: the start goes on, and the routes directory's own check says what is wrong with it.
+      Effect.catch((error) =>
+        Console.error(`gatehouse: no example routes written to ${file}: ${(error.cause as Error).message}`)
+      )
+    )
   })

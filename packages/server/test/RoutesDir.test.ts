@@ -45,6 +45,24 @@ describe("gatehouse serve: routes_dir", () => {
     60_000
   )
 
+  it.live("on embedded defaults, a routes directory that cannot be made refuses the start the same way", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* serveDir
+        fs.writeFileSync(path.join(dir, "a-file"), "")
+        const routesDir = path.join(dir, "a-file", "routes")
+        const result = yield* runCli(["serve", "--http", "127.0.0.1:0"], {
+          cwd: dir,
+          env: { GATEHOUSE_ROUTES_DIR: routesDir }
+        })
+        assert.strictEqual(result.code, 1, result.stdout)
+        assert.include(result.stderr, `gatehouse: no example routes written to ${path.join(routesDir, "example.yml")}`)
+        assert.include(result.stderr, `gatehouse: routes_dir ${routesDir}`)
+        assert.notInclude(result.stderr, "    at ", "no stack trace")
+      })
+    )
+  )
+
   it.live("a routes_dir that is not a directory refuses the start, naming the key and the path", () =>
     Effect.scoped(
       Effect.gen(function* () {
