@@ -30,8 +30,8 @@ export interface Reconnected {
 
 /**
  * Reconnection of a stream whose connection failed or closed abnormally (1001, 1006, 1011, 1012, 1013, a 5xx or
- * 429 refusal, no connection, the silence timeout). Refusals a retry cannot fix (401, 403, 404, 410, validation, a
- * 1008 close) and a normal end are never retried; nor is a stream that never connected (a wrong address or key
+ * 429 refusal, no connection, the silence timeout, a 1008 close for a consumer too slow). Refusals a retry cannot
+ * fix (401, 403, 404, 410, validation, another 1008 close) and a normal end are never retried; nor is a stream that never connected (a wrong address or key
  * shows at once). The delay before attempt n is random between 0 and min(`maxDelay`, `initialDelay` × 2^(n-1)).
  */
 export interface ReconnectOptions<E = unknown> {

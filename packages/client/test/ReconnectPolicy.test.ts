@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
+  ClientTooSlow,
   EventNotFound,
   EventsTrimmed,
   isRetryable,
@@ -7,6 +8,7 @@ import {
   type ReconnectOptions,
   reconnectSchedule,
   ServerShuttingDown,
+  SubscriberTooSlow,
   Unauthenticated,
   ValidationFailed,
   WebSocketClosed
@@ -95,7 +97,11 @@ describe("isRetryable", () => {
       refusedWith(502),
       refusedWith(503),
       refusedWith(429),
-      new ServerShuttingDown({})
+      new ServerShuttingDown({}),
+      // Dropped as too slow: opened again, the stream picks up (events after the last id, without a gap).
+      new WebSocketClosed({ code: 1008, reason: new SubscriberTooSlow({ buffer_size: 256 }).message }),
+      new WebSocketClosed({ code: 1008, reason: new ClientTooSlow({ queued_bytes: 1 }).message }),
+      new WebSocketClosed({ code: 1008, reason: new ClientTooSlow({ queued_bytes: 1, budget_bytes: 1024 }).message })
     ]) {
       assert.isTrue(isRetryable(error), String(error))
     }
@@ -107,6 +113,8 @@ describe("isRetryable", () => {
       closed(1003),
       closed(1005),
       closed(1008),
+      new WebSocketClosed({ code: 1008, reason: "API key revoked" }),
+      new WebSocketClosed({ code: 1000, reason: "client too slow" }),
       closed(1009),
       refusedWith(401),
       refusedWith(403),

@@ -1,5 +1,6 @@
 import * as Schema from "effect/Schema"
 import { ApiError } from "./ApiError.js"
+import { closeCodeOf } from "./ErrorCode.js"
 
 /**
  * A live consumer of events fell too far behind and was dropped so it could not hold back the producer or the other
@@ -39,3 +40,14 @@ export class ClientTooSlow extends ApiError<ClientTooSlow>()("ClientTooSlow", {
       ? "client too slow"
       : `client too slow: its streams together queued more than ${bytesInUnits(e.budget_bytes)}`
 }) {}
+
+// How the reasons of both slow consumers start (their messages above).
+const slowConsumerReason = /^(client too slow|subscriber fell more than \d+ events behind)/
+
+/**
+ * Whether a WebSocket close is a consumer too slow ({@link SubscriberTooSlow}, {@link ClientTooSlow}): a 1008 like
+ * a refusal's, but the same stream opened again works, and picks up as its reconnects do (events: after the last
+ * id, without a gap), where a refused credential or permission would be refused again.
+ */
+export const isSlowConsumerClose = (code: number, reason: string): boolean =>
+  code === closeCodeOf("slow_consumer") && slowConsumerReason.test(reason)
