@@ -198,6 +198,23 @@ describe("reconnecting", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.effect("a consumer dropped as too slow (1008) is reconnected; the frames it had are kept", () =>
+    Effect.gen(function* () {
+      const harness = yield* follow({ initialDelay: "1 second" }, {}, "exact")
+      const first = yield* harness.next
+      first.ws.send("e1")
+      first.ws.close(1008, "subscriber fell more than 256 events behind")
+      const notice = yield* lost(harness)
+      assert.deepInclude(notice, { attempt: 1, code: 1008 })
+      yield* TestClock.adjust(notice.delay)
+      const second = yield* harness.next
+      second.ws.send("e2")
+      second.ws.close(1000)
+      yield* Fiber.join(harness.fiber)
+      assert.deepStrictEqual(harness.frames, ["e1", "e2"])
+    }).pipe(Effect.scoped)
+  )
+
   it.effect("never retries a policy close (1008), nor a stream whose first connection failed", () =>
     Effect.gen(function* () {
       const policy = yield* follow({ initialDelay: "1 second" })
