@@ -3,7 +3,6 @@ import * as path from "node:path"
 import { grpcPlaintextRefusal, ServerShuttingDown } from "@gatehouse-edge/core/domain"
 import type { Authentication, AuthRequests } from "@gatehouse-edge/core/services"
 import * as grpc from "@grpc/grpc-js"
-import { ReflectionService } from "@grpc/reflection"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
@@ -12,6 +11,7 @@ import * as Layer from "effect/Layer"
 import { bearerAuthenticator, type CallAuthenticator, unixSocketAuthenticator } from "./CallAuthentication.js"
 import { defaultGrpcLimits, type GrpcLimits, makeCallLimits } from "./CallLimits.js"
 import { addHealthService } from "./GrpcHealth.js"
+import { addReflectionService } from "./GrpcReflection.js"
 import { makeAuthServiceHandlers } from "./handlers/AuthServiceHandlers.js"
 import { gatehousePackageDefinition, loadGatehouseProto, requiredScopes } from "./ProtoLoader.js"
 
@@ -164,12 +164,15 @@ const makeServer = Effect.fnUntraced(function* (options: GrpcServerOptions, auth
     })
   )
   const notServing = addHealthService(server, limits)
-  new ReflectionService(gatehousePackageDefinition()).addToServer(server)
+  const endReflection = addReflectionService(server, limits, gatehousePackageDefinition())
   // Open streams end first (watches with shutting_down, health watches after NOT_SERVING), then in-flight calls
   // get the grace period.
   yield* Effect.addFinalizer(() =>
     Effect.andThen(
-      Effect.all([Deferred.fail(stopping, new ServerShuttingDown()), Effect.sync(notServing)], { discard: true }),
+      Effect.all(
+        [Deferred.fail(stopping, new ServerShuttingDown()), Effect.sync(notServing), Effect.sync(endReflection)],
+        { discard: true }
+      ),
       shutdown(server, options.shutdownGraceMs ?? 10_000)
     )
   )
