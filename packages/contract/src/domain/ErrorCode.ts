@@ -23,6 +23,8 @@ export const ErrorCodes = {
   // A position the client kept (an event id) that the server has since dropped: gRPC OUT_OF_RANGE, as a read
   // before the start of what is kept.
   gone: { http: 410, grpc: 11, ws: 1008 },
+  // A request whose headers or body did not arrive within the server's time for one (Node's `requestTimeout`).
+  request_timeout: { http: 408, grpc: 4, ws: 1008 },
   payload_too_large: { http: 413, grpc: 8, ws: 1009 },
   unsupported_media_type: { http: 415, grpc: 3, ws: 1003 },
   validation_failed: { http: 422, grpc: 3, ws: 1008 },
