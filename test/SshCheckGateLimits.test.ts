@@ -104,6 +104,30 @@ describe("examples/ssh-check-gate: what a client may hold", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("an authenticated connection that opens no session within the grace time is closed", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("gatehouse-gate-limits-")
+      const pair = parseableKeyPair()
+      fs.writeFileSync(path.join(dir, "authorized_keys"), `${pair.public}\n`)
+      // Time enough to log in on a loaded machine; the same time again idle, then it is closed.
+      const { port, lines } = yield* runGate(dir, { loginGraceMs: 2000 })
+      const client = new ssh2.Client()
+      yield* Effect.addFinalizer(() => Effect.sync(() => client.end()))
+      const closed = new Promise<void>((resolve) => client.on("close", () => resolve()))
+      yield* deadline(
+        "the login",
+        new Promise<void>((resolve, reject) => {
+          client.on("ready", () => resolve())
+          client.on("error", reject)
+          client.on("close", () => reject(new Error("closed before the login completed")))
+          client.connect({ host: "127.0.0.1", port, username: "root", privateKey: pair.private })
+        })
+      )
+      yield* deadline("the idle connection closed", closed)
+      assert.isTrue(lines.some((line) => line.includes("no session within 2 s")))
+    }).pipe(Effect.scoped)
+  )
+
   it.live("an authenticated connection opens at most maxSessions session channels", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir("gatehouse-gate-limits-")
@@ -217,6 +241,38 @@ const tryLogin = (port: number, key: string) =>
   }).pipe(Effect.scoped, Effect.timeout("10 seconds"))
 
 describe("examples/ssh-check-gate: requests a source holds open", () => {
+  it.live("a denied login's connection is closed once the denial is told: it holds no place", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("gatehouse-gate-denied-")
+      const pair = parseableKeyPair()
+      fs.writeFileSync(path.join(dir, "authorized_keys"), `${pair.public}\n`)
+      const { port } = yield* runGate(dir, { maxWaitingPerSource: 0 }, undecidingServer().client)
+      const client = new ssh2.Client()
+      yield* Effect.addFinalizer(() => Effect.sync(() => client.end()))
+      const closed = new Promise<void>((resolve) => client.on("close", () => resolve()))
+      const code = yield* deadline(
+        "the denied login",
+        new Promise<number | undefined>((resolve, reject) => {
+          client.on("error", reject)
+          client.on("ready", () =>
+            client.exec("true", (error, channel) => {
+              if (error !== undefined && error !== null) return reject(error)
+              let code: number | undefined
+              channel.on("exit", (exitCode: number) => {
+                code = exitCode
+              })
+              channel.on("close", () => resolve(code))
+              channel.resume()
+            })
+          )
+          client.connect({ host: "127.0.0.1", port, username: "root", privateKey: pair.private })
+        })
+      )
+      assert.strictEqual(code, deniedExitStatus)
+      yield* deadline("the denied connection closed by the gate", closed)
+    }).pipe(Effect.scoped)
+  )
+
   it.live("past maxWaitingPerSource, a source's next checked login is denied at once, making no request", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir("gatehouse-gate-waiting-")

@@ -1,4 +1,5 @@
 import { parsePrefix, prefixContains } from "@gatehouse-edge/core"
+import { clientKeyOf } from "@gatehouse-edge/core/domain"
 import type { PolicyRule } from "./GateConfig.js"
 
 /** Who is logging in: the client's address, this host's name, the SSH login name. */
@@ -10,6 +11,12 @@ export interface Login {
 
 /** A dual-stack socket reports IPv4 peers as `::ffff:a.b.c.d`; requests and policy use the plain IPv4 address. */
 export const plainAddress = (address: string): string => address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, "$1")
+
+/**
+ * The source a client's connections and requests are counted under: its IPv4 address, or its IPv6 /64 (one host
+ * is given a /64, and can connect from any address in it).
+ */
+export const sourceOf = (address: string): string => clientKeyOf(plainAddress(address))
 
 const matches = (rule: PolicyRule, login: Login): boolean =>
   (rule.users === undefined || rule.users.includes(login.localUser)) &&

@@ -6,7 +6,7 @@ import ssh2, { type Connection, type ServerChannel } from "ssh2"
 import { findKey, readAuthorizedKeys } from "./AuthorizedKeys.js"
 import { decide, type OpenRequests, type Verdict } from "./CheckGate.js"
 import type { GateConfig, PolicyRule } from "./GateConfig.js"
-import { type Login, plainAddress, ruleFor } from "./Policy.js"
+import { type Login, plainAddress, ruleFor, sourceOf } from "./Policy.js"
 import { runSession } from "./SessionProcess.js"
 
 /** A listening gate: its port (useful with port 0) and how to stop it. */
@@ -27,16 +27,19 @@ export const deniedExitStatus = 77
 export interface GateLimits {
   /** Connections at once, in all (default 256). */
   readonly maxConnections: number
-  /** Connections at once from one source address (default 16). */
+  /** Connections at once from one source (an IPv4 address, an IPv6 /64: one host has many; default 16). */
   readonly maxConnectionsPerSource: number
-  /** How long a connection may take to authenticate (default 30 s). */
+  /**
+   * How long a connection may take to authenticate (default 30 s), and then to open its first session: a
+   * connection that does neither is closed, as sshd's LoginGraceTime does.
+   */
   readonly loginGraceMs: number
   /** Refused authentication attempts before the connection is closed (default 10; a key probe counts). */
   readonly maxAuthTries: number
   /** Session channels one connection may open (default 10). */
   readonly maxSessions: number
   /**
-   * Requests one source address may hold open at once (default 4): a login waiting for its verdict, or one that
+   * Requests one source (an IPv4 address, an IPv6 /64) may hold open at once (default 4): a login waiting for its verdict, or one that
    * gave up while its request stays pending (until the request's expiry). Past the server's `max_pending` the
    * oldest pending `ssh_check` requests expire, whoever made them (registrations are capped separately): one
    * client must not push out everybody else's, also by logging in and leaving again.
@@ -80,14 +83,14 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
   // its version line, so a client that sends nothing would otherwise be neither counted nor ever closed.
   const sockets = new Set<net.Socket>()
   const perSource = new Map<string, number>()
-  // Requests open (see maxWaitingPerSource), by source address.
+  // Requests open (see maxWaitingPerSource), by source (see sourceOf).
   const open = new Map<string, number>()
   // The grace timer of each connection not authenticated yet, by the client's `address:port`.
   const unauthenticated = new Map<string, NodeJS.Timeout>()
   const peerOf = (ip: string | undefined, port: number | undefined) => `${ip}:${port}`
 
   const listener = net.createServer((socket) => {
-    const src = plainAddress(socket.remoteAddress ?? "")
+    const src = sourceOf(socket.remoteAddress ?? "")
     const fromSource = (perSource.get(src) ?? 0) + 1
     if (sockets.size >= limits.maxConnections || fromSource > limits.maxConnectionsPerSource) {
       log(`refused a connection from ${src}: too many connections`)
@@ -166,23 +169,24 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
     const verdictFor = (channel: ServerChannel, pty: boolean): Promise<Verdict> => {
       if (verdict !== undefined) return verdict
       const { login, rule } = admitted!
+      const source = sourceOf(login.src)
       let taken = false
       // When the request made in this place expires, on this machine's clock (its lifetime counted from when the
       // gate learned of it: the server's clock may differ from ours).
       let expiresAt: number | undefined
       const places: OpenRequests = {
         take: () => {
-          const held = open.get(login.src) ?? 0
+          const held = open.get(source) ?? 0
           if (held >= limits.maxWaitingPerSource) {
             log(`${login.localUser}@${login.dst} from ${login.src} (check): denied, ${held} requests already open`)
             return {
               _tag: "Denied" as const,
               message:
-                `Gatehouse: access denied: ${held} requests from ${login.src} already wait for approval; ` +
+                `Gatehouse: access denied: ${held} requests from ${source} already wait for approval; ` +
                 "try again later."
             }
           }
-          open.set(login.src, held + 1)
+          open.set(source, held + 1)
           taken = true
           return undefined
         },
@@ -191,9 +195,9 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
         }
       }
       const release = () => {
-        const left = (open.get(login.src) ?? 1) - 1
-        if (left > 0) open.set(login.src, left)
-        else open.delete(login.src)
+        const left = (open.get(source) ?? 1) - 1
+        if (left > 0) open.set(source, left)
+        else open.delete(source)
       }
       const done = () => {
         if (!taken) return
@@ -222,7 +226,15 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
     conn.on("ready", () => {
       clearTimeout(unauthenticated.get(peer))
       unauthenticated.delete(peer)
+      // Authenticated, it has the same grace to open a session: a connection that holds a place and does nothing
+      // is closed.
+      const idle = setTimeout(() => {
+        log(`connection from ${src}: no session within ${limits.loginGraceMs / 1000} s`)
+        conn.end()
+      }, limits.loginGraceMs)
+      conn.once("close", () => clearTimeout(idle))
       conn.on("session", (accept, reject) => {
+        clearTimeout(idle)
         sessions += 1
         if (sessions > limits.maxSessions) return reject()
         const session = accept()
@@ -243,6 +255,11 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
               if (!channel.writable) return
               if (result._tag === "Denied") {
                 writeLines(channel, result.message, pty)
+                // The verdict is the connection's: nothing more it may do, so it gives back its place once the
+                // client has the denial (the channel's close comes after its exit status and message).
+                channel.once("close", () => conn.end())
+                // Its input is read and dropped: a channel closes only once both of its sides have ended.
+                channel.resume()
                 channel.exit(deniedExitStatus)
                 channel.end()
                 return
