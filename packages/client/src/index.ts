@@ -16,7 +16,6 @@ export {
   type ReconnectOptions,
   type Resumption,
   reconnectSchedule,
-  resetAfterOf,
   type WatchOptions
 } from "./Reconnect.js"
 export { isRetryable } from "./RetryableFailure.js"

@@ -1,17 +1,18 @@
-import { reconnectSchedule, resetAfterOf } from "@gatehouse-edge/client"
 import type { AuthServiceCallError } from "@gatehouse-edge/transport-grpc/client"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Pull from "effect/Pull"
+import * as Random from "effect/Random"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 
-// The typed client's backoff with its defaults: a delay drawn below 0.5 s doubling to 30 s, started over once a call
-// has stayed up for 30 s.
-const delays = reconnectSchedule()
-const resetAfterMs = Duration.toMillis(resetAfterOf({}))
+// The typed client's backoff (see its Reconnect.ts): a delay drawn below 0.5 s doubling to 30 s, started over once a
+// call has stayed up for 30 s. Restated, not imported: the HTTP client would then load with every command
+// (test/CliModules.test.ts).
+const initialDelayMs = 500
+const maxDelayMs = 30_000
+const resetAfterMs = 30_000
 
 /**
  * `auth watch` over gRPC, followed again when the call fails with UNAVAILABLE (the server restarting, shutting
@@ -25,20 +26,18 @@ export const reconnectingWatch = <A>(watch: () => Stream.Stream<A, AuthServiceCa
     let delivered = false
     let retrying = false
     let last: string | undefined
-    // The backoff's steps since a call stayed up `resetAfterMs`, and when the current call gave its first state.
-    // Stepped here, not by Stream.retry's schedule, which starts over at a call's first element: every call gives
+    // Failed calls since one stayed up `resetAfterMs`, and when the current call gave its first state. Kept here,
+    // not in the schedule: Stream.retry starts its schedule over at a call's first element, and every call gives
     // one at once, so a server that drops each call right after it connected would be retried every 0.5 s.
-    let step: Effect.Success<ReturnType<typeof Schedule.toStep<Duration.Duration, unknown, never, never>>> | undefined
+    let attempt = 0
     let connectedAt: number | undefined
     const nextDelay = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
-      if (step === undefined || (connectedAt !== undefined && now - connectedAt >= resetAfterMs)) {
-        step = yield* Schedule.toStep(delays)
-      }
+      if (connectedAt !== undefined && now - connectedAt >= resetAfterMs) attempt = 0
       connectedAt = undefined
-      // The schedule has no attempt limit: it is never done.
-      const [, delay] = yield* Pull.catchDone(step(now, undefined), () => Effect.succeed([0, Duration.zero] as const))
-      return delay
+      attempt++
+      const cap = Math.min(maxDelayMs, initialDelayMs * 2 ** (attempt - 1))
+      return Duration.millis(Math.floor(cap * (yield* Random.next)))
     })
     const backoff = Schedule.spaced(0).pipe(
       Schedule.setInputType<AuthServiceCallError>(),
