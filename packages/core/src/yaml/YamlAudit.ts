@@ -5,6 +5,12 @@ import type { IssuePath } from "./IssueCollector.js"
 export interface AuditLimits {
   /** Most nodes the document may have once every alias is expanded. */
   readonly maxNodes: number
+  /**
+   * Most characters of scalar text (string values, and the source of other scalars) the document may hold once
+   * every alias is expanded. `maxNodes` counts a long string as one node: without this, one anchored 100 KB string
+   * reused by a few thousand aliases passes every other limit and renders to hundreds of megabytes.
+   */
+  readonly maxExpandedChars: number
   /** Deepest nesting of collections. */
   readonly maxDepth: number
 }
@@ -42,6 +48,14 @@ export const keyString = (key: unknown): string | undefined => {
   return typeof key.value === "object" ? undefined : String(key.value)
 }
 
+/**
+ * The text a scalar contributes: a string's length, or for other scalars (numbers, booleans, null) the length of
+ * their source. Neither is ever longer than the scalar's source (escapes, quotes, indentation and folding only
+ * shrink it), so a document without aliases never counts more characters than it has.
+ */
+const scalarChars = (node: Scalar): number =>
+  typeof node.value === "string" ? node.value.length : (node.range?.[1] ?? 0) - (node.range?.[0] ?? 0)
+
 const offsetOf = (node: unknown): number => (node as Node | null)?.range?.[0] ?? 0
 
 class AuditStop {
@@ -53,11 +67,12 @@ class AuditStop {
 }
 
 /**
- * One pass over the parsed tree, before anything turns it into plain values. It computes how many nodes the
- * document has once aliases are expanded — without expanding them — so a "billion laughs" document is refused
- * in time linear in its size; it refuses aliases that point at their own ancestor (they would make a cycle) or
- * at no anchor, merge keys whose value is not a mapping, and nesting deeper than the limit; and it lists
- * duplicate keys (yaml's own check is quadratic in the size of a mapping and reports no path, so it is off).
+ * One pass over the parsed tree, before anything turns it into plain values. It computes how many nodes and how
+ * much scalar text the document has once aliases are expanded — without expanding them — so a "billion laughs"
+ * document, or one long string reused by thousands of aliases, is refused in time linear in its size; it refuses
+ * aliases that point at their own ancestor (they would make a cycle) or at no anchor, merge keys whose value is not
+ * a mapping, and nesting deeper than the limit; and it lists duplicate keys (yaml's own check is quadratic in the
+ * size of a mapping and reports no path, so it is off).
  */
 export const auditYaml = (root: Node | null, limits: AuditLimits): AuditResult => {
   // An anchor is registered where it starts (an alias means the last node with its name before it, in document
@@ -68,6 +83,11 @@ export const auditYaml = (root: Node | null, limits: AuditLimits): AuditResult =
   const aliasTargets = new Map<Alias, Node>()
   const duplicateKeys: Array<DuplicateKeyOffsets> = []
   const path: Array<string | number> = []
+  // Scalar text of everything visited so far, aliases counted expanded: a running total, so an anchored node's
+  // expanded text is the total when it ends minus the total when it started, computed once per anchor.
+  let expandedChars = 0
+  const charsAtStart = new Map<Node, number>()
+  const expandedCharsOf = new Map<Node, number>()
 
   const checkSize = (size: number, node: unknown): number => {
     if (size > limits.maxNodes) {
@@ -77,6 +97,16 @@ export const auditYaml = (root: Node | null, limits: AuditLimits): AuditResult =
       )
     }
     return size
+  }
+
+  const addChars = (chars: number, node: unknown): void => {
+    expandedChars += chars
+    if (expandedChars > limits.maxExpandedChars) {
+      throw new AuditStop(
+        offsetOf(node),
+        `document expands to more than ${limits.maxExpandedChars} characters of text through aliases; refusing it (a long value reused by many aliases)`
+      )
+    }
   }
 
   const resolveAlias = (node: Node): Node => {
@@ -124,9 +154,14 @@ export const auditYaml = (root: Node | null, limits: AuditLimits): AuditResult =
     if (node === null || node === undefined) return 0
     if (isScalar(node)) {
       start(node)
+      addChars(scalarChars(node), node)
       return register(node, 1)
     }
-    if (isAlias(node)) return sizes.get(resolveAlias(node))!
+    if (isAlias(node)) {
+      const target = resolveAlias(node)
+      addChars(expandedCharsOf.get(target)!, node)
+      return sizes.get(target)!
+    }
     if (depth >= limits.maxDepth) {
       throw new AuditStop(offsetOf(node), `document nests deeper than ${limits.maxDepth} levels`, true)
     }
@@ -145,11 +180,17 @@ export const auditYaml = (root: Node | null, limits: AuditLimits): AuditResult =
   }
 
   const start = (node: Node): void => {
-    if (node.anchor !== undefined && node.anchor !== null) anchors.set(node.anchor, node)
+    if (node.anchor !== undefined && node.anchor !== null) {
+      anchors.set(node.anchor, node)
+      charsAtStart.set(node, expandedChars)
+    }
   }
 
   const register = (node: Node, size: number): number => {
-    if (node.anchor !== undefined && node.anchor !== null) sizes.set(node, size)
+    if (node.anchor !== undefined && node.anchor !== null) {
+      sizes.set(node, size)
+      expandedCharsOf.set(node, expandedChars - charsAtStart.get(node)!)
+    }
     return checkSize(size, node)
   }
 

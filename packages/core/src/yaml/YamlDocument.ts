@@ -20,14 +20,35 @@ export interface YamlLimits extends AuditLimits {
 }
 
 /**
- * Defaults: 8 MiB (a route file of ~60,000 routes), 2,000,000 nodes after alias expansion, 64 levels of
- * nesting, 100,000 alias references. Request bodies have their own, smaller limit in the HTTP server.
+ * How much scalar text a document may expand to through aliases, as a multiple of `maxBytes` (when
+ * `maxExpandedChars` is not set). A document without aliases never counts more characters than it has bytes, so
+ * any accepted file passes whatever its size; the factor of 4 leaves a file at the size limit room to reuse
+ * defaults through aliases (`<<: *defaults` in every route) for three times its own size again, while keeping what
+ * a small document can blow up into in the same order as what the largest honest file renders to.
+ */
+export const expandedCharsPerByte = 4
+
+/**
+ * Defaults: 8 MiB (a route file of ~60,000 routes), 2,000,000 nodes and 32 Mi characters of scalar text after alias
+ * expansion, 64 levels of nesting, 100,000 alias references. Request bodies have their own, smaller limit in the
+ * HTTP server.
  */
 export const defaultYamlLimits: YamlLimits = {
   maxBytes: 8 * 1024 * 1024,
   maxAliasCount: 100_000,
   maxNodes: 2_000_000,
+  maxExpandedChars: expandedCharsPerByte * 8 * 1024 * 1024,
   maxDepth: 64
+}
+
+/** The defaults with some limits overridden; a smaller `maxBytes` alone lowers `maxExpandedChars` with it. */
+export const resolveYamlLimits = (overrides: Partial<YamlLimits> = {}): YamlLimits => {
+  const maxBytes = overrides.maxBytes ?? defaultYamlLimits.maxBytes
+  return {
+    ...defaultYamlLimits,
+    ...overrides,
+    maxExpandedChars: overrides.maxExpandedChars ?? expandedCharsPerByte * maxBytes
+  }
 }
 
 /** A key written twice in one mapping (the plain value keeps the last one). */
@@ -93,7 +114,7 @@ const nestingIssue = (
  * scan stops where the limit is passed); callers use it to refuse such input without queueing it anywhere.
  */
 export const refusedBeforeParsing = (text: string, options: ParseYamlOptions = {}): ValidationIssue | undefined => {
-  const limits: YamlLimits = { ...defaultYamlLimits, ...options.limits }
+  const limits = resolveYamlLimits(options.limits)
   const file = options.file === undefined ? {} : { file: options.file }
   const bytes = byteLengthOver(text, limits.maxBytes)
   if (bytes !== undefined) {
@@ -110,15 +131,15 @@ const syntaxMessage = (error: YAMLError): string =>
 
 /**
  * Parses one YAML document keeping source positions. Every syntax error is reported (not just the first), with
- * 1-based line and column. Oversize input, alias bombs ("billion laughs"), alias cycles and excessive nesting
- * are refused with a clear issue before the document is ever expanded into plain values; nesting is refused by a
- * linear pre-scan before the parser sees the text (and bounded while it parses), so a megabyte of `[[[[` costs
- * microseconds, not seconds.
+ * 1-based line and column. Oversize input, alias bombs ("billion laughs", or a long value reused by many
+ * aliases), alias cycles and excessive nesting are refused with a clear issue before the document is ever expanded
+ * into plain values; nesting is refused by a linear pre-scan before the parser sees the text (and bounded while it
+ * parses), so a megabyte of `[[[[` costs microseconds, not seconds.
  * YAML 1.2 core schema, plus merge keys (`<<: *base`). Duplicate keys are not errors here: they are returned
  * in `duplicateKeys` so the caller can report them in its own terms ("duplicate alias").
  */
 export const parseYaml = (text: string, options: ParseYamlOptions = {}): YamlParseResult => {
-  const limits: YamlLimits = { ...defaultYamlLimits, ...options.limits }
+  const limits = resolveYamlLimits(options.limits)
   const file = options.file === undefined ? {} : { file: options.file }
   const invalid = (issues: ReadonlyArray<ValidationIssue>): YamlParseResult => ({ _tag: "Invalid", issues })
 
