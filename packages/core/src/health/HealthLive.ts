@@ -20,7 +20,15 @@ import type { CheckResult } from "./CheckResult.js"
 import { containerMonitor } from "./ContainerMonitor.js"
 import { Health } from "./Health.js"
 import { makeHealthFeed } from "./HealthFeed.js"
-import { applyResult, eventOf, initialHealth, type RouteHealth, type Transition, toInfo } from "./HealthState.js"
+import {
+  applyResult,
+  eventOf,
+  initialHealth,
+  type RouteHealth,
+  restartedHealth,
+  type Transition,
+  toInfo
+} from "./HealthState.js"
 import { type Monitor, monitorFor } from "./Monitor.js"
 
 /**
@@ -198,6 +206,15 @@ export const make: Effect.Effect<Health["Service"], never, Routes | Events | Sco
     )
   }
 
+  // A replacement of the same lineage keeps the route's health; any other starts afresh, yet an edited route stays,
+  // for events, in the status it was reported in (see `restartedHealth`).
+  const healthOf = (existing: Slot | undefined, key: string | null, lineage: string | null, now: number) =>
+    existing === undefined
+      ? initialHealth(key !== null, now)
+      : lineage !== null && existing.lineage === lineage
+        ? existing.health
+        : restartedHealth(existing.health, key !== null, now)
+
   const sync = Effect.fn("Health.sync")(function* (records: ReadonlyArray<RouteRecord>) {
     const now = yield* Clock.currentTimeMillis
     const current = table
@@ -210,10 +227,9 @@ export const make: Effect.Effect<Health["Service"], never, Routes | Events | Sco
       const existing = current.get(alias)
       if (existing !== undefined && existing.key === key) continue
       const id = yield* Ref.getAndUpdate(nextId, (n) => n + 1)
-      const carried = existing !== undefined && lineage !== null && existing.lineage === lineage
       fresh.push({
         alias,
-        slot: { id, key, lineage, health: carried ? existing.health : initialHealth(key !== null, now) },
+        slot: { id, key, lineage, health: healthOf(existing, key, lineage, now) },
         monitor: Option.getOrUndefined(monitor)
       })
     }

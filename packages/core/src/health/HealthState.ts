@@ -14,10 +14,17 @@ export interface RouteHealth {
   /** Consecutive failed checks so far. */
   readonly failures: number
   readonly error: string | null
+  /**
+   * The status event followers last learned of, kept while `status` is `starting` or `unknown` after being a
+   * verdict: a monitor an edit restarted (or removed) has no verdict yet, and a container's HEALTHCHECK in its start
+   * period gives none, but the route is still down (or up) for them. Absent otherwise.
+   */
+  readonly reported?: HealthStatusString | undefined
 }
 
-/** A status change worth telling operators about. */
+/** A status change: the map changes, and `eventOf` decides whether operators are told. */
 export interface Transition {
+  /** The status the route was reported in before: `starting` only while it never had another (a new route). */
   readonly previous: HealthStatusString
   readonly next: HealthStatusString
   readonly result: CheckResult
@@ -34,7 +41,24 @@ export const initialHealth = (monitored: boolean, now: number): RouteHealth => (
   error: null
 })
 
+/**
+ * The health of a route whose monitor an edit replaced (or removed): `starting` (or `unknown`) afresh on the map,
+ * yet for events still in the status it was last reported in. An edit is neither a new outage nor a recovery: the
+ * usual fix of a down route (its port or path) must end in `health/up`, and a route edited while still down must
+ * not be reported down again.
+ */
+export const restartedHealth = (before: RouteHealth, monitored: boolean, now: number): RouteHealth => {
+  const reported = reportedOf(before)
+  const fresh = initialHealth(monitored, now)
+  return hasVerdict(reported) ? { ...fresh, reported } : fresh
+}
+
 const isDown = (status: HealthStatusString): boolean => status === "unhealthy" || status === "error"
+
+/** `starting` and `unknown` say nothing about whether the route is up or down. */
+const hasVerdict = (status: HealthStatusString): boolean => status !== "starting" && status !== "unknown"
+
+const reportedOf = (health: RouteHealth): HealthStatusString => health.reported ?? health.status
 
 /**
  * Applies one check result. `retries` is the number of consecutive failed checks a *healthy* route is allowed
@@ -51,6 +75,7 @@ export const applyResult = (
   const failures = result.status === "healthy" ? 0 : current.failures + 1
   const tolerated = current.status === "healthy" && result.status !== "healthy" && failures <= retries
   const next: HealthStatusString = tolerated ? "healthy" : result.status
+  const reported = reportedOf(current)
   const health: RouteHealth = {
     status: next,
     since_ms: next === current.status ? current.since_ms : now,
@@ -58,11 +83,12 @@ export const applyResult = (
     last_check_ms: now,
     last_check: DateTime.formatIso(DateTime.makeUnsafe(now)),
     failures,
-    error: result.error ?? null
+    error: result.error ?? null,
+    ...(next === "starting" && hasVerdict(reported) ? { reported } : {})
   }
   return {
     health,
-    transition: next === current.status ? undefined : { previous: current.status, next, result }
+    transition: next === current.status ? undefined : { previous: reported, next, result }
   }
 }
 

@@ -1,4 +1,5 @@
 import * as os from "node:os"
+import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import type { Event, HealthMap } from "@gatehouse-edge/contract/domain"
 import { Deferred, Effect, Fiber, Layer, Logger, Option, Queue, Ref, Stream, SubscriptionRef, Tracer } from "effect"
@@ -8,7 +9,7 @@ import { Health, HealthMemory } from "../../src/health/Health.js"
 import * as HealthLive from "../../src/health/HealthLive.js"
 import type { RouteRecord } from "../../src/routes/Routes.js"
 import { eventsLayer, routesLayer, waitForHealth } from "./Fakes.js"
-import { httpServer } from "./LoopbackServers.js"
+import { httpServer, tempDir } from "./LoopbackServers.js"
 import { recordOf, route } from "./RouteFixtures.js"
 
 /** The Health layer over a route table and an event log the test controls. */
@@ -247,6 +248,68 @@ describe("Health layer", () => {
         JSON.stringify(logged)
       )
     }).pipe(Effect.scoped)
+  )
+
+  it.effect(
+    "an edit is neither an outage nor a recovery: a fixed route gets health/up, one still down no new down",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const missing = path.join(dir, "missing")
+        // Timeouts longer than any step of the clock below: a check in flight while the clock moves does not time out.
+        const files = (root: string, timeout_ms = 5000) =>
+          recordOf(route("files", "fileserver", 0, { interval_ms: 1000, timeout_ms }, { root }))
+        const h = yield* harness([files(missing)])
+        yield* Effect.gen(function* () {
+          const health = yield* Health
+          // The map, read directly (the feed is paced by the test's clock), until `pred` holds; the stat is real I/O.
+          const until = (what: string, pred: (info: HealthMap[string] | undefined) => boolean) =>
+            TestClock.withLive(
+              Effect.gen(function* () {
+                for (let i = 0; i < 500; i++) {
+                  const info = (yield* health.snapshot).files
+                  if (pred(info)) return info
+                  yield* Effect.sleep(10)
+                }
+                return yield* Effect.die(
+                  new Error(`timed out waiting for ${what}: ${JSON.stringify(yield* health.snapshot)}`)
+                )
+              })
+            )
+          // An edit shows once its new monitor replaced the old one: unchecked, or checked at once (its first check is
+          // at a random point of its first second, possibly 0 ms away); one more second brings that check for sure.
+          const edit = (record: RouteRecord, what: string) =>
+            Effect.gen(function* () {
+              const before = (yield* health.snapshot).files?.last_check
+              // One step of the grid first, so that a check of the new monitor bears a time of its own.
+              yield* TestClock.adjust("100 millis")
+              yield* SubscriptionRef.set(h.table, [record])
+              yield* until(`${what}: restarted`, (i) => i?.last_check !== before)
+              yield* TestClock.adjust("1 second")
+              return yield* until(`${what}: checked`, (i) => i?.last_check != null && i.last_check !== before)
+            })
+          const events = Effect.map(Ref.get(h.published), (es) =>
+            es.map((e) => [e.action, (e.data as { previous: string }).previous])
+          )
+
+          yield* TestClock.adjust("1 second")
+          yield* until("the new route down", (i) => i?.status === "unhealthy")
+          // The operator fixes the root: the route was down, so its recovery is reported.
+          assert.strictEqual((yield* edit(files(dir), "fixed"))?.status, "healthy")
+          // Broken again, then a timeout edit while still down: one outage, one `health/down`.
+          assert.strictEqual((yield* edit(files(missing), "broken"))?.status, "unhealthy")
+          const stillDown = yield* edit(files(missing, 6000), "timeout edited")
+          assert.strictEqual(stillDown?.status, "unhealthy")
+          // One more check: the monitor records (and publishes) a check before it waits for the next one.
+          yield* TestClock.adjust("1 second")
+          yield* until("the next check", (i) => i?.last_check !== stillDown?.last_check)
+          assert.deepStrictEqual(yield* events, [
+            ["down", "starting"],
+            ["up", "unhealthy"],
+            ["down", "healthy"]
+          ])
+        }).pipe(Effect.provide(h.layer))
+      }).pipe(Effect.scoped)
   )
 
   it.effect("checks start on a grid of a tenth of their interval, so checks due within one step wake up together", () =>

@@ -1,11 +1,19 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { HealthStatusString } from "@gatehouse-edge/contract/domain"
 import type { CheckResult } from "../../src/health/CheckResult.js"
-import { applyResult, eventOf, initialHealth, type RouteHealth, toInfo } from "../../src/health/HealthState.js"
+import {
+  applyResult,
+  eventOf,
+  initialHealth,
+  type RouteHealth,
+  restartedHealth,
+  toInfo
+} from "../../src/health/HealthState.js"
 
 const pass: CheckResult = { status: "healthy", latency_ms: 3 }
 const fail: CheckResult = { status: "unhealthy", latency_ms: 7, error: "HTTP 503" }
 const broken: CheckResult = { status: "error", latency_ms: 0, error: "no root" }
+const warmingUp: CheckResult = { status: "starting", latency_ms: 0 }
 
 /** Feeds results one per second from t=1000 and returns the status after each. */
 const statuses = (results: ReadonlyArray<CheckResult>, retries: number, start = initialHealth(true, 0)) => {
@@ -61,6 +69,45 @@ describe("HealthState", () => {
     const up = applyResult(toError.health, pass, 0, 5000)
     assert.strictEqual(up.transition && eventOf(up.transition), "up")
     assert.strictEqual(eventOf({ previous: "starting", next: "unhealthy", result: fail }), "down")
+  })
+
+  it("a restarted monitor is starting on the map, but its events continue from the status last reported", () => {
+    // [map status, event, its `previous`] after one result.
+    const after = (h: RouteHealth, r: CheckResult) => {
+      const { health, transition } = applyResult(h, r, 0, 9000)
+      return [health.status, transition && eventOf(transition), transition?.previous]
+    }
+    const down = applyResult(initialHealth(true, 0), fail, 0, 1000).health
+    const healthy = applyResult(initialHealth(true, 0), pass, 0, 1000).health
+    const restartedDown = restartedHealth(down, true, 2000)
+    assert.deepStrictEqual(toInfo(restartedDown, 2000), toInfo(initialHealth(true, 2000), 2000))
+    assert.deepStrictEqual(after(restartedDown, pass), ["healthy", "up", "unhealthy"])
+    // Still down: the map changes (starting → unhealthy), the outage is the same.
+    assert.deepStrictEqual(after(restartedDown, fail), ["unhealthy", undefined, "unhealthy"])
+    assert.deepStrictEqual(after(restartedHealth(healthy, true, 2000), fail), ["unhealthy", "down", "healthy"])
+    assert.deepStrictEqual(after(restartedHealth(healthy, true, 2000), pass), ["healthy", undefined, "healthy"])
+    // Restarted again before its first check, or through a disabled check (`unknown`): the same outage still.
+    const twice = restartedHealth(restartedDown, true, 3000)
+    assert.deepStrictEqual(after(twice, pass), ["healthy", "up", "unhealthy"])
+    const disabled = restartedHealth(down, false, 3000)
+    assert.strictEqual(disabled.status, "unknown")
+    assert.deepStrictEqual(after(restartedHealth(disabled, true, 4000), pass), ["healthy", "up", "unhealthy"])
+    // A container's HEALTHCHECK in its start period is no verdict either: its end decides.
+    const warming = applyResult(down, warmingUp, 0, 2000)
+    assert.deepStrictEqual(
+      [warming.health.status, warming.transition && eventOf(warming.transition)],
+      ["starting", undefined]
+    )
+    assert.deepStrictEqual(after(warming.health, pass), ["healthy", "up", "unhealthy"])
+    assert.deepStrictEqual(after(warming.health, fail), ["unhealthy", undefined, "unhealthy"])
+    // A route never checked keeps the events of a new one.
+    const neverChecked = restartedHealth(initialHealth(true, 0), true, 2000)
+    assert.deepStrictEqual(after(neverChecked, fail), ["unhealthy", "down", "starting"])
+    assert.deepStrictEqual(after(restartedHealth(initialHealth(false, 0), true, 2000), fail), [
+      "unhealthy",
+      "down",
+      "starting"
+    ])
   })
 
   it("uptime counts from the last status change; latency and last_check from the last check", () => {

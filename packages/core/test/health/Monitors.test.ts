@@ -3,8 +3,10 @@ import * as http2 from "node:http2"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import type { Route } from "@gatehouse-edge/contract/domain"
-import { Effect, Option, Queue } from "effect"
+import { Effect, Exit, Fiber, Option, Queue } from "effect"
+import { TestClock } from "effect/testing"
 import type { CheckResult } from "../../src/health/CheckResult.js"
+import { makeCheckFileServer, type Stat } from "../../src/health/FileServerMonitor.js"
 import { checkRoute, monitorFor } from "../../src/health/Monitor.js"
 import {
   closedTcpPort,
@@ -260,6 +262,63 @@ describe("file server monitor", () => {
       assert.strictEqual(notDir.status, "unhealthy")
       assert.match(notDir.error ?? "", /not a directory/)
     }).pipe(Effect.scoped)
+  )
+
+  it.effect(
+    "a check finding the monitor's previous stat still pending waits for that one instead of starting another",
+    () =>
+      Effect.gen(function* () {
+        // A root on a hung file system: each stat answers only when the test says so.
+        const pending: Array<(err: NodeJS.ErrnoException | null, stats: fs.Stats) => void> = []
+        const stat: Stat = (_root, callback) => {
+          pending.push(callback)
+        }
+        const files = route("files", "fileserver", 0, { timeout_ms: 1000 }, { root: "/mnt/hung" })
+        const check = makeCheckFileServer(stat)(files, files.healthcheck ?? assert.fail("no healthcheck"))
+        const timedOut: CheckResult = { status: "unhealthy", latency_ms: 1000, error: "no answer within 1000 ms" }
+
+        const first = yield* Effect.forkChild(check)
+        yield* TestClock.adjust("1 second")
+        assert.deepStrictEqual(yield* Fiber.join(first), timedOut)
+        // The stat outlives its check; the next checks time out as before, without stacking up stats.
+        for (let i = 0; i < 3; i++) {
+          const again = yield* Effect.forkChild(check)
+          yield* TestClock.adjust("1 second")
+          assert.deepStrictEqual(yield* Fiber.join(again), timedOut)
+        }
+        assert.strictEqual(pending.length, 1, "one stat at a time")
+
+        // The file system answers while a check waits: that check takes the answer.
+        const waiting = yield* Effect.forkChild(check)
+        yield* TestClock.adjust("100 millis")
+        pending[0]?.(null, { isDirectory: () => true } as fs.Stats)
+        assert.deepStrictEqual(yield* Fiber.join(waiting), { status: "healthy", latency_ms: 100 })
+
+        // Nothing pending any more: the next check stats afresh.
+        const fresh = yield* Effect.forkChild(check)
+        yield* TestClock.adjust("10 millis")
+        assert.strictEqual(pending.length, 2)
+        pending[1]?.(Object.assign(new Error("ENOENT: no such file or directory"), { code: "ENOENT" }), {} as fs.Stats)
+        assert.deepInclude(yield* Fiber.join(fresh), {
+          status: "unhealthy",
+          error: "ENOENT: no such file or directory"
+        })
+      })
+  )
+
+  it.effect("a stat that throws fails its check only: the next check stats again", () =>
+    Effect.gen(function* () {
+      let calls = 0
+      const stat: Stat = () => {
+        calls++
+        throw new TypeError("The argument 'path' must be a string without null bytes")
+      }
+      const files = route("files", "fileserver", 0, {}, { root: "/srv/\0" })
+      const check = makeCheckFileServer(stat)(files, files.healthcheck ?? assert.fail("no healthcheck"))
+      assert.isTrue(Exit.hasDies(yield* Effect.exit(check)))
+      assert.isTrue(Exit.hasDies(yield* Effect.exit(check)))
+      assert.strictEqual(calls, 2)
+    })
   )
 
   it.live("a file server route without root is an error", () =>
