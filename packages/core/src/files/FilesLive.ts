@@ -266,14 +266,18 @@ export const make = Effect.fnUntraced(function* (options: FilesOptions) {
   })
 
   // A route file is checked as part of the whole route table (duplicate aliases and port conflicts with the
-  // other files count), but only its own problems block the write.
+  // other files count, and `depends_on` may name the routes other providers serve now), but only its own problems
+  // block the write.
   const checkRouteFile = Effect.fnUntraced(function* (
     filename: string,
     text: string,
     sources: ReadonlyArray<RouteSource>
   ) {
     const others = sources.filter((source) => source.file !== filename)
-    const report = yield* validator.validateSources([...others, { file: filename, text }])
+    const knownAliases = (yield* routes.list).flatMap((record) =>
+      record.provider.startsWith("file:") ? [] : [record.route.alias]
+    )
+    const report = yield* validator.validateSources([...others, { file: filename, text }], { knownAliases })
     const error = RouteValidator.errorOf(report.files.at(-1)!.report)
     if (error !== undefined) return yield* error
   })

@@ -97,8 +97,12 @@ export const make = Effect.fnUntraced(function* (options: FileRoutesOptions) {
     .withPermits(1)(
       Effect.gen(function* () {
         const directory = yield* readRouteDirectory(options.routesDir)
+        // `depends_on` may name a route another provider serves (a Docker container's): the merged table checks
+        // it, on every change of any provider, so the route joins once its dependency is there.
         const validated = yield* Effect.result(
-          validator.validateSources(unchangedFirst(directory.sources)).pipe(Effect.retry(whileWorkersBusy))
+          validator
+            .validateSources(unchangedFirst(directory.sources), { checkReferences: false })
+            .pipe(Effect.retry(whileWorkersBusy))
         )
         if (Result.isFailure(validated)) {
           // Not validated at all (the validation workers were busy or failed): every file keeps its routes.

@@ -30,9 +30,17 @@ export class RouteValidator extends Context.Service<
       text: string,
       options?: { readonly file?: string }
     ) => Effect.Effect<RoutesYamlReport, ValidationUnavailable>
-    /** The report on several documents validated together as one route table (the route files of a directory). */
+    /**
+     * The report on several documents validated together as one route table (the route files of a directory);
+     * `depends_on` may also name `knownAliases`, routes the other providers (Docker labels, ...) serve, or, with
+     * `checkReferences: false`, anything (the merged table checks it then).
+     */
     readonly validateSources: (
-      sources: ReadonlyArray<RouteSource>
+      sources: ReadonlyArray<RouteSource>,
+      options?: {
+        readonly knownAliases?: ReadonlyArray<string> | undefined
+        readonly checkReferences?: boolean | undefined
+      }
     ) => Effect.Effect<RouteSourcesReport, ValidationUnavailable>
     /** The routes of a document, normalized, or the error `errorOf` gives for it. */
     readonly validate: (

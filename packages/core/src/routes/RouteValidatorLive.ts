@@ -15,8 +15,13 @@ export const inline = RouteValidator.of({
   validateYaml: Effect.fn("RouteValidator.validateYaml")((text: string, options?: { readonly file?: string }) =>
     Effect.sync(() => validateRoutesYaml(text, options?.file === undefined ? {} : { file: options.file }))
   ),
-  validateSources: Effect.fn("RouteValidator.validateSources")((sources) =>
-    Effect.sync(() => validateRouteSources(sources))
+  validateSources: Effect.fn("RouteValidator.validateSources")((sources, options) =>
+    Effect.sync(() =>
+      validateRouteSources(sources, {
+        knownAliases: options?.knownAliases,
+        checkReferences: options?.checkReferences
+      })
+    )
   ),
   validate: Effect.fn("RouteValidator.validate")(function* (text: string) {
     const report = validateRoutesYaml(text)
@@ -46,8 +51,13 @@ export const make = Effect.fnUntraced(function* () {
     validateYaml: Effect.fn("RouteValidator.validateYaml")((text: string, options?: { readonly file?: string }) =>
       report(text, options?.file)
     ),
-    validateSources: Effect.fn("RouteValidator.validateSources")((sources) =>
-      workers.run({ kind: "sources", sources })
+    validateSources: Effect.fn("RouteValidator.validateSources")((sources, options) =>
+      workers.run({
+        kind: "sources",
+        sources,
+        knownAliases: options?.knownAliases,
+        checkReferences: options?.checkReferences
+      })
     ),
     validate: Effect.fn("RouteValidator.validate")(function* (text: string) {
       const validated = yield* report(text)

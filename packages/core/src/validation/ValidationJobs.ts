@@ -33,7 +33,10 @@ export const runValidationJob = <J extends ValidationJob>(job: J): ValidationRes
     case "routesJson":
       return renderRoutes(job.text, job.body) as ValidationResult<J>
     case "sources":
-      return validateRouteSources(job.sources) as ValidationResult<J>
+      return validateRouteSources(job.sources, {
+        knownAliases: job.knownAliases,
+        checkReferences: job.checkReferences
+      }) as ValidationResult<J>
     case "config":
       return checkConfigEdit({ ...job.sources, file: { path: job.path, text: job.text } }) as ValidationResult<J>
   }

@@ -12,7 +12,14 @@ import type { RouteSource, RouteSourcesReport } from "../routes/RouteSources.js"
 export type ValidationJob =
   | { readonly kind: "routes"; readonly text: string; readonly file?: string | undefined }
   | { readonly kind: "routesJson"; readonly text: string; readonly body: RoutesBody }
-  | { readonly kind: "sources"; readonly sources: ReadonlyArray<RouteSource> }
+  | {
+      readonly kind: "sources"
+      readonly sources: ReadonlyArray<RouteSource>
+      /** Aliases of routes outside these sources (other providers'), which `depends_on` may name. */
+      readonly knownAliases?: ReadonlyArray<string> | undefined
+      /** `false`: `depends_on` may name any route (the merged table checks it). */
+      readonly checkReferences?: boolean | undefined
+    }
   | { readonly kind: "config"; readonly text: string; readonly path: string; readonly sources: ConfigJobSources }
 
 /** What a config check reads besides the text: the environment, flags and working directory of the server. */
