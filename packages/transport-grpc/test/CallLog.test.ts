@@ -47,6 +47,11 @@ describe("the gRPC call log", () => {
         watch.cancel()
         const deadline = Date.now() + 10_000
         while (callLines(logged).length < 4 && Date.now() < deadline) yield* Effect.sleep("10 millis")
+        // One whose deadline passes, as DEADLINE_EXCEEDED.
+        const late = client.WatchAuthRequest({ authId: created }, { deadline: Date.now() + 300 })
+        late.on("data", () => {})
+        yield* Effect.callback<void>((resume) => void late.once("error", () => resume(Effect.void)))
+        while (callLines(logged).length < 5 && Date.now() < deadline) yield* Effect.sleep("10 millis")
 
         const lines = callLines(logged)
         assert.deepStrictEqual(
@@ -55,7 +60,8 @@ describe("the gRPC call log", () => {
             { method: "gatehouse.v1.AuthService/CreateAuthRequest", code: "OK", error: undefined },
             { method: "gatehouse.v1.AuthService/GetAuthRequest", code: "OK", error: undefined },
             { method: "gatehouse.v1.AuthService/GetAuthRequest", code: "NOT_FOUND", error: "not_found" },
-            { method: "gatehouse.v1.AuthService/WatchAuthRequest", code: "CANCELLED", error: undefined }
+            { method: "gatehouse.v1.AuthService/WatchAuthRequest", code: "CANCELLED", error: undefined },
+            { method: "gatehouse.v1.AuthService/WatchAuthRequest", code: "DEADLINE_EXCEEDED", error: undefined }
           ]
         )
         for (const line of lines) {
@@ -65,7 +71,7 @@ describe("the gRPC call log", () => {
         // The id in the trailers, success or not, is the one in the line.
         assert.deepStrictEqual(found.metadata.get("x-request-id"), [lines[1]!.request_id])
         assert.deepStrictEqual(missing.metadata.get("x-request-id"), [lines[2]!.request_id])
-        assert.strictEqual(new Set(lines.map((line) => line.request_id)).size, 4)
+        assert.strictEqual(new Set(lines.map((line) => line.request_id)).size, 5)
       }).pipe(Effect.scoped, Effect.provide(grpcServerLayer().pipe(Layer.provide(Logger.layer([capture])))))
     }
   )

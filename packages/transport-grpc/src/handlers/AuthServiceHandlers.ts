@@ -78,6 +78,14 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
       })
     )
 
+  // How a call interrupted before its end ended: its deadline passed, or its client cancelled it (grpc-js tells both
+  // as `cancelled`).
+  const interruptedStatus = (call: grpc.ServerSurfaceCall): grpc.status => {
+    const deadline = call.getDeadline()
+    const at = deadline instanceof Date ? deadline.getTime() : deadline
+    return Number.isFinite(at) && Date.now() >= at ? grpc.status.DEADLINE_EXCEEDED : grpc.status.CANCELLED
+  }
+
   const unary = <Req, Res>(
     method: string,
     handle: (request: Req, principal: Principal) => Effect.Effect<Res, unknown, Services>
@@ -108,7 +116,7 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
           finish(method, started, requestId, grpc.status.OK)
           return callback(null, exit.value, requestIdMetadata(requestId))
         }
-        if (Cause.hasInterruptsOnly(exit.cause)) return finish(method, started, requestId, grpc.status.CANCELLED)
+        if (Cause.hasInterruptsOnly(exit.cause)) return finish(method, started, requestId, interruptedStatus(call))
         const failure = callFailure(exit.cause, requestId)
         if (failure.unexpected) logUnexpected(method, requestId, exit.cause)
         fail(failure)
@@ -225,7 +233,7 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
           return call.end(requestIdMetadata(requestId))
         }
         if (Cause.hasInterruptsOnly(exit.cause))
-          return finish("WatchAuthRequest", started, requestId, grpc.status.CANCELLED)
+          return finish("WatchAuthRequest", started, requestId, interruptedStatus(call))
         const failure = callFailure(exit.cause, requestId)
         if (failure.unexpected) logUnexpected("WatchAuthRequest", requestId, exit.cause)
         fail(failure)
