@@ -80,7 +80,7 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
 
   // How a call interrupted before its end ended: its deadline passed, or its client cancelled it (grpc-js tells both
   // as `cancelled`).
-  const interruptedStatus = (call: grpc.ServerSurfaceCall): grpc.status => {
+  const interruptedStatus = (call: Pick<grpc.ServerUnaryCall<unknown, unknown>, "getDeadline">): grpc.status => {
     const deadline = call.getDeadline()
     const at = deadline instanceof Date ? deadline.getTime() : deadline
     return Number.isFinite(at) && Date.now() >= at ? grpc.status.DEADLINE_EXCEEDED : grpc.status.CANCELLED
