@@ -1,13 +1,15 @@
 import * as path from "node:path"
-import { watch } from "chokidar"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { isRouteFileName } from "../routes/RouteFiles.js"
 import { Routes } from "../routes/Routes.js"
 import { settledBatches } from "../util/SettledBatches.js"
 import { ConfigSource } from "./ConfigSource.js"
+import { closeWatch, openWatch } from "./FileWatch.js"
+import { watchRoutesDir } from "./RoutesDirWatch.js"
 
 /** What the watcher follows. */
 export interface ConfigWatcherOptions {
@@ -19,6 +21,11 @@ export interface ConfigWatcherOptions {
    */
   readonly settleMs?: number
   readonly maxWaitMs?: number
+  /**
+   * How long a routes directory that is gone is waited for before its routes are removed: `rm -rf routes && mkdir
+   * routes && cp …` or a restore should not take every route down and put it back.
+   */
+  readonly goneWaitMs?: number
 }
 
 type Changed = "config" | "routes"
@@ -26,6 +33,9 @@ type Changed = "config" | "routes"
 // Distinct watch errors logged at most: an error storm (ENOSPC names every file once inotify runs out) must not
 // flood the log nor grow the set that remembers them.
 const MAX_LOGGED_WATCH_ERRORS = 100
+
+// How often a routes directory that is gone is looked for while it is waited for.
+const GONE_POLL_MS = 100
 
 /**
  * What to log of a watch error: its message the first time, nothing for a repeat, and once the limit is reached a
@@ -46,7 +56,8 @@ const watchErrorLog = () => {
 /**
  * Watches the config file and the route files and reloads what changed: a valid change is applied (routes live,
  * config settings at the next start) and announced with `config/reload`; an invalid one leaves the running
- * configuration in place and is announced with `config/error`. Stops watching when its layer closes.
+ * configuration in place and is announced with `config/error`. The routes directory is followed too: removed and
+ * made again, or replaced by another one, it is watched and read again. Stops watching when its layer closes.
  */
 export const layer = (options: ConfigWatcherOptions): Layer.Layer<never, never, Routes | ConfigSource> =>
   Layer.effectDiscard(
@@ -55,53 +66,78 @@ export const layer = (options: ConfigWatcherOptions): Layer.Layer<never, never, 
       const config = yield* ConfigSource
       const configFile = options.configFile === undefined ? undefined : path.resolve(options.configFile)
       const routesDir = path.resolve(options.routesDir)
-      // The config file is watched through its directory: a watch on the file itself ends when the file is
-      // replaced (unlinked and created again by `git checkout`, `rm f; echo > f`, some editors' saves).
-      const roots = [...new Set([routesDir, ...(configFile === undefined ? [] : [path.dirname(configFile)])])]
 
       const kindOf = (file: string): Changed | undefined => {
         const absolute = path.resolve(file)
         if (absolute === configFile) return "config"
         return path.dirname(absolute) === routesDir && isRouteFileName(path.basename(absolute)) ? "routes" : undefined
       }
-      // Every other entry of the directories is left alone: each watched file costs an inotify watch, and the
-      // config file's directory may be a busy one (/etc).
-      const ignored = (file: string) => !roots.includes(path.resolve(file)) && kindOf(file) === undefined
-
       const queue = yield* Queue.unbounded<Changed>()
+      const onChange = (file: string) => {
+        const kind = kindOf(file)
+        if (kind !== undefined) Queue.offerUnsafe(queue, kind)
+      }
       // Bounded by `watchErrorLog`: at most one entry per distinct error.
       const errors = yield* Queue.unbounded<string>()
       const toLog = watchErrorLog()
-      // Watching starts before the layer is ready (chokidar's "ready"), so a change made right after the server
-      // announces itself is never missed.
-      yield* Effect.acquireRelease(
-        Effect.callback<ReturnType<typeof watch>>((resume) => {
-          const watcher = watch(roots, { ignoreInitial: true, depth: 0, ignored })
-          watcher.on("all", (_event, file) => {
-            const kind = kindOf(file)
-            if (kind !== undefined) Queue.offerUnsafe(queue, kind)
-          })
-          // A file chokidar cannot watch (EACCES, ENOSPC once inotify watches run out, EMFILE) is emitted as
-          // "error", which would kill the process with no listener. The other files are still watched, and the
-          // route loader reports a file it cannot read as a problem.
-          watcher.on("error", (error) => {
-            const line = toLog(error)
-            if (line !== undefined) Queue.offerUnsafe(errors, line)
-          })
-          watcher.once("ready", () => resume(Effect.succeed(watcher)))
-        }),
-        (watcher) => Effect.promise(() => watcher.close())
-      )
+      const onError = (error: unknown) => {
+        const line = toLog(error)
+        if (line !== undefined) Queue.offerUnsafe(errors, line)
+      }
       yield* Stream.fromQueue(errors).pipe(
         Stream.runForEach((line) => Effect.logWarning(`watching the config and route files: ${line}`)),
         Effect.forkScoped
       )
 
+      // Watching starts before the layer is ready, so a change made right after the server announces itself is
+      // never missed.
+      const routesWatch = yield* watchRoutesDir(routesDir, {
+        onEntry: onChange,
+        onDirectory: () => Queue.offerUnsafe(queue, "routes"),
+        onError
+      })
+      if (configFile !== undefined) {
+        // The config file is watched through its directory: a watch on the file itself ends when the file is
+        // replaced (unlinked and created again by `git checkout`, `rm f; echo > f`, some editors' saves). Every
+        // other entry is left alone: the directory may be a busy one (/etc).
+        const configDir = path.dirname(configFile)
+        const ignored = (file: string) => {
+          const absolute = path.resolve(file)
+          return absolute !== configDir && absolute !== configFile
+        }
+        yield* Effect.acquireRelease(openWatch([configDir], { ignored, onChange, onError }), closeWatch)
+      }
+
+      const goneWaitMs = options.goneWaitMs ?? 2000
+      const reloadRoutes = Effect.gen(function* () {
+        // The watch moves to the directory now at the path before it is read, so no later change goes unseen.
+        if (!(yield* routesWatch.follow)) {
+          // Read as empty, a directory gone for a moment (`rm -rf routes && mkdir routes && cp …`, a restore)
+          // would take every route down and put it back: it is given a moment to come back first.
+          yield* Effect.logInfo(
+            `the routes directory ${routesDir} is gone (or not a directory); waiting ${goneWaitMs} ms for it`
+          )
+          const back = yield* routesWatch.follow.pipe(
+            Effect.repeat({
+              until: (present) => present,
+              schedule: Schedule.spaced(GONE_POLL_MS),
+              times: Math.ceil(goneWaitMs / GONE_POLL_MS)
+            })
+          )
+          if (!back) {
+            yield* Effect.logWarning(
+              `the routes directory ${routesDir} is gone (or not a directory): its routes are removed`
+            )
+          }
+        }
+        yield* routes.reload
+      })
+
       // A reload that dies (a bug, a failing event store) ends only that reload: the next change reloads again.
       const reload = Effect.fnUntraced(
         function* (batch: ReadonlyArray<Changed>) {
           if (batch.includes("config")) yield* config.reload
-          if (batch.includes("routes")) yield* routes.reload
+          if (batch.includes("routes")) yield* reloadRoutes
         },
         Effect.catchDefect((defect) => Effect.logWarning("reloading after a file change failed", defect))
       )

@@ -1,0 +1,122 @@
+import * as fs from "node:fs"
+import * as fsp from "node:fs/promises"
+import * as path from "node:path"
+import type { FSWatcher } from "chokidar"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import { isRouteFileName } from "../routes/RouteFiles.js"
+import { closeWatch, openWatch } from "./FileWatch.js"
+
+/** Whom a {@link watchRoutesDir} tells. */
+export interface RoutesDirWatchOptions {
+  /** A route file of the directory was added, changed or removed. */
+  readonly onEntry: (file: string) => void
+  /** The directory's own entry in its parent changed: it was removed, created, renamed away or replaced. */
+  readonly onDirectory: () => void
+  readonly onError: (error: unknown) => void
+}
+
+/** The watch of a routes directory that follows the directory found at its path, whichever one that is. */
+export interface RoutesDirWatch {
+  /**
+   * Moves the watch to the directory now at the path when it is another one than the one watched (re-created,
+   * swapped in by a rename, a symbolic link pointed elsewhere), or drops it when there is none. Whether there is one.
+   */
+  readonly follow: Effect.Effect<boolean>
+}
+
+// Device and inode: a directory renamed into place has the same path but another identity (one removed and made
+// again at once may get the freed inode back, which the parent's watch tells). Read as bigints, as inode numbers
+// may not fit a double.
+const identityOf = (dir: string): Effect.Effect<string | undefined> =>
+  Effect.tryPromise(() => fsp.stat(dir, { bigint: true })).pipe(
+    Effect.map((stat) => (stat.isDirectory() ? `${stat.dev}:${stat.ino}` : undefined)),
+    Effect.orElseSucceed(() => undefined)
+  )
+
+/**
+ * The directory's parent, watched for the directory's own name only: `onRenamed` when an entry of that name is
+ * created, removed or renamed. The watch of the directory itself is bound to the directory it was opened on: it
+ * sees nothing once that one is removed or renamed away, nor the one that takes its place. Not chokidar: it would
+ * list the parent (`/etc`, say) again on every change of any of its entries.
+ */
+const watchParent = (
+  dir: string,
+  onRenamed: () => void,
+  onError: (error: unknown) => void
+): Effect.Effect<void, never, Scope.Scope> => {
+  const parent = path.dirname(dir)
+  const name = path.basename(dir)
+  if (parent === dir) return Effect.void
+  return Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        const watcher = fs.watch(parent, (event, changed) => {
+          // Some platforms do not say which entry changed.
+          if (event === "rename" && (changed === null || changed === name)) onRenamed()
+        })
+        watcher.on("error", onError)
+        return watcher
+      },
+      catch: (error) => error
+    }).pipe(
+      // A parent that cannot be watched leaves the directory's own watch working, as before there was this one.
+      Effect.tapError((error) => Effect.sync(() => onError(error))),
+      Effect.option
+    ),
+    (watcher) =>
+      Effect.sync(() => {
+        if (Option.isSome(watcher)) watcher.value.close()
+      })
+  ).pipe(Effect.asVoid)
+}
+
+/**
+ * Watches the route files of the directory `dir` (not below it) and the directory itself: its parent is watched
+ * for the directory's name, and {@link RoutesDirWatch.follow} moves the watch to whichever directory is at the path.
+ * Stops watching when the scope closes.
+ */
+export const watchRoutesDir = Effect.fnUntraced(function* (dir: string, options: RoutesDirWatchOptions) {
+  // Every other entry is left alone: each watched file costs an inotify watch.
+  const ignored = (file: string) => {
+    const absolute = path.resolve(file)
+    return absolute !== dir && !(path.dirname(absolute) === dir && isRouteFileName(path.basename(absolute)))
+  }
+  let watched: { readonly identity: string | undefined; readonly watcher: FSWatcher | undefined } = {
+    identity: undefined,
+    watcher: undefined
+  }
+  yield* Effect.addFinalizer(() => (watched.watcher === undefined ? Effect.void : closeWatch(watched.watcher)))
+  // The identity alone cannot tell: a directory removed and made again at once often gets the inode just freed.
+  let renamed = false
+  yield* watchParent(
+    dir,
+    () => {
+      renamed = true
+      options.onDirectory()
+    },
+    options.onError
+  )
+
+  const follow = Effect.gen(function* () {
+    // Both read before the new watch is opened: if the directory is replaced again in between, the next `follow`
+    // moves again, rather than trusting a watch on the wrong directory.
+    const moved = renamed
+    renamed = false
+    const identity = yield* identityOf(dir)
+    if (!moved && identity === watched.identity) return identity !== undefined
+    const previous = watched.watcher
+    watched = { identity: undefined, watcher: undefined }
+    // Closed first: chokidar shares one fs.watch per path, and the old one is bound to the directory that left.
+    if (previous !== undefined) yield* closeWatch(previous)
+    if (identity === undefined) return false
+    watched = {
+      identity,
+      watcher: yield* openWatch([dir], { ignored, onChange: options.onEntry, onError: options.onError })
+    }
+    return true
+  })
+  yield* follow
+  return { follow } satisfies RoutesDirWatch
+})
