@@ -1,10 +1,7 @@
-import { randomUUID } from "node:crypto"
-import { RateLimited } from "@gatehouse-edge/core/domain"
 import type * as grpc from "@grpc/grpc-js"
-import * as Cause from "effect/Cause"
 import { HealthImplementation, type ServingStatus } from "grpc-health-check"
 import type { CallLimits } from "./CallLimits.js"
-import { callFailure } from "./GrpcStatus.js"
+import { servePublicStream } from "./PublicStreamPlace.js"
 
 /** The services health checking answers for: the server as a whole (`""`) and the AuthService. */
 const servedNames = ["", "gatehouse.v1.AuthService"] as const
@@ -25,20 +22,11 @@ export const addHealthService = (server: grpc.Server, limits: CallLimits): (() =
       const watch = implementation.watch as grpc.handleServerStreamingCall<{ service: string }, unknown>
       server.addService(service as unknown as grpc.ServiceDefinition, {
         ...(implementation as grpc.UntypedServiceImplementation),
-        watch: (call: grpc.ServerWritableStream<{ service: string }, unknown>) => {
-          const place = limits.stream(call.getPeer())
-          if (place instanceof RateLimited)
-            return void call.emit("error", callFailure(Cause.fail(place), randomUUID()).error)
-          open.add(call)
-          const ended = () => {
-            open.delete(call)
-            place()
-          }
-          call.once("cancelled", ended)
-          call.once("close", ended)
-          if (served.has(call.request.service)) return watch(call)
-          call.write({ status: "SERVICE_UNKNOWN" })
-        }
+        watch: (call: grpc.ServerWritableStream<{ service: string }, unknown>) =>
+          servePublicStream(limits, open, call, () => {
+            if (served.has(call.request.service)) return watch(call)
+            call.write({ status: "SERVICE_UNKNOWN" })
+          })
       })
     }
   })

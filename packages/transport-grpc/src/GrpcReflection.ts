@@ -1,10 +1,7 @@
-import { randomUUID } from "node:crypto"
-import { RateLimited } from "@gatehouse-edge/core/domain"
 import type * as grpc from "@grpc/grpc-js"
 import { ReflectionService } from "@grpc/reflection"
-import * as Cause from "effect/Cause"
 import type { CallLimits } from "./CallLimits.js"
-import { callFailure } from "./GrpcStatus.js"
+import { servePublicStream } from "./PublicStreamPlace.js"
 
 type ReflectionCall = grpc.ServerDuplexStream<unknown, unknown>
 
@@ -20,18 +17,8 @@ export const addReflectionService = (
   definition: ConstructorParameters<typeof ReflectionService>[0]
 ): (() => void) => {
   const open = new Set<ReflectionCall>()
-  const counted = (info: grpc.handleBidiStreamingCall<unknown, unknown>) => (call: ReflectionCall) => {
-    const place = limits.stream(call.getPeer())
-    if (place instanceof RateLimited) return void call.emit("error", callFailure(Cause.fail(place), randomUUID()).error)
-    open.add(call)
-    const ended = () => {
-      open.delete(call)
-      place()
-    }
-    call.once("cancelled", ended)
-    call.once("close", ended)
-    info(call)
-  }
+  const counted = (info: grpc.handleBidiStreamingCall<unknown, unknown>) => (call: ReflectionCall) =>
+    servePublicStream(limits, open, call, () => info(call))
   new ReflectionService(definition).addToServer({
     addService: (service: grpc.ServiceDefinition, implementation: grpc.UntypedServiceImplementation) =>
       server.addService(service, {
