@@ -1,3 +1,4 @@
+import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -36,6 +37,13 @@ const MAX_LOGGED_WATCH_ERRORS = 100
 
 // How often a routes directory that is gone is looked for while it is waited for.
 const GONE_POLL_MS = 100
+
+// Whether the directory holds a route file (one it cannot list holds none the reload could read either).
+const hasRouteFiles = (dir: string): Effect.Effect<boolean> =>
+  Effect.tryPromise(() => fs.readdir(dir)).pipe(
+    Effect.map((names) => names.some(isRouteFileName)),
+    Effect.orElseSucceed(() => false)
+  )
 
 /**
  * What to log of a watch error: its message the first time, nothing for a repeat, and once the limit is reached a
@@ -117,9 +125,14 @@ export const layer = (options: ConfigWatcherOptions): Layer.Layer<never, never, 
           yield* Effect.logInfo(
             `the routes directory ${routesDir} is gone (or not a directory); waiting ${goneWaitMs} ms for it`
           )
-          const back = yield* routesWatch.follow.pipe(
+          // Back means made again with its files: a directory made again empty (a restore that makes it, then fills
+          // it) is waited for too, within the same time.
+          const backWithFiles = Effect.flatMap(routesWatch.follow, (present) =>
+            present ? hasRouteFiles(routesDir) : Effect.succeed(false)
+          )
+          const back = yield* backWithFiles.pipe(
             Effect.repeat({
-              until: (present) => present,
+              until: (filled) => filled,
               schedule: Schedule.spaced(GONE_POLL_MS),
               times: Math.ceil(goneWaitMs / GONE_POLL_MS)
             })

@@ -105,6 +105,22 @@ describe("the config watcher and the routes directory itself", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("made again empty, then filled a moment later (a restore): still waited for, read once when filled", () =>
+    Effect.gen(function* () {
+      const { routesDir, ports, reloads, logged } = yield* watchedRoutes({ goneWaitMs: 30_000 })
+      fs.rmSync(routesDir, { recursive: true })
+      yield* waitFor(logged("; waiting"), (waiting) => waiting, "the watcher waiting for the directory")
+      fs.mkdirSync(routesDir)
+      // The restore's own pause between making the directory and filling it, longer than the watcher's polls and
+      // its settle time: a scenario, not a wait for the watcher (the outcome must not depend on it).
+      yield* Effect.sleep("400 millis")
+      assert.deepStrictEqual(yield* ports, ["app:1"], "an empty directory made again does not empty the table")
+      fs.writeFileSync(path.join(routesDir, "a.yml"), routeFile(2))
+      yield* waitFor(ports, (found) => found.join() === "app:2", "the filled directory read")
+      assert.deepStrictEqual(yield* reloads, [{ added: [], removed: [], changed: ["app"] }], "one reload")
+    }).pipe(Effect.scoped)
+  )
+
   it.live("swapped for another by rename: the new one is read once and watched, the old one no longer", () =>
     Effect.gen(function* () {
       const { parent, routesDir, ports, reloads } = yield* watchedRoutes({ goneWaitMs: 5000 })
