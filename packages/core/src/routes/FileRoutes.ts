@@ -156,12 +156,13 @@ export const make = Effect.fnUntraced(function* (options: FileRoutesOptions) {
 
 /**
  * The problems of the route files of `routesDir` (unreadable files, and every validation problem across them),
- * checked as `make` checks them, but offline: for a strict start to refuse before anything is created.
+ * checked as `make` checks them, but offline: for a strict start to refuse before anything is created. As there,
+ * `depends_on` may name a route another provider will serve (the merged table checks it).
  */
 export const problemsOf = (routesDir: string): Effect.Effect<ReadonlyArray<ValidationIssue>> =>
   Effect.map(readRouteDirectory(routesDir), (directory) => [
     ...directory.issues,
-    ...validateRouteSources(directory.sources).issues
+    ...validateRouteSources(directory.sources, { checkReferences: false }).issues
   ])
 
 /** Adds the route files of `routesDir` to the route table for the lifetime of the layer. */

@@ -109,4 +109,14 @@ describe("depends_on across providers", () => {
         })
       )
   )
+
+  it.effect("a strict start takes such a file as the reload does", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        fs.writeFileSync(path.join(dir, "app.yml"), "app:\n  port: 80\n  idlewatcher:\n    depends_on: [db]\n")
+        assert.deepStrictEqual(yield* FileRoutes.problemsOf(dir), [])
+      })
+    )
+  )
 })
