@@ -15,9 +15,9 @@ export interface RouteHealth {
   readonly failures: number
   readonly error: string | null
   /**
-   * The status event followers last learned of, kept while `status` is `starting` or `unknown` after being a
-   * verdict: a monitor an edit restarted (or removed) has no verdict yet, and a container's HEALTHCHECK in its start
-   * period gives none, but the route is still down (or up) for them. Absent otherwise.
+   * The status event followers last learned of, kept after an edit restarted the route's monitor (`starting`) or
+   * removed it (`unknown`), and while a check answers `starting` (a container's HEALTHCHECK in its start period):
+   * the route has no verdict then, but is still down (or up) for them. Absent otherwise.
    */
   readonly reported?: HealthStatusString | undefined
 }

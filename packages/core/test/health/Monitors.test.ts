@@ -274,7 +274,8 @@ describe("file server monitor", () => {
           pending.push(callback)
         }
         const files = route("files", "fileserver", 0, { timeout_ms: 1000 }, { root: "/mnt/hung" })
-        const check = makeCheckFileServer(stat)(files, files.healthcheck ?? assert.fail("no healthcheck"))
+        const checker = makeCheckFileServer(stat)
+        const check = checker(files, files.healthcheck ?? assert.fail("no healthcheck"))
         const timedOut: CheckResult = { status: "unhealthy", latency_ms: 1000, error: "no answer within 1000 ms" }
 
         const first = yield* Effect.forkChild(check)
@@ -287,6 +288,12 @@ describe("file server monitor", () => {
           assert.deepStrictEqual(yield* Fiber.join(again), timedOut)
         }
         assert.strictEqual(pending.length, 1, "one stat at a time")
+        // Another route on the same root, or the monitor an edit made: no second stat either.
+        const other = route("other", "fileserver", 0, { timeout_ms: 1000 }, { root: "/mnt/hung" })
+        const sameRoot = yield* Effect.forkChild(checker(other, other.healthcheck ?? assert.fail("no healthcheck")))
+        yield* TestClock.adjust("1 second")
+        assert.deepStrictEqual(yield* Fiber.join(sameRoot), timedOut)
+        assert.strictEqual(pending.length, 1, "one stat at a time for the root")
 
         // The file system answers while a check waits: that check takes the answer.
         const waiting = yield* Effect.forkChild(check)
