@@ -104,27 +104,36 @@ describe("examples/ssh-check-gate: what a client may hold", () => {
     }).pipe(Effect.scoped)
   )
 
-  it.live("an authenticated connection that opens no session within the grace time is closed", () =>
+  it.live("an authenticated connection that runs no command within the grace time is closed, session or not", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir("gatehouse-gate-limits-")
       const pair = parseableKeyPair()
       fs.writeFileSync(path.join(dir, "authorized_keys"), `${pair.public}\n`)
       // Time enough to log in on a loaded machine; the same time again idle, then it is closed.
       const { port, lines } = yield* runGate(dir, { loginGraceMs: 2000 })
-      const client = new ssh2.Client()
-      yield* Effect.addFinalizer(() => Effect.sync(() => client.end()))
-      const closed = new Promise<void>((resolve) => client.on("close", () => resolve()))
-      yield* deadline(
-        "the login",
-        new Promise<void>((resolve, reject) => {
-          client.on("ready", () => resolve())
-          client.on("error", reject)
-          client.on("close", () => reject(new Error("closed before the login completed")))
-          client.connect({ host: "127.0.0.1", port, username: "root", privateKey: pair.private })
+      const loggedIn = (openSession: boolean) =>
+        Effect.gen(function* () {
+          const client = new ssh2.Client()
+          yield* Effect.addFinalizer(() => Effect.sync(() => client.end()))
+          const closed = new Promise<void>((resolve) => client.on("close", () => resolve()))
+          yield* deadline(
+            "the login",
+            new Promise<void>((resolve, reject) => {
+              client.on("ready", () => resolve())
+              client.on("error", reject)
+              client.on("close", () => reject(new Error("closed before the login completed")))
+              client.connect({ host: "127.0.0.1", port, username: "root", privateKey: pair.private })
+            })
+          )
+          // A session channel whose only request (a subsystem) is refused: open, yet no command.
+          if (openSession) client.subsys("sftp", () => {})
+          return closed
         })
-      )
-      yield* deadline("the idle connection closed", closed)
-      assert.isTrue(lines.some((line) => line.includes("no session within 2 s")))
+      const idle = yield* loggedIn(false)
+      const withSession = yield* loggedIn(true)
+      yield* deadline("the idle connection closed", idle)
+      yield* deadline("the connection with an idle session closed", withSession)
+      assert.strictEqual(lines.filter((line) => line.includes("no command within 2 s")).length, 2)
     }).pipe(Effect.scoped)
   )
 

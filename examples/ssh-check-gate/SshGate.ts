@@ -30,7 +30,7 @@ export interface GateLimits {
   /** Connections at once from one source (an IPv4 address, an IPv6 /64: one host has many; default 16). */
   readonly maxConnectionsPerSource: number
   /**
-   * How long a connection may take to authenticate (default 30 s), and then to open its first session: a
+   * How long a connection may take to authenticate (default 30 s), and then to run its first command: a
    * connection that does neither is closed, as sshd's LoginGraceTime does.
    */
   readonly loginGraceMs: number
@@ -46,6 +46,9 @@ export interface GateLimits {
    */
   readonly maxWaitingPerSource: number
 }
+
+// How long a client gets to close its side once the gate ends a connection (or a denied session), before it is cut.
+const closeGraceMs = 5000
 
 export const defaultGateLimits: GateLimits = {
   maxConnections: 256,
@@ -88,6 +91,8 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
   // The grace timer of each connection not authenticated yet, by the client's `address:port`.
   const unauthenticated = new Map<string, NodeJS.Timeout>()
   const peerOf = (ip: string | undefined, port: number | undefined) => `${ip}:${port}`
+  // Each connection's socket, by the client's `address:port`: what `hangUp` cuts if the client does not close.
+  const socketOf = new Map<string, net.Socket>()
 
   const listener = net.createServer((socket) => {
     const src = sourceOf(socket.remoteAddress ?? "")
@@ -99,6 +104,7 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
     sockets.add(socket)
     perSource.set(src, fromSource)
     const peer = peerOf(socket.remoteAddress, socket.remotePort)
+    socketOf.set(peer, socket)
     // Not authenticated in time: closed, as sshd's LoginGraceTime does.
     unauthenticated.set(
       peer,
@@ -110,6 +116,7 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
     socket.once("close", () => {
       clearTimeout(unauthenticated.get(peer))
       unauthenticated.delete(peer)
+      socketOf.delete(peer)
       sockets.delete(socket)
       const left = (perSource.get(src) ?? 1) - 1
       if (left > 0) perSource.set(src, left)
@@ -123,6 +130,18 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
     const src = plainAddress(info.ip)
     const peer = peerOf(info.ip, info.port)
     const disconnected = new AbortController()
+    // Ends the connection politely (the client is told), and cuts it if the client has not closed its side in
+    // `closeGraceMs`: a client that never answers must not keep its place.
+    let hungUp = false
+    const hangUp = () => {
+      if (hungUp) return
+      hungUp = true
+      conn.end()
+      const socket = socketOf.get(peer)
+      if (socket === undefined) return
+      const cut = setTimeout(() => socket.destroy(), closeGraceMs).unref()
+      socket.once("close", () => clearTimeout(cut))
+    }
     let admitted: { login: Login; rule: PolicyRule } | undefined
     let verdict: Promise<Verdict> | undefined
     const refusedUsers = new Set<string>()
@@ -226,15 +245,14 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
     conn.on("ready", () => {
       clearTimeout(unauthenticated.get(peer))
       unauthenticated.delete(peer)
-      // Authenticated, it has the same grace to open a session: a connection that holds a place and does nothing
-      // is closed.
+      // Authenticated, it has the same grace to run a command (a shell or exec): a connection that holds a place
+      // and does nothing, with or without a session channel open, is closed.
       const idle = setTimeout(() => {
-        log(`connection from ${src}: no session within ${limits.loginGraceMs / 1000} s`)
-        conn.end()
+        log(`connection from ${src}: no command within ${limits.loginGraceMs / 1000} s`)
+        hangUp()
       }, limits.loginGraceMs)
       conn.once("close", () => clearTimeout(idle))
       conn.on("session", (accept, reject) => {
-        clearTimeout(idle)
         sessions += 1
         if (sessions > limits.maxSessions) return reject()
         const session = accept()
@@ -248,6 +266,7 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
         session.on("env", (_accept, reject) => reject?.())
         session.on("subsystem", (_accept, reject) => reject())
         const start = (channel: ServerChannel, requested: string | undefined) => {
+          clearTimeout(idle)
           // A channel the client closed while held must not take the gate down with a write-after-end error.
           channel.on("error", (error: Error) => log(`session from ${src}: ${error.message}`))
           verdictFor(channel, pty).then(
@@ -257,7 +276,9 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
                 writeLines(channel, result.message, pty)
                 // The verdict is the connection's: nothing more it may do, so it gives back its place once the
                 // client has the denial (the channel's close comes after its exit status and message).
-                channel.once("close", () => conn.end())
+                channel.once("close", hangUp)
+                // A client that never closes its side of the channel is hung up on all the same.
+                setTimeout(hangUp, closeGraceMs).unref()
                 // Its input is read and dropped: a channel closes only once both of its sides have ended.
                 channel.resume()
                 channel.exit(deniedExitStatus)
