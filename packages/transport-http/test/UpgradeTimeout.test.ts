@@ -66,7 +66,11 @@ describe("requests that ask for an upgrade", () => {
     Effect.gen(function* () {
       const server = yield* apiServer
       const sockets = new WebSocketServer({ noServer: true, WebSocket: TrackedWebSocket })
-      yield* Effect.addFinalizer(() => Effect.sync(() => sockets.clients.forEach((client) => client.terminate())))
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          for (const client of sockets.clients) client.terminate()
+        })
+      )
       // Stands for the server's own upgrade handler: a WebSocket is upgraded, anything else is read as a plain
       // request whose body, here, never ends.
       server.on("upgrade", (request, socket, head) => {
