@@ -139,7 +139,8 @@ export const layer = (options: ConfigWatcherOptions): Layer.Layer<never, never, 
           )
           if (!back) {
             yield* Effect.logWarning(
-              `the routes directory ${routesDir} is gone (or not a directory): its routes are removed`
+              `the routes directory ${routesDir} is still gone (or not a directory, or without route files) after ` +
+                `${goneWaitMs} ms: its routes are removed`
             )
           }
         }
