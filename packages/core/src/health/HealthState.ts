@@ -20,6 +20,11 @@ export interface RouteHealth {
    * the route has no verdict then, but is still down (or up) for them. Absent otherwise.
    */
   readonly reported?: HealthStatusString | undefined
+  /**
+   * When the route entered `reported` (epoch ms): an edit that restarts the monitor does not restart `uptime_s`
+   * when the new monitor's first verdict is the status the route was already in. Present with `reported`.
+   */
+  readonly reported_since_ms?: number | undefined
 }
 
 /** A status change: the map changes, and `eventOf` decides whether operators are told. */
@@ -50,7 +55,9 @@ export const initialHealth = (monitored: boolean, now: number): RouteHealth => (
 export const restartedHealth = (before: RouteHealth, monitored: boolean, now: number): RouteHealth => {
   const reported = reportedOf(before)
   const fresh = initialHealth(monitored, now)
-  return hasVerdict(reported) ? { ...fresh, reported } : fresh
+  return hasVerdict(reported)
+    ? { ...fresh, reported, reported_since_ms: before.reported_since_ms ?? before.since_ms }
+    : fresh
 }
 
 const isDown = (status: HealthStatusString): boolean => status === "unhealthy" || status === "error"
@@ -78,19 +85,27 @@ export const applyResult = (
   const reported = reportedOf(current)
   const health: RouteHealth = {
     status: next,
-    since_ms: next === current.status ? current.since_ms : now,
+    since_ms: sinceOf(current, next, now),
     latency_ms: result.latency_ms,
     last_check_ms: now,
     last_check: DateTime.formatIso(DateTime.makeUnsafe(now)),
     failures,
     error: result.error ?? null,
-    ...(next === "starting" && hasVerdict(reported) ? { reported } : {})
+    ...(next === "starting" && hasVerdict(reported) ? { reported, reported_since_ms: current.reported_since_ms } : {})
   }
   return {
     health,
     transition: next === current.status ? undefined : { previous: reported, next, result }
   }
 }
+
+/** When the route entered `next`: unchanged while the status is, and kept across an edit that confirmed it. */
+const sinceOf = (current: RouteHealth, next: HealthStatusString, now: number): number =>
+  next === current.status
+    ? current.since_ms
+    : next === current.reported && current.reported_since_ms !== undefined
+      ? current.reported_since_ms
+      : now
 
 /** The event a transition deserves: `down` entering unhealthy/error, `up` leaving it for healthy, else none. */
 export const eventOf = (t: Transition): "up" | "down" | undefined =>

@@ -298,8 +298,13 @@ describe("Health layer", () => {
           assert.strictEqual((yield* edit(files(dir), "fixed"))?.status, "healthy")
           // Broken again, then a timeout edit while still down: one outage, one `health/down`.
           assert.strictEqual((yield* edit(files(missing), "broken"))?.status, "unhealthy")
+          // Two seconds down, then edited: the outage the map shows keeps its length (`uptime_s`).
+          yield* TestClock.adjust("2 seconds")
           const stillDown = yield* edit(files(missing, 6000), "timeout edited")
           assert.strictEqual(stillDown?.status, "unhealthy")
+          // Read on the test's clock (`until` reads on the live one).
+          const outage = (yield* health.snapshot).files?.uptime_s ?? 0
+          assert.isTrue(outage >= 2 && outage <= 4, `down for ${outage} s`)
           // One more check: the monitor records (and publishes) a check before it waits for the next one.
           yield* TestClock.adjust("1 second")
           yield* until("the next check", (i) => i?.last_check !== stillDown?.last_check)

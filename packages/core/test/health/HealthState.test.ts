@@ -110,6 +110,32 @@ describe("HealthState", () => {
     ])
   })
 
+  it("an edit that restarts the monitor keeps uptime when the new monitor confirms the status", () => {
+    const uptimeAt = (h: RouteHealth, r: CheckResult, now: number) =>
+      toInfo(applyResult(h, r, 0, now).health, now).uptime_s
+    // Healthy since 1 s; edited at 100 s (while up), edited again at 150 s before the first check, checked at 200 s.
+    const healthy = applyResult(initialHealth(true, 0), pass, 0, 1_000).health
+    const edited = restartedHealth(healthy, true, 100_000)
+    assert.strictEqual(toInfo(edited, 100_000).uptime_s, 0, "starting on the map, as a new monitor is")
+    assert.strictEqual(uptimeAt(edited, pass, 200_000), 199)
+    assert.strictEqual(uptimeAt(restartedHealth(edited, true, 150_000), pass, 200_000), 199)
+    assert.strictEqual(
+      uptimeAt(restartedHealth(restartedHealth(healthy, false, 50_000), true, 60_000), pass, 200_000),
+      199
+    )
+    // Another verdict after the edit is a change: uptime starts at it.
+    assert.strictEqual(uptimeAt(edited, fail, 200_000), 0)
+    // Down since 1 s and still down after the edit: the same outage, as long.
+    const down = applyResult(initialHealth(true, 0), fail, 0, 1_000).health
+    assert.strictEqual(uptimeAt(restartedHealth(down, true, 100_000), fail, 200_000), 199)
+    // A container's start period (a restart, not an edit) is no reason to keep it.
+    const warming = applyResult(healthy, warmingUp, 0, 100_000).health
+    assert.strictEqual(uptimeAt(warming, pass, 200_000), 0)
+    // Kept once: the status after the confirmed one starts afresh, and so does the next edit's.
+    const confirmed = applyResult(edited, pass, 0, 200_000).health
+    assert.strictEqual(uptimeAt(applyResult(confirmed, fail, 0, 300_000).health, pass, 400_000), 0)
+  })
+
   it("uptime counts from the last status change; latency and last_check from the last check", () => {
     let h = initialHealth(true, 0)
     h = applyResult(h, pass, 0, 1_000).health
