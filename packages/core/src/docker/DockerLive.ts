@@ -40,7 +40,7 @@ import {
 import { containerStatsOf, type EngineStats, hasPreviousSample } from "./ContainerStatsOf.js"
 import { type ContainerEvent, Docker, type LogQuery } from "./Docker.js"
 import { type DockerEngine, makeDockerEngine } from "./DockerEngine.js"
-import { makeJsonLines } from "./EngineJsonLines.js"
+import { makeJsonLines, makeLenientJsonLines, SkippedLine } from "./EngineJsonLines.js"
 import { fromEngineStream } from "./EngineStreams.js"
 import { makeEventResume } from "./EventResume.js"
 
@@ -451,14 +451,14 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
   }).pipe(Effect.withSpan("Docker.routeState"))
 
   const engineEvents = (engine: DockerEngine): Stream.Stream<ContainerEvent> => {
-    let decode = makeJsonLines<EngineEvent>(engine.host)
+    let decode = makeLenientJsonLines<EngineEvent>()
     const resume = makeEventResume()
     return fromEngineStream({
       host: engine.host,
       // Each open asks for what happened since the last event seen, with a fresh decoder: a line the broken
       // stream cut off must not run into the first line of the next.
       open: Effect.suspend(() => {
-        decode = makeJsonLines<EngineEvent>(engine.host)
+        decode = makeLenientJsonLines<EngineEvent>()
         const since = resume.since()
         return engine.call((d) =>
           d.getEvents({
@@ -470,6 +470,16 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
       decode: (chunk) => decode(chunk),
       stillThere: ping(engine)
     }).pipe(
+      // Skipped, not failed (see `makeLenientJsonLines`); the operator learns of it here, with what it began with.
+      Stream.tap((item) =>
+        item instanceof SkippedLine
+          ? Effect.logWarning(
+              `Docker host "${engine.host}": skipped an event line that is not a JSON object ` +
+                `(${item.length} characters): ${JSON.stringify(item.head)}`
+            )
+          : Effect.void
+      ),
+      Stream.filter((event): event is EngineEvent => !(event instanceof SkippedLine)),
       Stream.filter((event) =>
         resume.isNew({
           time: event.time,

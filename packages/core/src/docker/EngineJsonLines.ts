@@ -39,3 +39,51 @@ export const makeJsonLines = <A>(host: string) => {
     return values
   }
 }
+
+/** A line of a stream that is not a JSON object (or longer than {@link maxLineChars}), skipped: for the log. */
+export class SkippedLine {
+  constructor(
+    /** Its first characters, as the engine sent them. */
+    readonly head: string,
+    /** Its length in characters (of a line too long: at least {@link maxLineChars}). */
+    readonly length: number
+  ) {}
+}
+
+const headChars = 120
+
+/**
+ * {@link makeJsonLines} for a stream that is resumed from where it broke (the events): a line not understood is
+ * passed on as a {@link SkippedLine} and the stream goes on. Failing there would not help: the engine sends the same
+ * line again after every reopen from the same second, and the events after it would never come through.
+ */
+export const makeLenientJsonLines = <A>() => {
+  let carry = ""
+  // Characters dropped so far of a line too long to hold, until its end comes.
+  let dropping: { head: string; length: number } | undefined
+  return (chunk: Buffer): ReadonlyArray<A | SkippedLine> => {
+    const out: Array<A | SkippedLine> = []
+    let text = carry + chunk.toString("utf8")
+    carry = ""
+    if (dropping !== undefined) {
+      const end = text.indexOf("\n")
+      if (end === -1) {
+        dropping.length += text.length
+        return out
+      }
+      out.push(new SkippedLine(dropping.head, dropping.length + end))
+      dropping = undefined
+      text = text.slice(end + 1)
+    }
+    const parts = text.split("\n")
+    const rest = parts.pop() ?? ""
+    for (const line of parts) {
+      if (line.trim() === "") continue
+      const value = decodeObject(line)
+      out.push(Option.isSome(value) ? (value.value as A) : new SkippedLine(line.slice(0, headChars), line.length))
+    }
+    if (rest.length > maxLineChars) dropping = { head: rest.slice(0, headChars), length: rest.length }
+    else carry = rest
+    return out
+  }
+}

@@ -1,15 +1,16 @@
 import type * as http from "node:http"
 import { assert, describe, it } from "@effect/vitest"
 import { DockerFailed } from "@gatehouse-edge/contract/domain"
-import { Effect, Fiber, Queue, Stream } from "effect"
+import { Effect, Fiber, Logger, Queue, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { waitFor } from "../../../../test/support/WaitFor.js"
-import { makeJsonLines, maxLineChars } from "../../src/docker/EngineJsonLines.js"
+import { makeJsonLines, makeLenientJsonLines, maxLineChars, SkippedLine } from "../../src/docker/EngineJsonLines.js"
 import { fakeEngine, serviceOver } from "./FakeEngine.js"
 
 // The stats and events streams are one JSON object a line. A line that is anything else is an answer not
-// understood: the stream fails with a typed error (and the events stream, which retries, opens again) instead of
-// an exception that killed the stream's reader and left its watchers waiting for good.
+// understood: the stats stream fails with a typed error instead of an exception that killed the stream's reader and
+// left its watchers waiting for good. The events stream, which resumes from the second it broke in and so would be
+// sent the same line after every reopen, skips it and logs it.
 
 const notUnderstood = 'Docker host "fake" answered 200: its stream carried a line that is not a JSON object'
 
@@ -36,6 +37,32 @@ describe("the engine's JSON lines", () => {
     const failure = makeJsonLines("fake")(Buffer.from('{"n":1}\nBad Gateway\n'))
     assert.instanceOf(failure, DockerFailed)
     assert.strictEqual((failure as DockerFailed).message, notUnderstood)
+  })
+})
+
+describe("the engine's JSON lines, leniently (the events)", () => {
+  it("a line that is not a JSON object is skipped, the lines around it decoded", () => {
+    const decode = makeLenientJsonLines<{ readonly n: number }>()
+    assert.deepStrictEqual(decode(Buffer.from('{"n":1}\n<html>Bad Gateway</html>\n[2]\n{"n"')), [
+      { n: 1 },
+      new SkippedLine("<html>Bad Gateway</html>", 24),
+      new SkippedLine("[2]", 3)
+    ])
+    assert.deepStrictEqual(decode(Buffer.from(":3}\n")), [{ n: 3 }])
+  })
+
+  it("a line longer than maxLineChars is dropped as it comes, not held, and the next line is decoded", () => {
+    const decode = makeLenientJsonLines<{ readonly n: number }>()
+    const part = `{"pad":"${"x".repeat(64 * 1024)}`
+    const chunks = Math.ceil(maxLineChars / part.length) + 2
+    const out: Array<unknown> = []
+    for (let i = 0; i < chunks; i++) out.push(...decode(Buffer.from(part)))
+    assert.deepStrictEqual(out, [], "nothing until the line ends")
+    const [skipped, next] = decode(Buffer.from('"}\n{"n":1}\n'))
+    assert.instanceOf(skipped, SkippedLine)
+    assert.strictEqual((skipped as SkippedLine).length, chunks * part.length + 2)
+    assert.strictEqual((skipped as SkippedLine).head, part.slice(0, 120))
+    assert.deepStrictEqual(next, { n: 1 })
   })
 })
 
@@ -77,32 +104,53 @@ describe("the JSON streams of the real service", () => {
     }).pipe(Effect.scoped)
   )
 
-  it.effect("a line that is not JSON fails the engine's stream, which is opened again", () =>
-    Effect.gen(function* () {
-      let opened = 0
-      const engine = yield* fakeEngine((url: URL, response: http.ServerResponse) => {
-        if (url.pathname !== "/events") return void response.writeHead(404).end()
-        opened++
-        response.writeHead(200, { "Content-Type": "application/json" })
-        // The first answer is garbage (a proxy's page, a broken engine); the stream stays open after it.
-        response.write(opened === 1 ? "<html>Bad Gateway</html>\n" : `${JSON.stringify(startEvent)}\n`)
-      })
-      const docker = yield* serviceOver(engine.url)
-      const received = yield* Queue.unbounded<string>()
-      const fiber = yield* Effect.forkChild(
-        Stream.runForEach(docker.events, (event) => Queue.offer(received, `${event.action} ${event.name}`))
-      )
-      // The retry waits on the TestClock (0.5 s, doubling): moved on until the engine is asked again.
-      yield* waitFor(
-        Effect.andThen(
-          TestClock.adjust("1 second"),
-          Effect.sync(() => opened)
-        ),
-        (n) => n >= 2,
-        "the events stream opened again"
-      )
-      assert.strictEqual(yield* Queue.take(received), "start web")
-      yield* Fiber.interrupt(fiber)
-    }).pipe(Effect.scoped)
+  it.effect(
+    "a line that is not JSON is logged and skipped: the events after it come, also when a reopen replays it",
+    () =>
+      Effect.gen(function* () {
+        let opened = 0
+        const stopEvent = {
+          ...startEvent,
+          Action: "stop",
+          time: startEvent.time + 1,
+          timeNano: startEvent.timeNano + 1e9
+        }
+        const engine = yield* fakeEngine((url: URL, response: http.ServerResponse) => {
+          if (url.pathname !== "/events") return void response.writeHead(404).end()
+          opened++
+          response.writeHead(200, { "Content-Type": "application/json" })
+          // Garbage between two events (a proxy's page, a broken engine); the first answer then ends (the daemon
+          // restarted), and the reopen from the same second is sent all of it again, and one more event.
+          const lines = ["<html>Bad Gateway</html>", JSON.stringify(startEvent)]
+          if (opened === 1) response.end(`${lines.join("\n")}\n`)
+          else response.write(`${[...lines, JSON.stringify(stopEvent)].join("\n")}\n`)
+        })
+        const docker = yield* serviceOver(engine.url)
+        const received = yield* Queue.unbounded<string>()
+        const logged: Array<string> = []
+        const fiber = yield* Effect.forkChild(
+          Stream.runForEach(docker.events, (event) => Queue.offer(received, `${event.action} ${event.name}`)).pipe(
+            Effect.provide(Logger.layer([Logger.make(({ message }) => logged.push(String(message)))]))
+          )
+        )
+        assert.strictEqual(yield* Queue.take(received), "start web")
+        // The retry after the end waits on the TestClock (0.5 s, doubling): moved on until the engine is asked again.
+        yield* waitFor(
+          Effect.andThen(
+            TestClock.adjust("1 second"),
+            Effect.sync(() => opened)
+          ),
+          (n) => n >= 2,
+          "the events stream opened again"
+        )
+        assert.strictEqual(yield* Queue.take(received), "stop web", "the replayed start is not repeated")
+        const skip =
+          'Docker host "fake": skipped an event line that is not a JSON object (24 characters): "<html>Bad Gateway</html>"'
+        assert.deepStrictEqual(
+          logged.filter((line) => line.includes("skipped an event line")),
+          [skip, skip]
+        )
+        yield* Fiber.interrupt(fiber)
+      }).pipe(Effect.scoped)
   )
 })
