@@ -1,6 +1,7 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
+import * as FiberHandle from "effect/FiberHandle"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
@@ -37,6 +38,10 @@ const MAX_LOGGED_WATCH_ERRORS = 100
 
 // How often a routes directory that is gone is looked for while it is waited for.
 const GONE_POLL_MS = 100
+
+// How often a routes directory gone for good (after the wait) is looked for: the parent's watch tells when it is
+// made again, unless the parent itself went with it (its watch is bound to the parent that was removed).
+const GONE_RECHECK_MS = 2000
 
 // Whether the directory holds a route file (one it cannot list holds none the reload could read either).
 const hasRouteFiles = (dir: string): Effect.Effect<boolean> =>
@@ -117,6 +122,13 @@ export const layer = (options: ConfigWatcherOptions): Layer.Layer<never, never, 
       }
 
       const goneWaitMs = options.goneWaitMs ?? 2000
+      // While the directory is gone for good it is looked for now and then, and read once it is back.
+      const lookout = yield* FiberHandle.make<void>()
+      const lookForIt = routesWatch.follow.pipe(
+        Effect.repeat({ until: (present) => present, schedule: Schedule.spaced(GONE_RECHECK_MS) }),
+        Effect.andThen(Queue.offer(queue, "routes"))
+      )
+
       const reloadRoutes = Effect.gen(function* () {
         // The watch moves to the directory now at the path before it is read, so no later change goes unseen.
         if (!(yield* routesWatch.follow)) {
@@ -138,6 +150,7 @@ export const layer = (options: ConfigWatcherOptions): Layer.Layer<never, never, 
             })
           )
           if (!back) {
+            if (!(yield* routesWatch.follow)) yield* FiberHandle.run(lookout, lookForIt, { onlyIfMissing: true })
             yield* Effect.logWarning(
               `the routes directory ${routesDir} is still gone (or not a directory, or without route files) after ` +
                 `${goneWaitMs} ms: its routes are removed`

@@ -3,8 +3,7 @@ import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import type { FSWatcher } from "chokidar"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import type * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import { isRouteFileName } from "../routes/RouteFiles.js"
 import { closeWatch, openWatch } from "./FileWatch.js"
 
@@ -21,7 +20,8 @@ export interface RoutesDirWatchOptions {
 export interface RoutesDirWatch {
   /**
    * Moves the watch to the directory now at the path when it is another one than the one watched (re-created,
-   * swapped in by a rename, a symbolic link pointed elsewhere), or drops it when there is none. Whether there is one.
+   * swapped in by a rename, a symbolic link pointed elsewhere), or drops it when there is none; the parent's watch
+   * likewise, to the parent now at its path. Whether there is a directory.
    */
   readonly follow: Effect.Effect<boolean>
 }
@@ -39,38 +39,29 @@ const identityOf = (dir: string): Effect.Effect<string | undefined> =>
  * The directory's parent, watched for the directory's own name only: `onRenamed` when an entry of that name is
  * created, removed or renamed. The watch of the directory itself is bound to the directory it was opened on: it
  * sees nothing once that one is removed or renamed away, nor the one that takes its place. Not chokidar: it would
- * list the parent (`/etc`, say) again on every change of any of its entries.
+ * list the parent (`/etc`, say) again on every change of any of its entries. A parent that cannot be watched (gone,
+ * EACCES) is `undefined`: the directory's own watch still works, as before there was this one.
  */
-const watchParent = (
-  dir: string,
+const openParentWatch = (
+  parent: string,
+  name: string,
   onRenamed: () => void,
   onError: (error: unknown) => void
-): Effect.Effect<void, never, Scope.Scope> => {
-  const parent = path.dirname(dir)
-  const name = path.basename(dir)
-  if (parent === dir) return Effect.void
-  return Effect.acquireRelease(
-    Effect.try({
-      try: () => {
-        const watcher = fs.watch(parent, (event, changed) => {
-          // Some platforms do not say which entry changed.
-          if (event === "rename" && (changed === null || changed === name)) onRenamed()
-        })
-        watcher.on("error", onError)
-        return watcher
-      },
-      catch: (error) => error
-    }).pipe(
-      // A parent that cannot be watched leaves the directory's own watch working, as before there was this one.
-      Effect.tapError((error) => Effect.sync(() => onError(error))),
-      Effect.option
-    ),
-    (watcher) =>
-      Effect.sync(() => {
-        if (Option.isSome(watcher)) watcher.value.close()
+): Effect.Effect<fs.FSWatcher | undefined> =>
+  Effect.try({
+    try: () => {
+      const watcher = fs.watch(parent, (event, changed) => {
+        // Some platforms do not say which entry changed.
+        if (event === "rename" && (changed === null || changed === name)) onRenamed()
       })
-  ).pipe(Effect.asVoid)
-}
+      watcher.on("error", onError)
+      return watcher
+    },
+    catch: (error) => error
+  }).pipe(
+    Effect.tapError((error) => Effect.sync(() => onError(error))),
+    Effect.orElseSucceed(() => undefined)
+  )
 
 /**
  * Watches the route files of the directory `dir` (not below it) and the directory itself: its parent is watched
@@ -87,19 +78,44 @@ export const watchRoutesDir = Effect.fnUntraced(function* (dir: string, options:
     identity: undefined,
     watcher: undefined
   }
-  yield* Effect.addFinalizer(() => (watched.watcher === undefined ? Effect.void : closeWatch(watched.watcher)))
+  // The parent's watch is bound to the parent it was opened on too: a parent made again (a deploy that replaces
+  // the whole config tree) is watched again by `follow`, by its identity as the directory's own watch is.
+  let parentWatched: { readonly identity: string | undefined; readonly watcher: fs.FSWatcher | undefined } = {
+    identity: undefined,
+    watcher: undefined
+  }
+  yield* Effect.addFinalizer(() =>
+    Effect.andThen(
+      Effect.sync(() => parentWatched.watcher?.close()),
+      watched.watcher === undefined ? Effect.void : closeWatch(watched.watcher)
+    )
+  )
   // The identity alone cannot tell: a directory removed and made again at once often gets the inode just freed.
   let renamed = false
-  yield* watchParent(
-    dir,
-    () => {
-      renamed = true
-      options.onDirectory()
-    },
-    options.onError
-  )
+  const parent = path.dirname(dir)
+  const followParent = Effect.gen(function* () {
+    if (parent === dir) return
+    const identity = yield* identityOf(parent)
+    if (identity === parentWatched.identity && (identity === undefined || parentWatched.watcher !== undefined)) return
+    parentWatched.watcher?.close()
+    parentWatched = { identity: undefined, watcher: undefined }
+    if (identity === undefined) return
+    const watcher = yield* openParentWatch(
+      parent,
+      path.basename(dir),
+      () => {
+        renamed = true
+        options.onDirectory()
+      },
+      options.onError
+    )
+    parentWatched = { identity, watcher }
+  })
+  // One `follow` at a time: the reload and the watcher's look-out for a directory gone for good both call it.
+  const oneAtATime = yield* Semaphore.make(1)
 
-  const follow = Effect.gen(function* () {
+  const moveWatch = Effect.gen(function* () {
+    yield* followParent
     // Both read before the new watch is opened: if the directory is replaced again in between, the next `follow`
     // moves again, rather than trusting a watch on the wrong directory.
     const moved = renamed
@@ -117,6 +133,7 @@ export const watchRoutesDir = Effect.fnUntraced(function* (dir: string, options:
     }
     return true
   })
+  const follow = oneAtATime.withPermits(1)(moveWatch)
   yield* follow
   return { follow } satisfies RoutesDirWatch
 })

@@ -159,4 +159,25 @@ describe("the config watcher and the routes directory itself", () => {
       assert.isTrue(yield* logged(": its routes are removed"), "the removal logged")
     }).pipe(Effect.scoped)
   )
+
+  it.live(
+    "its parent removed and made again later (a deploy replacing the tree): read, and its replacements seen",
+    () =>
+      Effect.gen(function* () {
+        const { parent, routesDir, ports } = yield* watchedRoutes({ goneWaitMs: 200 })
+        fs.rmSync(parent, { recursive: true })
+        yield* waitFor(ports, (found) => found.length === 0, "the routes of the directory removed")
+        // The parent that was watched is gone: only a look-out finds the tree made again, after the wait.
+        fs.mkdirSync(routesDir, { recursive: true })
+        fs.writeFileSync(path.join(routesDir, "a.yml"), routeFile(2))
+        yield* waitFor(ports, (found) => found.join() === "app:2", "the directory of the new parent read", 10_000)
+        // The new parent is watched: the directory swapped by rename in it (which the directory's own watch cannot see).
+        const next = path.join(parent, "routes.new")
+        fs.mkdirSync(next)
+        fs.writeFileSync(path.join(next, "a.yml"), routeFile(3))
+        fs.renameSync(routesDir, path.join(parent, "routes.old"))
+        fs.renameSync(next, routesDir)
+        yield* waitFor(ports, (found) => found.join() === "app:3", "the directory swapped in the new parent read")
+      }).pipe(Effect.scoped)
+  )
 })
