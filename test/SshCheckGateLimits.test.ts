@@ -11,6 +11,7 @@ import { type GateConfig, parseGateConfig } from "../examples/ssh-check-gate/Gat
 import { deniedExitStatus, type GateLimits, startSshGate } from "../examples/ssh-check-gate/SshGate.js"
 import { parseableKeyPair } from "./support/SshKeys.js"
 import { tempDir } from "./support/TempDir.js"
+import { waitFor } from "./support/WaitFor.js"
 
 /*
  * The gate's own defences, without a Gatehouse server: what an unauthenticated or a key-holding client may hold,
@@ -134,6 +135,67 @@ describe("examples/ssh-check-gate: what a client may hold", () => {
       yield* deadline("the idle connection closed", idle)
       yield* deadline("the connection with an idle session closed", withSession)
       assert.strictEqual(lines.filter((line) => line.includes("no command within 2 s")).length, 2)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a client that does not close its side when the gate ends the connection is cut closeGraceMs later", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("gatehouse-gate-limits-")
+      const pair = parseableKeyPair()
+      fs.writeFileSync(path.join(dir, "authorized_keys"), `${pair.public}\n`)
+      // One connection from this source at a time: the next one is let in only once the gate let the first go.
+      const { port, lines } = yield* runGate(dir, { loginGraceMs: 2000, closeGraceMs: 300, maxConnectionsPerSource: 1 })
+      // Between the client and the gate, a relay that passes bytes both ways but never passes on an end: the gate
+      // sees a client that does not answer its end (the client itself would close at once).
+      const gateEnded = yield* Deferred.make<void>()
+      const relay = net.createServer({ allowHalfOpen: true }, (client) => {
+        const toGate = net.connect({ port, host: "127.0.0.1", allowHalfOpen: true })
+        toGate.once("end", () => Deferred.doneUnsafe(gateEnded, Exit.void))
+        client.on("data", (chunk) => toGate.write(chunk))
+        toGate.on("data", (chunk) => client.write(chunk))
+        for (const socket of [client, toGate]) socket.on("error", () => {})
+      })
+      yield* Effect.acquireRelease(
+        Effect.promise(() => new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", () => resolve()))),
+        () => Effect.sync(() => relay.close())
+      )
+      const client = new ssh2.Client()
+      yield* Effect.addFinalizer(() => Effect.sync(() => client.destroy()))
+      client.on("error", () => {})
+      yield* deadline(
+        "the login",
+        new Promise<void>((resolve) => {
+          client.on("ready", () => resolve())
+          client.connect({
+            host: "127.0.0.1",
+            port: (relay.address() as net.AddressInfo).port,
+            username: "root",
+            privateKey: pair.private
+          })
+        })
+      )
+      // No command: the gate ends the connection after the grace time, and the relay does not pass that on.
+      yield* Deferred.await(gateEnded).pipe(
+        Effect.timeoutOrElse({
+          duration: "10 seconds",
+          orElse: () => Effect.die(new Error("timed out: the gate's end"))
+        })
+      )
+      // Whether a new connection is let in (the gate sends its version line) or refused (closed at once).
+      const letIn = Effect.promise(
+        () =>
+          new Promise<boolean>((resolve) => {
+            const socket = net.connect(port, "127.0.0.1")
+            socket.on("error", () => {})
+            socket.once("data", () => {
+              socket.destroy()
+              resolve(true)
+            })
+            socket.once("close", () => resolve(false))
+          })
+      )
+      yield* waitFor(letIn, (admitted) => admitted, "the place of the connection the gate cut")
+      assert.isTrue(lines.some((line) => line.includes("no command within 2 s")))
     }).pipe(Effect.scoped)
   )
 

@@ -45,10 +45,12 @@ export interface GateLimits {
    * client must not push out everybody else's, also by logging in and leaving again.
    */
   readonly maxWaitingPerSource: number
+  /**
+   * How long a client gets to close its side once the gate ends its connection (or a denied session), before the
+   * connection is cut (default 5 s): a client that never answers must not keep its place.
+   */
+  readonly closeGraceMs: number
 }
-
-// How long a client gets to close its side once the gate ends a connection (or a denied session), before it is cut.
-const closeGraceMs = 5000
 
 export const defaultGateLimits: GateLimits = {
   maxConnections: 256,
@@ -56,7 +58,8 @@ export const defaultGateLimits: GateLimits = {
   loginGraceMs: 30_000,
   maxAuthTries: 10,
   maxSessions: 10,
-  maxWaitingPerSource: 4
+  maxWaitingPerSource: 4,
+  closeGraceMs: 5000
 }
 
 export interface SshGateOptions {
@@ -131,7 +134,7 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
     const peer = peerOf(info.ip, info.port)
     const disconnected = new AbortController()
     // Ends the connection politely (the client is told), and cuts it if the client has not closed its side in
-    // `closeGraceMs`: a client that never answers must not keep its place.
+    // `closeGraceMs`.
     let hungUp = false
     const hangUp = () => {
       if (hungUp) return
@@ -139,7 +142,7 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
       conn.end()
       const socket = socketOf.get(peer)
       if (socket === undefined) return
-      const cut = setTimeout(() => socket.destroy(), closeGraceMs).unref()
+      const cut = setTimeout(() => socket.destroy(), limits.closeGraceMs).unref()
       socket.once("close", () => clearTimeout(cut))
     }
     let admitted: { login: Login; rule: PolicyRule } | undefined
@@ -278,7 +281,7 @@ export const startSshGate = (options: SshGateOptions): Promise<RunningGate> => {
                 // client has the denial (the channel's close comes after its exit status and message).
                 channel.once("close", hangUp)
                 // A client that never closes its side of the channel is hung up on all the same.
-                setTimeout(hangUp, closeGraceMs).unref()
+                setTimeout(hangUp, limits.closeGraceMs).unref()
                 // Its input is read and dropped: a channel closes only once both of its sides have ended.
                 channel.resume()
                 channel.exit(deniedExitStatus)
