@@ -12,14 +12,22 @@ export interface Revocation {
 
 /**
  * Where a live layer announces the credentials it revokes, so whatever was opened with one (a WebSocket stream)
- * can end. In memory: it covers revocations made through this process; a stream on another replica of a shared
- * store is not told (it still ends at the credential's expiry).
+ * can end at once. In memory: it covers revocations made through this process; one made by another replica of a
+ * shared store is found in the store (see {@link recheckEvery}).
  */
 export const makeRevocations = PubSub.unbounded<Revocation>()
 
 /**
+ * How often the store is asked again about the credential of a stream still open: a revocation made by another
+ * replica of a shared store reaches this one only there. A minute, as long as a verified API key is taken as valid
+ * without asking (`AuthenticationLive`): a revoked key ends everywhere within a minute, its requests and its streams.
+ */
+export const recheckEvery = Duration.minutes(1)
+
+/**
  * Fails once `id` is revoked. It subscribes before it asks the store (`stored`: the revocation if the store already
- * records one), so a revocation made between the credential's check and this call is seen either way.
+ * records one), so a revocation made between the credential's check and this call is seen either way; then it
+ * asks the store again every {@link recheckEvery}.
  */
 export const untilRevoked = (
   revocations: PubSub.PubSub<Revocation>,
@@ -30,9 +38,19 @@ export const untilRevoked = (
     Effect.gen(function* () {
       const subscription = yield* PubSub.subscribe(revocations)
       const already = yield* stored
-      const revoked = already ?? (yield* awaitId(subscription, id))
+      const revoked = already ?? (yield* Effect.raceFirst(awaitId(subscription, id), foundInStore(stored)))
       return yield* new Unauthenticated({ message: revoked.message })
     })
+  )
+
+// A store that fails for a moment ends no stream: it is asked again at the next check.
+const foundInStore = (stored: Effect.Effect<Revocation | undefined>): Effect.Effect<Revocation> =>
+  Effect.flatMap(
+    Effect.delay(
+      Effect.catchDefect(stored, () => Effect.succeed(undefined)),
+      recheckEvery
+    ),
+    (revoked) => (revoked === undefined ? foundInStore(stored) : Effect.succeed(revoked))
   )
 
 const awaitId = (subscription: PubSub.Subscription<Revocation>, id: string): Effect.Effect<Revocation> =>

@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Principal } from "@gatehouse-edge/contract/domain"
 import { Unauthenticated } from "@gatehouse-edge/contract/domain"
-import { Effect, Fiber, Layer, Redacted } from "effect"
+import { Clock, Effect, Fiber, Layer, Option, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { ApiKeys } from "../../src/auth/ApiKeys.js"
 import { Authentication } from "../../src/auth/Authentication.js"
+import { SessionRepository } from "../../src/auth/SessionRepository.js"
 import { Sessions } from "../../src/auth/Sessions.js"
 import { ApiKeyRepository, ApiKeysLive, AuthenticationLive } from "../../src/index.js"
 import { sessionsOn } from "./SignInTestLayer.js"
@@ -120,6 +121,26 @@ describe("Authentication.validUntilRevoked", () => {
       yield* TestClock.adjust("1 minute")
       assert.strictEqual(yield* reasonOf(fiber), "session expired")
     }).pipe(Effect.provide(live))
+  )
+
+  it.effect(
+    "fires within a minute for a key or a session revoked by another replica (straight in the shared store)",
+    () =>
+      Effect.gen(function* () {
+        const keyStream = yield* watch(yield* keyPrincipal("elsewhere"))
+        const issued = yield* (yield* Sessions).create(alice)
+        const sessionStream = yield* watch(yield* (yield* Sessions).authenticate(issued.cookie))
+        const now = yield* Clock.currentTimeMillis
+        // What the other replica's revocations write; this process is not told.
+        assert.isTrue(Option.isSome(yield* (yield* ApiKeyRepository).revoke("elsewhere", new Date(now).toISOString())))
+        assert.isTrue(Option.isSome(yield* (yield* SessionRepository).revoke(issued.session.id, now)))
+        yield* TestClock.adjust("59 seconds")
+        assert.isUndefined(keyStream.pollUnsafe(), "not before the store is asked again")
+        assert.isUndefined(sessionStream.pollUnsafe(), "not before the store is asked again")
+        yield* TestClock.adjust("1 second")
+        assert.strictEqual(yield* reasonOf(keyStream), "API key revoked")
+        assert.strictEqual(yield* reasonOf(sessionStream), "session revoked")
+      }).pipe(Effect.provide(live))
   )
 
   it.effect("never fires for the unix socket's principal (no credential)", () =>
