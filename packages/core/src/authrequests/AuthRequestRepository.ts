@@ -107,6 +107,8 @@ export class AuthRequestRepository extends Context.Service<
   {
     readonly insertRequest: (request: RequestRecord) => Effect.Effect<void>
     readonly findRequest: (authId: string) => Effect.Effect<Option.Option<RequestRecord>>
+    /** Those of these requests that are no longer pending (any order). */
+    readonly findSettled: (authIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<RequestRecord>>
     /** At most `limit` requests, newest first (`created_at`, then `auth_id`, descending). */
     readonly listRequests: (query: RequestQuery) => Effect.Effect<ReadonlyArray<RequestRecord>>
     /** Moves a pending, unexpired request to `to`; none when it was not pending (or had expired) at `at`. */
@@ -195,6 +197,19 @@ export class AuthRequestRepository extends Context.Service<
         // span and generator cost about as much as the statement; each statement keeps effect/sql's own span.
         insertRequest: (request: RequestRecord) =>
           Effect.orDie(Effect.asVoid(sql`INSERT INTO auth_requests ${sql.insert({ ...request })}`)),
+        findSettled: Effect.fn("AuthRequestRepository.findSettled")(function* (authIds: ReadonlyArray<string>) {
+          const settled: Array<RequestRecord> = []
+          // In slices: a statement's parameters are bounded (SQLite: 32,766; PostgreSQL: 65,535).
+          for (let i = 0; i < authIds.length; i += 1000) {
+            const slice = authIds.slice(i, i + 1000)
+            const found = yield* rows(
+              sql`SELECT * FROM auth_requests WHERE ${sql.in("auth_id", slice)} AND state <> 'pending'`,
+              toRequest
+            )
+            settled.push(...found)
+          }
+          return settled
+        }),
         findRequest: (authId: string) =>
           Effect.map(rows(sql`SELECT * FROM auth_requests WHERE auth_id = ${authId}`, toRequest), (found) =>
             Option.fromNullishOr(found[0])

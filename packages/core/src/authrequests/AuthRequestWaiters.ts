@@ -13,6 +13,8 @@ export interface AuthRequestWaiters {
   readonly register: (authId: string) => Effect.Effect<Queue.Dequeue<AuthRequest>, never, Scope.Scope>
   readonly notify: (request: AuthRequest) => void
   readonly count: () => number
+  /** The requests someone is waiting on. */
+  readonly watched: () => ReadonlyArray<string>
 }
 
 export const makeAuthRequestWaiters = (): AuthRequestWaiters => {
@@ -41,6 +43,7 @@ export const makeAuthRequestWaiters = (): AuthRequestWaiters => {
     notify: (request) => {
       for (const queue of byId.get(request.auth_id) ?? []) Queue.offerUnsafe(queue, request)
     },
-    count: () => total
+    count: () => total,
+    watched: () => [...byId.keys()]
   }
 }

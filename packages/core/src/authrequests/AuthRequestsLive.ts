@@ -23,7 +23,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
-import type * as SqlClient from "effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import type { AuthRequestsConfig } from "../config/ConfigSections.js"
 import { ConfigDefaults } from "../config/GatehouseConfig.js"
 import { Events } from "../events/Events.js"
@@ -51,6 +51,8 @@ export const defaultConfig: AuthRequestsConfig = {
 const maxSweepInterval = Duration.hours(1)
 // How soon a sweep the store failed is tried again.
 const sweepRetry = Duration.seconds(5)
+// How often a store shared with other servers is asked whether they settled a request waited on here.
+const replicaCheckEvery = Duration.seconds(2)
 
 /** A new auth id: the prefix and 18 random bytes as 24 base64url characters. */
 export const newAuthId = (): string => `${authIdPrefix}${randomBytesPooled(18).toString("base64url")}`
@@ -303,6 +305,23 @@ const make = (config: AuthRequestsConfig) =>
     // Requests whose time ran out while the server was down are marked before anyone can read them.
     yield* expireAndPrune
     yield* Effect.forkScoped(Effect.forever(sweep))
+
+    // A store shared by several servers (PostgreSQL) is written by the others too: a verdict, or an expiry by their
+    // sweeper, reaches the watchers waiting here only through the store. The requests waited on that it shows
+    // settled are told to their watchers (`watch` drops a state a watcher has seen, and ends at a final one).
+    const tellSettledElsewhere = Effect.gen(function* () {
+      const watched = waiters.watched()
+      if (watched.length === 0) return
+      const settled = yield* repository.findSettled(watched)
+      if (settled.length === 0) return
+      for (const request of yield* render(settled)) waiters.notify(request)
+    }).pipe(
+      Effect.catchDefect((defect) => Effect.logWarning("reading auth requests settled by other servers failed", defect))
+    )
+    const sql = yield* SqlClient.SqlClient
+    if (sql.onDialectOrElse({ pg: () => true, orElse: () => false })) {
+      yield* Effect.forkScoped(Effect.forever(Effect.delay(tellSettledElsewhere, replicaCheckEvery)))
+    }
 
     const service = AuthRequests.of({
       create,

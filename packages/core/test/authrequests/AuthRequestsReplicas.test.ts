@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { type Cause, Context, Effect, Layer, Queue, Redacted, Stream } from "effect"
 import { requireEnv } from "../../../../test/support/e2e.js"
 import { AuthRequests, UserAlreadyExists } from "../../src/index.js"
 import * as PostgresStore from "../../src/store/PostgresStore.js"
@@ -63,6 +63,40 @@ describe.skipIf(pg.skip)("auth requests on a PostgreSQL store shared by two serv
       )
       assert.strictEqual(new Set(nodes.map((node) => node.id)).size, 12)
       assert.strictEqual(new Set(nodes.map((node) => node.ip_addresses[0])).size, 12)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a request waited on one server and approved, or expired, by the other: its watcher hears it", () =>
+    Effect.gen(function* () {
+      const { schema } = yield* freshPostgresSchema(url)
+      const store = PostgresStore.layer({ url: Redacted.make(url), schema })
+      // A's requests expire after a second; B's sweeper waits its turn (an hour away), so only A expires them.
+      const a = yield* Effect.map(Layer.build(authRequestsOn(store, { ttlMs: 1000 })), Context.get(AuthRequests))
+      const b = yield* replica(schema)
+      // B's watch, each state as it comes; failing the test if it does not end within 10 s.
+      const watchOnB = (authId: string) =>
+        Effect.gen(function* () {
+          const states = yield* Queue.unbounded<string, Cause.Done>()
+          yield* b.watch(authId).pipe(
+            Stream.runForEach((request) => Queue.offer(states, request.state)),
+            Effect.andThen(Queue.end(states)),
+            Effect.timeoutOrElse({
+              duration: "10 seconds",
+              orElse: () => Effect.die(new Error(`B's watch of ${authId} heard no end`))
+            }),
+            Effect.forkScoped
+          )
+          return states
+        })
+      const approved = yield* a.create(registration("approved-on-a"))
+      const approval = yield* watchOnB(approved.auth_id)
+      assert.strictEqual(yield* Queue.take(approval), "pending")
+      yield* a.approve(approved.auth_id, "api-key:test")
+      assert.deepStrictEqual(yield* Stream.runCollect(Stream.fromQueue(approval)), ["approved"])
+
+      const expiring = yield* a.create(registration("expired-by-a"))
+      const expiry = yield* watchOnB(expiring.auth_id)
+      assert.deepStrictEqual(yield* Stream.runCollect(Stream.fromQueue(expiry)), ["pending", "expired"])
     }).pipe(Effect.scoped)
   )
 })
