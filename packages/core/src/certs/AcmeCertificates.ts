@@ -42,7 +42,6 @@ export type RenewTrigger = "manual" | "scheduled"
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-// A stored certificate for other names than configured now is still served, but renewed at once for the new ones.
 const fitsConfig = (pair: CertificatePair, config: AcmeCertificateConfig) => {
   const names = new Set(
     subjectAltNames(pair.leaf.subjectAltName).flatMap((n) => (n.kind === "DNS" ? [n.value.toLowerCase()] : []))
@@ -88,17 +87,33 @@ export const makeAcmeCertificates = (
 
     const entries: ReadonlyArray<AcmeCertificate> = yield* Effect.forEach(config.certificates, (certificate) =>
       Effect.gen(function* () {
-        const pair = yield* store.loadCertificate(certificate.name)
-        const record = yield* store.loadRecord(certificate.name)
+        const { name } = certificate
+        const pair = yield* store.loadCertificate(name)
+        let record = yield* store.loadRecord(name)
+        if (pair !== undefined && record.directory === undefined) {
+          // Stored before the directory was recorded: taken as the current one (renewing every certificate after an
+          // upgrade would hit the CA's rate limits), and written down, so a later change of directory is noticed.
+          record = { ...record, directory: config.directory }
+          yield* store.saveRecord(name, record)
+        } else if (pair !== undefined && record.directory !== config.directory) {
+          yield* Effect.logInfo(
+            `certificate ${name} was issued by ${record.directory}, not by acme.directory ${config.directory}: ` +
+              "it is served until one from the configured directory replaces it, obtained at once"
+          )
+        }
         return { config: certificate, pair, record }
       })
     )
 
+    // A stored certificate for other names, or from another CA (staging before production), than configured now is
+    // still served, but renewed at once.
+    const fitsNow = (entry: AcmeCertificate): entry is AcmeCertificate & { readonly pair: CertificatePair } =>
+      entry.pair !== undefined && fitsConfig(entry.pair, entry.config) && entry.record.directory === config.directory
+
     const nextAttempt = (entry: AcmeCertificate) =>
       nextAttemptAt(
         {
-          validity:
-            entry.pair !== undefined && fitsConfig(entry.pair, entry.config) ? validityOf(entry.pair.leaf) : undefined,
+          validity: fitsNow(entry) ? validityOf(entry.pair.leaf) : undefined,
           failures: entry.record.failures,
           lastAttemptAt: entry.record.last_attempt_at === null ? undefined : Date.parse(entry.record.last_attempt_at)
         },
@@ -145,7 +160,12 @@ export const makeAcmeCertificates = (
             // Disk first: a crash after this starts with the new certificate; memory only then serves it.
             yield* store.saveCertificate(name, pair)
             entry.pair = pair
-            entry.record = { failures: 0, last_attempt_at: iso(startedAt), last_error: null }
+            entry.record = {
+              failures: 0,
+              last_attempt_at: iso(startedAt),
+              last_error: null,
+              directory: config.directory
+            }
             yield* store.saveRecord(name, entry.record)
             const notAfter = iso(validityOf(pair.leaf).notAfter)
             yield* progress({ progress: `certificate ${name} installed`, step: "installed", certificate: name })
@@ -163,7 +183,9 @@ export const makeAcmeCertificates = (
         ),
         Effect.tapError((error) =>
           Effect.gen(function* () {
+            // The stored certificate did not change: nor did the directory that issued it.
             entry.record = {
+              ...entry.record,
               failures: entry.record.failures + 1,
               last_attempt_at: iso(startedAt),
               last_error: error.message

@@ -10,11 +10,26 @@ import { writeFileAtomic } from "../files/AtomicWrite.js"
 import { FileSystemFailure } from "../files/FileSystemFailure.js"
 import { type CertificatePair, certificateBlocks, parseCertificatePair, privateKeyBlock } from "./CertificatePair.js"
 
-/** The renewal state of one ACME certificate as kept on disk, so back-off and errors survive a restart. */
+// As written (`toISOString`) or by hand with an offset. Anything else (an empty string, a typo) would make the next
+// attempt's time NaN: the scheduler would spin and `/cert/info` fail, so the record is refused (and logged) instead.
+const IsoTime = Schema.String.check(
+  Schema.makeFilter((text) =>
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) &&
+    Number.isFinite(Date.parse(text))
+      ? undefined
+      : "expected an ISO 8601 time"
+  )
+)
+
+/**
+ * The renewal state of one ACME certificate as kept on disk, so back-off and errors survive a restart; `directory`
+ * is the ACME directory that issued the stored certificate (absent in data dirs from before it was recorded).
+ */
 export const RenewalRecord = Schema.Struct({
   failures: Schema.Int,
-  last_attempt_at: Schema.NullOr(Schema.String),
-  last_error: Schema.NullOr(Schema.String)
+  last_attempt_at: Schema.NullOr(IsoTime),
+  last_error: Schema.NullOr(Schema.String),
+  directory: Schema.optionalKey(Schema.String)
 })
 export type RenewalRecord = typeof RenewalRecord.Type
 
@@ -27,7 +42,8 @@ const decodeRecord = Schema.decodeUnknownEffect(Schema.fromJsonString(RenewalRec
  * Where ACME keeps its files in the data dir:
  * `acme/accounts/<hash of the directory URL>/account-key.pem` (one account per CA) and
  * `acme/certificates/<name>/certificate.pem` (the private key, then the chain: one file, written atomically, so a
- * crash never leaves a key and a certificate that do not match) with `state.json` (failures, last attempt and error).
+ * crash never leaves a key and a certificate that do not match) with `state.json` (failures, last attempt and error,
+ * the directory that issued the certificate).
  * Private files are 0600 in 0700 directories.
  */
 export const makeAcmeStore = (dataDir: string, directory: string) => {

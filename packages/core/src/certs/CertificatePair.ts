@@ -29,7 +29,8 @@ export const certificateBlocks = (text: string): ReadonlyArray<string> => text.m
 export const privateKeyBlock = (text: string): string | undefined => PRIVATE_KEY.exec(text)?.[0]
 
 /**
- * Parses a PEM chain and a PEM private key and checks that the key is the leaf's (`X509Certificate.checkPrivateKey`).
+ * Parses a PEM chain and a PEM private key and checks that the key is the leaf's (`X509Certificate.checkPrivateKey`)
+ * and that each certificate of the chain was issued by the next one ({@link brokenLink}).
  * Expiry is not checked here: an expired certificate is still listed (with negative `days_left`) and renewed.
  */
 export const parseCertificatePair = (
@@ -53,9 +54,40 @@ export const parseCertificatePair = (
     })
     const leaf = chain[0]!
     if (!leaf.checkPrivateKey(key)) {
-      return yield* new CertificateProblem({ reason: "the private key does not match the certificate" })
+      const keyAt = chain.findIndex((certificate) => certificate.checkPrivateKey(key))
+      return yield* new CertificateProblem({
+        reason:
+          keyAt === -1
+            ? "the private key does not match the certificate"
+            : `the certificate of the private key is certificate ${keyAt + 1} of the certificate file: it must ` +
+              "come first, then the certificates that issued it"
+      })
     }
+    const broken = brokenLink(chain)
+    if (broken !== undefined) return yield* new CertificateProblem({ reason: broken })
     return { certPem: blocks.join("\n").concat("\n"), keyPem: Redacted.make(keyBlock.concat("\n")), leaf, chain }
   })
+
+/**
+ * Why `chain` is not in order, each certificate followed by the one that issued it (its name, key identifier and
+ * signature), or `undefined` when it is. A client given a certificate that did not issue the one before it cannot
+ * build a path to its root: it refuses the connection, which the server would only learn from its users.
+ */
+export const brokenLink = (chain: ReadonlyArray<X509Certificate>): string | undefined => {
+  for (let i = 0; i + 1 < chain.length; i++) {
+    const [subject, next] = [chain[i]!, chain[i + 1]!]
+    if (!subject.checkIssued(next) || !subject.verify(next.publicKey)) {
+      return (
+        `certificate ${i + 2} of the certificate file (${oneLine(next.subject)}) did not issue certificate ${i + 1} ` +
+        `(${oneLine(subject.subject)}, issued by ${oneLine(subject.issuer)}): each certificate must be followed by ` +
+        "the one that issued it"
+      )
+    }
+  }
+  return undefined
+}
+
+// Node gives distinguished names one attribute a line.
+const oneLine = (name: string) => name.replaceAll("\n", ", ")
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error))

@@ -41,7 +41,9 @@ export interface RenewalInputs {
 export const nextAttemptAt = (inputs: RenewalInputs, renewBeforeMs: number): number => {
   const due =
     inputs.validity === undefined ? 0 : renewAt(inputs.validity.notBefore, inputs.validity.notAfter, renewBeforeMs)
-  const last = inputs.lastAttemptAt
+  // Not a time (a corrupt record): as if never tried, rather than a NaN that is never due and never slept until.
+  const last =
+    inputs.lastAttemptAt !== undefined && Number.isFinite(inputs.lastAttemptAt) ? inputs.lastAttemptAt : undefined
   const retry = last === undefined ? 0 : last + (inputs.failures > 0 ? backoffMs(inputs.failures) : backoffBaseMs)
   return Math.max(due, retry)
 }

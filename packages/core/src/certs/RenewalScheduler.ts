@@ -42,8 +42,9 @@ export const runRenewalScheduler = (acme: Acme, lock: Semaphore.Semaphore, wake:
       if (acme.entries.length === 0) return
       const now = yield* Clock.currentTimeMillis
       const next = Math.min(...acme.entries.map(acme.nextAttempt))
-      const wait = Math.min(next - now, maxSleepMs)
-      if (wait <= 0) continue
+      if (next <= now) continue
+      // A time that is not one (a bug) is looked at again in a day: `Effect.sleep(NaN)` returns at once, a busy loop.
+      const wait = Number.isFinite(next) ? Math.min(next - now, maxSleepMs) : maxSleepMs
       yield* Effect.raceFirst(Effect.sleep(Duration.millis(wait)), Queue.take(wake))
     }
   }).pipe(Effect.withSpan("Certificates.scheduler"))

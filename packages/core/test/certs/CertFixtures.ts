@@ -73,3 +73,40 @@ export const liveCertFiles = (dir: string) => {
   replace(pairs.one)
   return { ...pairs, cert, key, replace }
 }
+
+/**
+ * A three-level PKI in `dir` made with `openssl`: a root CA, an intermediate CA it issued, and a leaf for `a.test`
+ * the intermediate issued (with `leaf.key`), plus an unrelated root. Each certificate's PEM text by name.
+ */
+export const makeChain = (dir: string) => {
+  const file = (name: string) => path.join(dir, name)
+  const ca = ["-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]
+  const newKey = (name: string) => [
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:P-256",
+    "-nodes",
+    "-keyout",
+    file(`${name}.key`)
+  ]
+  const selfSigned = (name: string, subject: string) =>
+    openssl(["req", "-x509", ...newKey(name), "-days", "90", "-subj", subject, ...ca, "-out", file(`${name}.crt`)])
+  const issued = (name: string, subject: string, issuer: string, extensions: ReadonlyArray<string>) =>
+    openssl([
+      ...["req", "-x509", ...newKey(name), "-days", "90", "-subj", subject, ...extensions],
+      ...["-CA", file(`${issuer}.crt`), "-CAkey", file(`${issuer}.key`), "-out", file(`${name}.crt`)]
+    ])
+  selfSigned("root", "/CN=Test Root")
+  selfSigned("other-root", "/CN=Other Root")
+  issued("intermediate", "/CN=Test Intermediate", "root", ca)
+  issued("leaf", "/CN=a.test", "intermediate", ["-addext", "subjectAltName=DNS:a.test"])
+  const pem = (name: string) => fs.readFileSync(file(name), "utf8")
+  return {
+    root: pem("root.crt"),
+    otherRoot: pem("other-root.crt"),
+    intermediate: pem("intermediate.crt"),
+    leaf: pem("leaf.crt"),
+    leafKey: pem("leaf.key")
+  }
+}

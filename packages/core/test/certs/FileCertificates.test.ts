@@ -82,6 +82,57 @@ describe.skipIf(openssl.skip)("certificates from files", () => {
     30_000
   )
 
+  it.live(
+    "a directory absent at start: its certificate is loaded once the directory and files appear, and again if remade",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const dir = yield* tempDir("gatehouse-filecerts-late-")
+          const { one, two } = liveCertFiles(dir)
+          const { bus } = yield* busIn(dir)
+          // Two levels missing: the watch waits at `dir` for `mount` (then at `mount` for `tls`, if it is not there yet).
+          const mount = path.join(dir, "mount")
+          const live = path.join(mount, "tls")
+          const cert = path.join(live, "cert.pem")
+          const key = path.join(live, "key.pem")
+          const certificates = yield* CertificatesLive.make({
+            certificates: [{ name: "late", cert, key }],
+            acme: undefined,
+            dataDir: path.join(dir, "data"),
+            fileSettleMs: 100
+          }).pipe(Effect.provideService(Events, bus))
+          const serial = Effect.map(Effect.option(certificates.info), (list) =>
+            list._tag === "None" ? [] : list.value.map((c) => `${c.name}:${c.serial}`)
+          )
+          const reloaded = Effect.map(bus.history({ category: "cert" }), (events) =>
+            events.filter((e) => e.action === "reloaded")
+          )
+          assert.deepStrictEqual(yield* serial, [])
+
+          fs.mkdirSync(mount)
+          fs.mkdirSync(live)
+          fs.copyFileSync(one.key, key)
+          fs.copyFileSync(one.cert, cert)
+          yield* waitFor(serial, (s) => s[0] === `late:${new X509Certificate(one.certPem).serialNumber}`, "the pair")
+          const [announced] = yield* waitFor(reloaded, (events) => events.length === 1, "cert/reloaded")
+          assert.deepInclude(announced!.data, { name: "late", serial: new X509Certificate(one.certPem).serialNumber })
+
+          // Removed and made again with another pair: the watch follows the new directory.
+          fs.rmSync(live, { recursive: true })
+          fs.mkdirSync(live)
+          fs.copyFileSync(two.key, key)
+          fs.copyFileSync(two.cert, cert)
+          yield* waitFor(
+            serial,
+            (s) => s[0] === `late:${new X509Certificate(two.certPem).serialNumber}`,
+            "the new pair"
+          )
+          yield* waitFor(reloaded, (events) => events.length === 2, "the second cert/reloaded")
+        })
+      ),
+    30_000
+  )
+
   it.effect("no certificate configured: not found", () =>
     Effect.scoped(
       Effect.gen(function* () {

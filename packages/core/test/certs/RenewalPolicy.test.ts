@@ -34,4 +34,10 @@ describe("renewal policy", () => {
     const due = { notBefore: 0, notAfter: hour }
     assert.strictEqual(nextAttemptAt({ validity: due, failures: 0, lastAttemptAt: hour }, 30 * day), hour + 5 * minute)
   })
+
+  it("a last attempt that is not a time counts as none: due at the window, never NaN", () => {
+    const validity = { notBefore: 0, notAfter: 90 * day }
+    assert.strictEqual(nextAttemptAt({ validity, failures: 3, lastAttemptAt: Number.NaN }, 30 * day), 60 * day)
+    assert.strictEqual(nextAttemptAt({ validity: undefined, failures: 1, lastAttemptAt: Number.NaN }, 30 * day), 0)
+  })
 })
