@@ -37,6 +37,15 @@ describe("gatehouse hypervisor", () => {
           assert.strictEqual(JSON.parse(json.stdout).node, "pve1")
           const line = yield* cli(world, ["stats", "pve1", "102"])
           assert.strictEqual(line.stdout, "stopped|0.0%|0B/512MiB|0.00%|0B/0B|0B/0B\n")
+          const lineJson = yield* cli(world, ["stats", "pve1", "102", "--json"])
+          assert.deepStrictEqual(JSON.parse(lineJson.stdout), {
+            status: "stopped",
+            cpu: "0.0%",
+            memory: "0B/512MiB",
+            memory_percent: "0.00%",
+            net_io: "0B/0B",
+            block_io: "0B/0B"
+          })
           const started = yield* cli(world, ["start", "pve1", "102"])
           assert.strictEqual(started.code, 0, started.stderr)
           assert.match(started.stdout, /^container started \(running\) {2}task UPID:pve1:/)

@@ -17,6 +17,7 @@ import {
 const opt = Schema.optionalKey
 const NonEmpty = Schema.String.check(Schema.isMinLength(1))
 const PositiveInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))
+const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const Port = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 65535 }))
 const Secret = SecretValue(NonEmpty)
 
@@ -267,7 +268,8 @@ export const ConfigFile = Schema.Struct({
   certificates: opt(Schema.Array(Certificate)),
   acme: opt(AcmeSection),
   auth_requests: opt(AuthRequests),
-  events: opt(Schema.Struct({ history: opt(PositiveInt) })),
+  // 0 keeps no history: followers still resume from the newest event (see `EventBus`).
+  events: opt(Schema.Struct({ history: opt(NonNegativeInt) })),
   log: opt(
     Schema.Struct({
       level: opt(Schema.Literals(["debug", "info", "warn", "error"])),

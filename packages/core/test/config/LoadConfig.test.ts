@@ -94,10 +94,10 @@ events: { history: 500 }
   })
 
   it("reports every problem with the key and its line and column", () => {
-    const issues = issuesOf(load("http:\n  adr: 127.0.0.1:1\nevents:\n  history: 0\nlog: { level: verbose }\n"))
+    const issues = issuesOf(load("http:\n  adr: 127.0.0.1:1\nevents:\n  history: -1\nlog: { level: verbose }\n"))
     assert.deepStrictEqual(issues, [
       "gatehouse.yml:2:3: http.adr: unknown key `adr` (did you mean `addr`?)",
-      "gatehouse.yml:4:12: events.history: expected a value greater than or equal to 1, got 0",
+      "gatehouse.yml:4:12: events.history: expected a value greater than or equal to 0, got -1",
       "gatehouse.yml:5:15: log.level: `verbose` is not one of `debug`, `info`, `warn`, `error`"
     ])
   })
@@ -115,6 +115,11 @@ events: { history: 500 }
     )
     assert.strictEqual(config.http.port, 9002)
     assert.strictEqual(config.events.history, 20)
+  })
+
+  it("takes events.history 0 (no history kept), from the file or a variable", () => {
+    assert.strictEqual(configOf(load("events: { history: 0 }\n")).events.history, 0)
+    assert.strictEqual(configOf(load(undefined, { GATEHOUSE_EVENTS_HISTORY: "0" })).events.history, 0)
   })
 
   it("names the variable or flag that set a bad value", () => {

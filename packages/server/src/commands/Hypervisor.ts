@@ -11,6 +11,11 @@ import { untilCtrlC } from "./Following.js"
 import { httpFlags, printLines, withClient } from "./HttpConnection.js"
 import { followOptions, reconnectFlag } from "./Reconnecting.js"
 
+/** The fields of a container's stats line (`STATUS|CPU%|MEM USAGE/LIMIT|MEM%|NET I/O|BLOCK I/O`), named for `--json`. */
+const guestStatsFields = (line: string) => {
+  const [status, cpu, memory, memory_percent, net_io, block_io] = line.split("|")
+  return { status, cpu, memory, memory_percent, net_io, block_io }
+}
 const node = Argument.String("node").pipe(Argument.withDescription("The Proxmox VE node"))
 const vmid = Argument.Int("vmid").pipe(Argument.withDescription("The container's id"))
 const optionalVmid = vmid.pipe(
@@ -82,13 +87,11 @@ const stats = Command.make(
     const following = followOptions(flags.reconnect)
     yield* withClient(flags, (c) => {
       if (guest !== undefined && guest !== 0) {
+        const showLine = (line: string) =>
+          flags.json ? print(true, guestStatsFields(line), () => []) : Console.log(line)
         return flags.watch
-          ? untilCtrlC(
-              Stream.runForEach(c.hypervisor.watchGuestStats(flags.node, guest, following), (line) => Console.log(line))
-            )
-          : Effect.flatMap(c.hypervisor.guestStats({ params: { node: flags.node, vmid: guest } }), (line) =>
-              Console.log(line)
-            )
+          ? untilCtrlC(Stream.runForEach(c.hypervisor.watchGuestStats(flags.node, guest, following), showLine))
+          : Effect.flatMap(c.hypervisor.guestStats({ params: { node: flags.node, vmid: guest } }), showLine)
       }
       const show = (s: NodeStats) => print(flags.json, s, formatNodeStats)
       return flags.watch
