@@ -10,6 +10,7 @@ import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { csrfTokenFromDocument } from "./CsrfToken.js"
+import { upgradeRefusal } from "./UpgradeRefusal.js"
 import { WebSocketClosed } from "./WebSocketClosed.js"
 import type { WebSocketConnection, WebSocketRequest } from "./WebSocketConnection.js"
 
@@ -31,13 +32,19 @@ export const MAX_QUEUED_CHARS = 32 * 1024 * 1024
  * Opens a WebSocket with the browser's own `WebSocket`: the session cookie goes with the handshake (no header can
  * be set there). A browser does not show a refused handshake's response, so when the socket fails before opening
  * the same URL is fetched: a 4xx/5xx answer is the refusal, decoded into the endpoint's typed error as in Node
- * (the server checks everything before upgrading, so a plain GET is refused the same way).
+ * (the server checks everything before upgrading, so a plain GET is refused the same way). Not for an endpoint
+ * whose plain GET acts (`plainGetActs`: a renewal): that GET would be the action itself, run a second time or run
+ * where only the upgrade failed. Its failure, and one the GET cannot explain, is a `TransportError`.
  */
 export const openBrowserWebSocket = <E>(
   request: WebSocketRequest<E>
 ): Effect.Effect<WebSocketConnection, E | HttpClientError.HttpClientError, Scope.Scope> =>
   Effect.gen(function* () {
     const httpRequest = HttpClientRequest.get(request.url)
+    const upgradeFailed = (description: string, cause?: unknown) =>
+      new HttpClientError.HttpClientError({
+        reason: new HttpClientError.TransportError({ request: httpRequest, cause, description })
+      })
     const incoming = yield* Queue.make<string, WebSocketClosed | Cause.Done>()
     const opened = yield* Deferred.make<boolean>()
     let open = false
@@ -53,34 +60,44 @@ export const openBrowserWebSocket = <E>(
       Queue.failCauseUnsafe(incoming, Cause.fail(new WebSocketClosed({ code: 1008, reason })))
     }
 
+    // The constructor throws at once on a URL it cannot use: a failure, as in Node, not a defect.
     const ws = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const socket = new globalThis.WebSocket(toWebSocketUrl(request.url))
-        socket.onopen = () => {
-          open = true
-          Deferred.doneUnsafe(opened, Exit.succeed(true))
-        }
-        socket.onmessage = (event) => {
-          const text = String(event.data)
-          if (queuedChars > 0 && queuedChars + text.length > maxQueuedChars) return tooSlow(socket)
-          queuedChars += text.length
-          Queue.offerUnsafe(incoming, text)
-        }
-        socket.onclose = (event) => {
-          if (!open) return Deferred.doneUnsafe(opened, Exit.succeed(false))
-          if (gaveUp) return
-          if (event.code === 1000) Queue.endUnsafe(incoming)
-          else
-            Queue.failCauseUnsafe(incoming, Cause.fail(new WebSocketClosed({ code: event.code, reason: event.reason })))
-        }
-        return socket
+      Effect.try({
+        try: () => {
+          const socket = new globalThis.WebSocket(toWebSocketUrl(request.url))
+          socket.onopen = () => {
+            open = true
+            Deferred.doneUnsafe(opened, Exit.succeed(true))
+          }
+          socket.onmessage = (event) => {
+            const text = String(event.data)
+            if (queuedChars > 0 && queuedChars + text.length > maxQueuedChars) return tooSlow(socket)
+            queuedChars += text.length
+            Queue.offerUnsafe(incoming, text)
+          }
+          socket.onclose = (event) => {
+            if (!open) return Deferred.doneUnsafe(opened, Exit.succeed(false))
+            if (gaveUp) return
+            if (event.code === 1000) Queue.endUnsafe(incoming)
+            else
+              Queue.failCauseUnsafe(
+                incoming,
+                Cause.fail(new WebSocketClosed({ code: event.code, reason: event.reason }))
+              )
+          }
+          return socket
+        },
+        catch: (cause) => upgradeFailed("WebSocket connection failed", cause)
       }),
       (socket) => Effect.sync(() => socket.close(1000))
     )
 
     if (!(yield* Deferred.await(opened))) {
-      // Asked again as a plain GET to read why: with the CSRF header, which the GET of an endpoint that acts
-      // (a renewal) needs under the session cookie, or the refusal read would be that 403 instead of the real one.
+      if (request.plainGetActs === true) {
+        return yield* upgradeFailed("the WebSocket upgrade failed (not asked again as a GET, which would act)")
+      }
+      // Asked again as a plain GET to read why, with the CSRF header: an endpoint that asks for it under the session
+      // cookie would otherwise be refused for its absence (403) instead of for the real reason.
       const csrf = csrfTokenFromDocument()
       const response = yield* Effect.tryPromise({
         try: () =>
@@ -88,20 +105,15 @@ export const openBrowserWebSocket = <E>(
             credentials: "include",
             ...(csrf === undefined ? {} : { headers: { [CsrfHeaderName]: csrf } })
           }),
-        catch: (cause) =>
-          new HttpClientError.HttpClientError({
-            reason: new HttpClientError.TransportError({ request: httpRequest, cause, description: "WebSocket failed" })
-          })
+        catch: (cause) => upgradeFailed("WebSocket failed", cause)
       })
-      const decoded = HttpClientResponse.fromWeb(httpRequest, response)
-      if (response.status >= 400) yield* request.refused(decoded)
-      return yield* new HttpClientError.HttpClientError({
-        reason: new HttpClientError.StatusCodeError({
-          request: httpRequest,
-          response: decoded,
-          description: "the WebSocket upgrade failed"
-        })
-      })
+      // A GET answered, so the upgrade was not refused for a reason the GET shows (a network or a proxy that
+      // cannot carry WebSockets): the connection failed.
+      if (response.status < 400) {
+        yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
+        return yield* upgradeFailed(`the WebSocket upgrade failed (a plain GET was answered ${response.status})`)
+      }
+      return yield* upgradeRefusal(HttpClientResponse.fromWeb(httpRequest, response), request.refused)
     }
 
     const send = (text: string) =>

@@ -14,7 +14,8 @@ import type {
 } from "@gatehouse-edge/contract/domain"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import type * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as HttpApiClient from "effect/http-api/HttpApiClient"
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
@@ -156,10 +157,31 @@ const decodeFrames =
     return Stream.mapEffect(frames, (frame) => decode(frame))
   }
 
-/** Builds the URL the way the derived client does, so bad parameters fail with the same `SchemaError`. */
-const buildUrl = (build: () => string): Effect.Effect<string, Schema.SchemaError> =>
+/**
+ * Builds the URL the way the derived client does, so bad parameters fail with the same `SchemaError`, and a base URL
+ * that makes no URL (`127.0.0.1:8888`, without a scheme) with the same `InvalidUrlError`, for `request`.
+ */
+const buildUrl = (
+  build: () => string,
+  request: Effect.Effect<HttpClientRequest.HttpClientRequest>
+): Effect.Effect<string, Schema.SchemaError | HttpClientError.HttpClientError> =>
   Effect.try({ try: build, catch: (error) => error }).pipe(
-    Effect.catch((error) => (Schema.isSchemaError(error) ? Effect.fail(error) : Effect.die(error)))
+    Effect.catch(
+      (error): Effect.Effect<never, Schema.SchemaError | HttpClientError.HttpClientError> =>
+        Schema.isSchemaError(error)
+          ? Effect.fail(error)
+          : Effect.flatMap(request, (req) =>
+              Effect.fail(
+                new HttpClientError.HttpClientError({
+                  reason: new HttpClientError.InvalidUrlError({
+                    request: req,
+                    cause: error,
+                    description: String(error)
+                  })
+                })
+              )
+            )
+    )
   )
 
 /** How a stream goes on after a reconnect, and the request it is opened with after the last frame it delivered. */
@@ -180,27 +202,47 @@ const decodeEvent = Schema.decodeUnknownEffect(Schema.fromJsonString(StreamEndpo
 /** The WebSocket streams of the Gatehouse API, decoded with the domain schemas. */
 export const makeStreams = (options: StreamOptions): GatehouseStreams => {
   const urls = HttpApiClient.urlBuilder(GatehouseApi, { baseUrl: options.baseUrl })
+  // Path and query only: the request an `InvalidUrlError` names when the base URL makes no URL.
+  const paths = HttpApiClient.urlBuilder(GatehouseApi)
   const headers: Record<string, string> =
     options.authorization === undefined ? {} : { authorization: options.authorization }
 
   const connect = <E>(
-    url: Effect.Effect<string, Schema.SchemaError>,
-    refused: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, E>
+    url: Effect.Effect<string, Schema.SchemaError | HttpClientError.HttpClientError>,
+    endpoint: {
+      readonly refused: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, E>
+      readonly plainGetActs: boolean
+    }
   ) =>
     Effect.flatMap(url, (u) =>
-      openWebSocket({ url: u, headers, refused, handshakeTimeoutMs: options.handshakeTimeoutMs })
+      openWebSocket({
+        url: u,
+        headers,
+        refused: endpoint.refused,
+        plainGetActs: endpoint.plainGetActs,
+        handshakeTimeoutMs: options.handshakeTimeoutMs
+      })
     )
 
   // A declared stream's URL and refusal decoding come from the HttpApi endpoint it names, its frames' schema from
   // the declaration: nothing here is written per endpoint.
   const endpointOf = <S extends StreamEndpoint>(endpoint: S) => {
-    const group = (urls as unknown as Record<string, Record<string, (request?: unknown) => string>>)[endpoint.group]
-    const build = group![endpoint.endpoint]!
+    type Builders = Record<string, Record<string, (request?: unknown) => string>>
+    const build = (urls as unknown as Builders)[endpoint.group]![endpoint.endpoint]!
+    const buildPath = (paths as unknown as Builders)[endpoint.group]![endpoint.endpoint]!
+    const requestOf = (request: unknown) =>
+      Effect.try(() => HttpClientRequest.prependUrl(HttpClientRequest.get(buildPath(request)), options.baseUrl)).pipe(
+        Effect.orElseSucceed(() => HttpClientRequest.get(options.baseUrl))
+      )
     const refused = HttpApiClient.decodeResponse(GatehouseApi, {
       group: endpoint.group,
       endpoint: endpoint.endpoint
     } as never) as (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<unknown, never>
-    return { url: (request?: unknown) => buildUrl(() => build(request)), refused }
+    return {
+      url: (request?: unknown) => buildUrl(() => build(request), requestOf(request)),
+      refused,
+      plainGetActs: endpoint.plainGetActs
+    }
   }
 
   // Without `reconnect`, one connection; with it, connections one after another (see `ReconnectingStream`), each
@@ -211,8 +253,8 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
     callOptions: WatchOptions<ConnectionError> | undefined,
     resume: Resume = snapshot
   ) => {
-    const { url, refused } = endpointOf(endpoint)
-    const open = (r: unknown) => Effect.map(connect(url(r), refused), (socket) => socket.frames)
+    const { url, ...declared } = endpointOf(endpoint)
+    const open = (r: unknown) => Effect.map(connect(url(r), declared), (socket) => socket.frames)
     const reconnect = reconnectOptionsOf(callOptions)
     const frames =
       reconnect === undefined
@@ -248,8 +290,8 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
   const validateStream = <E>(documents: Stream.Stream<string, E>) =>
     Stream.unwrap(
       Effect.gen(function* () {
-        const { url, refused } = endpointOf(StreamEndpoints.validate)
-        const socket = yield* connect(url(), refused)
+        const { url, ...declared } = endpointOf(StreamEndpoints.validate)
+        const socket = yield* connect(url(), declared)
         const inputEnded = yield* Deferred.make<number>()
         let sent = 0
         // A failed send means the socket closed: the frames stream reports how, so the sender just stops.

@@ -201,10 +201,14 @@ const isAsyncIterable = <A>(value: AsyncIterable<A> | Iterable<A>): value is Asy
 export const createGatehouseClient = (options: GatehouseClientOptions): GatehousePromiseClient => {
   const runtime = ManagedRuntime.make(GatehouseClient.layer(options))
   const open = new Set<AsyncIterator<unknown>>()
+  // A disposed runtime rejects with a bare string ("ManagedRuntime disposed"): a closed client says so with an Error.
+  let closed = false
+  const closedError = () => new Error("the Gatehouse client is closed")
 
   // An aborted call rejects with the signal's reason, as `fetch` does (the runtime would reject with its own
   // interruption error, which a caller cannot tell from a failure).
   const call = <A, E>(f: (client: GatehouseClientShape) => Effect.Effect<A, E>, callOptions?: CallOptions) => {
+    if (closed) return Promise.reject(closedError())
     const signal = callOptions?.signal
     const result = runtime.runPromise(GatehouseClient.use(f), signal === undefined ? undefined : { signal })
     return signal === undefined
@@ -217,11 +221,9 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
     [Symbol.asyncIterator]() {
       let inner: Promise<AsyncIterator<A>> | undefined
       const start = () =>
-        (inner ??= runtime
-          .context()
-          .then((context) =>
-            Stream.toAsyncIterableWith(Stream.unwrap(GatehouseClient.useSync(f)), context)[Symbol.asyncIterator]()
-          ))
+        (inner ??= (closed ? Promise.reject(closedError()) : runtime.context()).then((context) =>
+          Stream.toAsyncIterableWith(Stream.unwrap(GatehouseClient.useSync(f)), context)[Symbol.asyncIterator]()
+        ))
       const finish = async () => {
         open.delete(iterator)
         if (inner !== undefined) await (await inner).return?.()
@@ -246,6 +248,7 @@ export const createGatehouseClient = (options: GatehouseClientOptions): Gatehous
   })
 
   const close = async () => {
+    closed = true
     await Promise.all([...open].map((iterator) => iterator.return?.()))
     await runtime.dispose()
   }

@@ -17,10 +17,10 @@ const apiErrorOf = (error: unknown): ApiErrorStatics | undefined =>
 
 /**
  * Whether a stream that failed with `error` may succeed when opened again: the connection failed (refused, reset,
- * timed out), the socket closed abnormally (see the codes above), or the upgrade was refused with a status a retry
- * can fix (5xx, 429). A typed refusal counts as its close code would, from the one table (`closeCodeOf`): so
- * `ServerShuttingDown` (503) is retried and `Unauthenticated`, `PermissionDenied`, `EventsTrimmed` are not. A frame
- * that does not decode (`SchemaError`) is not either.
+ * timed out), the socket closed abnormally (see the codes above), or the upgrade was answered with a status a retry
+ * can fix (5xx, 429), by the server or by a proxy in front of it. A typed refusal counts as its close code would,
+ * from the one table (`closeCodeOf`): so `ServerShuttingDown` (503) is retried and `Unauthenticated`,
+ * `PermissionDenied`, `EventsTrimmed` are not. A frame that does not decode (`SchemaError`) is not either.
  */
 export const isRetryable = (error: unknown): boolean => {
   if (error instanceof WebSocketClosed) {
@@ -29,11 +29,11 @@ export const isRetryable = (error: unknown): boolean => {
   if (HttpClientError.isHttpClientError(error)) {
     const reason = error.reason
     if (reason instanceof HttpClientError.TransportError) return true
-    if (reason instanceof HttpClientError.StatusCodeError) {
-      const status = reason.response.status
-      return status >= 500 || status === 429
-    }
-    return false
+    // Whatever the reason (an undeclared status, a body that is not the API's error), an answer's status says
+    // whether asking again can help: a reverse proxy's own 502 page while the server restarts is retried, a 200 that
+    // does not decode is not.
+    const status = error.response?.status
+    return status !== undefined && (status >= 500 || status === 429)
   }
   const statics = apiErrorOf(error)
   return statics !== undefined && retryableCloseCodes.has(closeCodeOf(statics.code))

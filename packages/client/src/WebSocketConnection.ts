@@ -11,6 +11,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { WebSocket } from "ws"
 import { isBrowserPage, openBrowserWebSocket } from "./BrowserWebSocket.js"
+import { upgradeRefusal } from "./UpgradeRefusal.js"
 import { WebSocketClosed } from "./WebSocketClosed.js"
 
 /** What {@link openWebSocket} connects to, and how it reads a refused upgrade. */
@@ -40,6 +41,11 @@ export interface WebSocketRequest<E> {
   readonly silenceTimeoutMs?: number | undefined
   /** In a browser page: characters of unread frames held before the stream fails (see `BrowserWebSocket`). */
   readonly maxQueuedChars?: number | undefined
+  /**
+   * A plain GET of the endpoint acts (starts a renewal): in a browser page, a failed upgrade is then not asked
+   * again as a GET to learn why (see `BrowserWebSocket`).
+   */
+  readonly plainGetActs?: boolean | undefined
 }
 
 /** An open WebSocket: the server's text frames and a way to send frames. Closed when its scope closes. */
@@ -65,6 +71,13 @@ const DEFAULT_SILENCE_TIMEOUT_MS = 75_000
 const CLOSE_HANDSHAKE_TIMEOUT = "2 seconds"
 
 const toWebSocketUrl = (url: string) => url.replace(/^http(s?):/i, "ws$1:")
+
+// As `fetch` does for the plain calls: surrounding whitespace is not part of a header value (an API key read from a
+// file or an environment variable with its newline), where `ws` would throw on it.
+const trimHeaderValues = (headers: Readonly<Record<string, string>>) =>
+  Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "")])
+  )
 
 const headersOf = (message: IncomingMessage): Headers => {
   const headers = new Headers()
@@ -130,68 +143,75 @@ export const openWebSocket: <E>(
       silence.unref()
     }
 
-    const ws = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const socket = new WebSocket(toWebSocketUrl(request.url), {
-          headers: { ...request.headers },
-          handshakeTimeout: request.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS
+    const openSocket = () => {
+      const socket = new WebSocket(toWebSocketUrl(request.url), {
+        headers: trimHeaderValues(request.headers),
+        handshakeTimeout: request.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS
+      })
+      socket.on("open", () => {
+        state = "open"
+        settle({ _tag: "Open" })
+        watchSilence(socket)
+      })
+      socket.on("ping", () => silence?.refresh())
+      // Text frames only in this protocol; anything else reaches the frame decoder and fails there.
+      socket.on("message", (data) => {
+        silence?.refresh()
+        Queue.offerUnsafe(incoming, String(data))
+        if (!paused && Queue.sizeUnsafe(incoming) >= highWaterMark) {
+          paused = true
+          socket.pause()
+        }
+      })
+      socket.on("unexpected-response", (_req, response) => {
+        state = "refused"
+        const chunks: Array<Buffer> = []
+        let size = 0
+        response.on("data", (chunk: Buffer) => {
+          size += chunk.length
+          if (size <= maxRefusalBytes) chunks.push(chunk)
         })
-        socket.on("open", () => {
-          state = "open"
-          settle({ _tag: "Open" })
-          watchSilence(socket)
-        })
-        socket.on("ping", () => silence?.refresh())
-        // Text frames only in this protocol; anything else reaches the frame decoder and fails there.
-        socket.on("message", (data) => {
-          silence?.refresh()
-          Queue.offerUnsafe(incoming, String(data))
-          if (!paused && Queue.sizeUnsafe(incoming) >= highWaterMark) {
-            paused = true
-            socket.pause()
-          }
-        })
-        socket.on("unexpected-response", (_req, response) => {
-          state = "refused"
-          const chunks: Array<Buffer> = []
-          let size = 0
-          response.on("data", (chunk: Buffer) => {
-            size += chunk.length
-            if (size <= maxRefusalBytes) chunks.push(chunk)
+        response.on("end", () =>
+          settle({
+            _tag: "Refused",
+            status: response.statusCode ?? 0,
+            headers: headersOf(response),
+            body: Buffer.concat(chunks)
           })
-          response.on("end", () =>
-            settle({
-              _tag: "Refused",
-              status: response.statusCode ?? 0,
-              headers: headersOf(response),
-              body: Buffer.concat(chunks)
-            })
-          )
-          response.on("error", (cause) => settle({ _tag: "Failed", cause }))
-        })
-        // Without a listener `ws` would throw; errors are reported through the handshake or the close below.
-        socket.on("error", (error) => {
-          lastError = error
-          if (state === "connecting") {
-            state = "closed"
-            settle({ _tag: "Failed", cause: error })
+        )
+        response.on("error", (cause) => settle({ _tag: "Failed", cause }))
+      })
+      // Without a listener `ws` would throw; errors are reported through the handshake or the close below.
+      socket.on("error", (error) => {
+        lastError = error
+        if (state === "connecting") {
+          state = "closed"
+          settle({ _tag: "Failed", cause: error })
+        }
+      })
+      socket.on("close", (code, reason) => {
+        clearTimeout(silence)
+        if (state === "open") {
+          state = "closed"
+          if (code === 1000) Queue.endUnsafe(incoming)
+          else {
+            const text = reason.toString("utf8") || lastError?.message || ""
+            Queue.failCauseUnsafe(incoming, Cause.fail(new WebSocketClosed({ code, reason: text })))
           }
-        })
-        socket.on("close", (code, reason) => {
-          clearTimeout(silence)
-          if (state === "open") {
-            state = "closed"
-            if (code === 1000) Queue.endUnsafe(incoming)
-            else {
-              const text = reason.toString("utf8") || lastError?.message || ""
-              Queue.failCauseUnsafe(incoming, Cause.fail(new WebSocketClosed({ code, reason: text })))
-            }
-          } else if (state === "connecting") {
-            state = "closed"
-            settle({ _tag: "Failed", cause: lastError ?? new Error(`closed with ${code} before the handshake`) })
-          }
-        })
-        return socket
+        } else if (state === "connecting") {
+          state = "closed"
+          settle({ _tag: "Failed", cause: lastError ?? new Error(`closed with ${code} before the handshake`) })
+        }
+      })
+      return socket
+    }
+
+    // `ws` throws at once on a URL it cannot use (no scheme: "localhost:8888") or a header value it refuses: a
+    // failure like the plain call's, not a defect.
+    const ws = yield* Effect.acquireRelease(
+      Effect.try({
+        try: openSocket,
+        catch: (cause) => transportError(httpRequest, cause, "WebSocket connection failed")
       }),
       closeSocket
     )
@@ -210,21 +230,16 @@ export const openWebSocket: <E>(
         )
       }
       const nullBody = outcome.status === 204 || outcome.status === 205 || outcome.status === 304
+      // A Blob, not the bytes: reading a body of bytes detaches their buffer, and the failure's cause, which holds
+      // this response, is hashed afterwards (the hash reaches the body's source), which then throws.
       const response = HttpClientResponse.fromWeb(
         httpRequest,
-        new Response(nullBody ? null : new Uint8Array(outcome.body), {
+        new Response(nullBody ? null : new Blob([new Uint8Array(outcome.body)]), {
           status: outcome.status,
           headers: outcome.headers
         })
       )
-      yield* request.refused(response)
-      return yield* new HttpClientError.HttpClientError({
-        reason: new HttpClientError.StatusCodeError({
-          request: httpRequest,
-          response,
-          description: "expected a WebSocket upgrade (101 Switching Protocols)"
-        })
-      })
+      return yield* upgradeRefusal(response, request.refused)
     }
 
     const frames = Stream.fromQueue(incoming).pipe(

@@ -255,4 +255,31 @@ describe("promise client: streams", () => {
       })
     }).pipe(Effect.scoped)
   )
+
+  it.live("after close(), calls and streams reject with an Error that says so, not a bare string", () =>
+    Effect.gen(function* () {
+      const server = yield* startTestServer()
+      const outcome = yield* Effect.promise(async () => {
+        const client = createGatehouseClient({ baseUrl: server.baseUrl, apiKey: server.apiKey })
+        await client.system.version()
+        await client.close()
+        const called = await rejection(client.system.version())
+        let watched: unknown = "no frame and no error"
+        try {
+          for await (const _ of client.health.watch()) {
+            watched = "a frame"
+            break
+          }
+        } catch (error) {
+          watched = error
+        }
+        await client.close()
+        return { called, watched }
+      })
+      for (const error of [outcome.called, outcome.watched]) {
+        assert.instanceOf(error, Error)
+        assert.strictEqual((error as Error).message, "the Gatehouse client is closed")
+      }
+    }).pipe(Effect.scoped)
+  )
 })

@@ -28,19 +28,31 @@ export interface FakeServer {
   readonly origin: string
   /** Accepted connections, in order. */
   readonly connections: Queue.Dequeue<FakeConnection>
+  /** `METHOD /path?query` of each plain request (not an upgrade), in order. */
+  readonly plainRequests: ReadonlyArray<string>
 }
 
 /**
  * Starts a loopback HTTP server that upgrades every request to a WebSocket, unless `refuse` returns a response
- * for it. Scoped: every connection is terminated and the server closed at the end.
+ * for it, and answers plain requests with `answer` (404 without). Scoped: every connection is terminated and the
+ * server closed at the end.
  */
 export const startFakeServer = (
-  options: { readonly refuse?: (request: http.IncomingMessage) => Refusal | undefined } = {}
+  options: {
+    readonly refuse?: (request: http.IncomingMessage) => Refusal | undefined
+    readonly answer?: (request: http.IncomingMessage) => Refusal
+  } = {}
 ): Effect.Effect<FakeServer, never, Scope.Scope> =>
   Effect.gen(function* () {
     const connections = yield* Queue.unbounded<FakeConnection>()
+    const plainRequests: Array<string> = []
     const wss = new WebSocketServer({ noServer: true })
-    const server = http.createServer((_req, res) => res.writeHead(404).end())
+    const server = http.createServer((req, res) => {
+      plainRequests.push(`${req.method} ${req.url}`)
+      const answer = options.answer?.(req)
+      if (answer === undefined) return res.writeHead(404).end()
+      res.writeHead(answer.status, { "content-type": answer.contentType ?? "application/json" }).end(answer.body)
+    })
     server.on("upgrade", (request, socket, head) => {
       const refusal = options.refuse?.(request)
       if (refusal !== undefined) {
@@ -71,5 +83,5 @@ export const startFakeServer = (
         })
     )
     const { port } = server.address() as AddressInfo
-    return { origin: `http://127.0.0.1:${port}`, connections }
+    return { origin: `http://127.0.0.1:${port}`, connections, plainRequests }
   })

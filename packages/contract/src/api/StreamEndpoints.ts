@@ -87,6 +87,11 @@ export interface StreamEndpoint<
    * literal type, so the server's handler of the endpoint can only answer the way it is declared here.
    */
   readonly upgradeOnly: UpgradeOnly
+  /**
+   * `true`: a plain GET of the endpoint acts (starts a renewal), it does not just read. A client must then never send
+   * one in place of the upgrade, e.g. to learn why a browser's upgrade failed: that would act again, or unseen.
+   */
+  readonly plainGetActs: boolean
   /** When the server ends the stream normally (1000). */
   readonly ends: string
   /** The errors that can end this stream besides the ones every stream has; each closes with its code's close code. */
@@ -103,13 +108,14 @@ export const declareStream = <
 >(
   definition: Omit<
     StreamEndpoint<G, N, Frame, Input, UpgradeOnly>,
-    "input" | "upgradeOnly" | "errors" | "encoding" | "framesAsJson" | "toJson"
+    "input" | "upgradeOnly" | "errors" | "encoding" | "framesAsJson" | "toJson" | "plainGetActs"
   > & {
     readonly input?: Input
     readonly encoding?: "json" | "text"
     readonly framesAsJson?: boolean
     readonly toJson?: (frame: Frame["Type"]) => string
     readonly upgradeOnly?: UpgradeOnly
+    readonly plainGetActs?: boolean
     readonly errors?: ReadonlyArray<ApiErrorClass>
   }
 ): StreamEndpoint<G, N, Frame, Input, UpgradeOnly> => {
@@ -125,6 +131,7 @@ export const declareStream = <
     framesAsJson: definition.framesAsJson ?? false,
     ...(definition.framesAsJson === true && definition.toJson !== undefined ? { toJson: definition.toJson } : {}),
     upgradeOnly: definition.upgradeOnly ?? (false as UpgradeOnly),
+    plainGetActs: definition.plainGetActs ?? false,
     errors: definition.errors ?? []
   }
 }
@@ -237,6 +244,8 @@ export const StreamEndpoints = {
     group: "certs",
     endpoint: "renew",
     frame: CertRenewFrame,
+    // `GET /cert/renew` is the renewal (answered when it is done).
+    plainGetActs: true,
     summary:
       "Starts a renewal: a progress frame per step (order_placed, challenge_served and validated per name, issued, " +
       "installed), then one result frame `{ok, certs?}` or `{ok: false, error: {code, message}}`",

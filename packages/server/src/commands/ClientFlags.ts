@@ -32,7 +32,9 @@ export const readFileFor = (file: string, what: string) =>
  * line, where other users could read it.
  */
 export const readApiKey = (apiKeyFile: Option.Option<string>, dataDir: string) => {
-  const fromEnv = process.env.GATEHOUSE_API_KEY
+  // Trimmed as the file is: a key set with its newline (a pasted CI secret) would go out with it, which gRPC
+  // metadata refuses, as a stream's upgrade did.
+  const fromEnv = process.env.GATEHOUSE_API_KEY?.trim()
   const file = Option.getOrUndefined(apiKeyFile)
   if (file === undefined && fromEnv !== undefined && fromEnv !== "") return Effect.succeed(fromEnv)
   return Effect.map(
