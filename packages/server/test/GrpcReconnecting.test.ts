@@ -1,9 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
-import { AuthServiceCallError } from "@gatehouse-edge/transport-grpc/client"
+import {
+  AuthServiceCallError,
+  authServiceEffectClient,
+  makeAuthServiceClient
+} from "@gatehouse-edge/transport-grpc/client"
 import * as grpc from "@grpc/grpc-js"
 import { Console, Effect, Fiber, Random, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import { reconnectingWatch } from "../src/commands/GrpcReconnecting.js"
+import { fakeAuthServer, pendingRequest } from "../../transport-grpc/test/support/FakeAuthServer.js"
+import { callErrorLine } from "../src/commands/GrpcConnection.js"
+import { reconnectingWatch, withoutRepeats } from "../src/commands/GrpcReconnecting.js"
 
 // `gatehouse auth watch`'s reconnection over gRPC, on the test clock: the delays it announces on stderr. Random is
 // pinned just under 1, so each delay is its cap (the backoff draws below it).
@@ -57,4 +63,61 @@ describe("auth watch over gRPC: reconnecting", () => {
       assert.deepStrictEqual(delays, ["0.5 s", "1.0 s", "0.5 s", "1.0 s"])
     })
   )
+
+  it.live("a server that goes silent without closing the call is given up on, then reconnected to", () =>
+    Effect.gen(function* () {
+      let calls = 0
+      // The first call gets the pending state and then nothing, ever (a frozen server); the second, the verdict.
+      const server = yield* fakeAuthServer({
+        WatchAuthRequest: (call) => {
+          calls++
+          if (calls === 1) return void call.write(pendingRequest(call.request.authId))
+          call.write({ ...pendingRequest(call.request.authId), state: "AUTH_REQUEST_STATE_APPROVED" })
+          call.end()
+        }
+      })
+      const raw = makeAuthServiceClient({ address: server.address, apiKey: "gh_test", insecure: true })
+      yield* Effect.addFinalizer(() => Effect.sync(() => raw.close()))
+      const client = authServiceEffectClient(raw, { watchSilenceMs: 300 })
+      const lines: Array<string> = []
+      const console = { ...globalThis.console, error: (...args: ReadonlyArray<unknown>) => lines.push(args.join(" ")) }
+      const states = yield* reconnectingWatch(() => client.watch("ghreq_AAAAAAAAAAAAAAAAAAAAAAAA")).pipe(
+        Stream.runCollect,
+        Effect.provideService(Console.Console, console)
+      )
+      assert.deepStrictEqual(
+        states.map((request) => request.state),
+        ["pending", "approved"]
+      )
+      assert.strictEqual(calls, 2)
+      assert.match(
+        lines[0] ?? "",
+        /^gatehouse: connection lost \(no message from the server for 0\.3 s\), reconnecting in/
+      )
+      assert.strictEqual(lines[1], "gatehouse: reconnected")
+    }).pipe(Effect.scoped, Effect.timeout("10 seconds"))
+  )
+
+  it.effect("without reconnecting, the server's heartbeats are not printed either", () =>
+    Effect.gen(function* () {
+      const states = yield* withoutRepeats(Stream.make("pending", "pending", "pending", "approved")).pipe(
+        Stream.runCollect
+      )
+      assert.deepStrictEqual(states, ["pending", "approved"])
+    })
+  )
+
+  it("a call that got no answer in time is one line naming the address", () => {
+    const failure = (status: grpc.status, message: string, requestId?: string) =>
+      new AuthServiceCallError({ status, code: "timeout", message, requestId, details: undefined })
+    assert.strictEqual(
+      callErrorLine(failure(grpc.status.DEADLINE_EXCEEDED, "no answer within 30 s"), "127.0.0.1:50443"),
+      "gatehouse: the gRPC API at 127.0.0.1:50443 did not answer: no answer within 30 s"
+    )
+    // The server's own DEADLINE_EXCEEDED (it sent its request id) is its message.
+    assert.strictEqual(
+      callErrorLine(failure(grpc.status.DEADLINE_EXCEEDED, "store timed out", "r-1"), "127.0.0.1:50443"),
+      "gatehouse: store timed out (DEADLINE_EXCEEDED)"
+    )
+  })
 })

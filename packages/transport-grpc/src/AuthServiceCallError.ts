@@ -1,4 +1,4 @@
-import { type ErrorCode, ErrorCodes } from "@gatehouse-edge/core/domain"
+import { type ErrorCode, ErrorCodes, InvalidArgument, wireDetailsOf } from "@gatehouse-edge/core/domain"
 import * as grpc from "@grpc/grpc-js"
 import * as Data from "effect/Data"
 import * as Option from "effect/Option"
@@ -43,6 +43,32 @@ export class AuthServiceCallError extends Data.TaggedError("AuthServiceCallError
     return grpc.status[this.status] ?? String(this.status)
   }
 
+  /** A request this client refuses before sending it, as the server would: INVALID_ARGUMENT naming the field. */
+  static invalidArgument(field: string, problem: string): AuthServiceCallError {
+    const refusal = new InvalidArgument({
+      message: `${field}: ${problem}`,
+      issues: [{ path: [field], message: problem }]
+    })
+    return new AuthServiceCallError({
+      status: grpc.status.INVALID_ARGUMENT,
+      code: "invalid_argument",
+      message: refusal.message,
+      requestId: undefined,
+      details: wireDetailsOf(refusal)
+    })
+  }
+
+  /** A call this client gave up on as if its connection were lost (UNAVAILABLE, which callers retry). */
+  static unavailable(message: string): AuthServiceCallError {
+    return new AuthServiceCallError({
+      status: grpc.status.UNAVAILABLE,
+      code: "unavailable",
+      message,
+      requestId: undefined,
+      details: undefined
+    })
+  }
+
   static fromServiceError(error: grpc.ServiceError): AuthServiceCallError {
     const requestId = error.metadata?.get("x-request-id")[0]
     const sentCode = error.metadata?.get(errorCodeKey)[0]
@@ -52,7 +78,8 @@ export class AuthServiceCallError extends Data.TaggedError("AuthServiceCallError
         typeof sentCode === "string" && Object.hasOwn(ErrorCodes, sentCode)
           ? (sentCode as ErrorCode)
           : (codeOfStatus[error.code] ?? "internal"),
-      message: error.details || error.message,
+      // grpc-js ends a connection failure with its resolver's note, most often empty.
+      message: (error.details || error.message).replace(/\. Resolution note: $/, ""),
       requestId: typeof requestId === "string" ? requestId : undefined,
       details: detailsOf(error.metadata?.get(errorDetailsKey)[0])
     })

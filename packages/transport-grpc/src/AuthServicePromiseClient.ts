@@ -1,7 +1,11 @@
 import type { AuthRequest, AuthRequestFilter, NewAuthRequest, NewUser, Node, User } from "@gatehouse-edge/core/domain"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { type AuthRequestPageResponse, authServiceEffectClient } from "./AuthServiceClient.js"
+import {
+  type AuthRequestPageResponse,
+  type AuthServiceClientOptions,
+  authServiceEffectClient
+} from "./AuthServiceClient.js"
 import type { AuthServiceClient as RawClient } from "./gen/gatehouse/v1/AuthService.js"
 
 /** `gatehouse.v1.AuthService` as Promises (rejecting with `AuthServiceCallError`) and an async-iterable watch. */
@@ -25,8 +29,11 @@ export interface AuthServicePromiseClient {
 }
 
 /** The Promise facade over a grpc-js client (see `makeAuthServiceClient`). */
-export const authServicePromiseClient = (client: RawClient): AuthServicePromiseClient => {
-  const effects = authServiceEffectClient(client)
+export const authServicePromiseClient = (
+  client: RawClient,
+  options: AuthServiceClientOptions = {}
+): AuthServicePromiseClient => {
+  const effects = authServiceEffectClient(client, options)
   return {
     create: (input) => Effect.runPromise(effects.create(input)),
     get: (authId) => Effect.runPromise(effects.get(authId)),

@@ -8,10 +8,11 @@ const servedNames = ["", "gatehouse.v1.AuthService"] as const
 
 /**
  * Adds `grpc.health.v1.Health` (from grpc-health-check) to a listener, with what a public, unauthenticated
- * endpoint needs besides: a `Watch` takes a stream place within the listener's caps (RESOURCE_EXHAUSTED past
- * them), and a `Watch` of a name the server does not serve is answered `SERVICE_UNKNOWN` and held without being
- * registered (the library keeps a watcher set for every name asked for, forever: any client could grow it). The
- * returned function is for shutdown: every status turns NOT_SERVING, which open watches receive, and they end.
+ * endpoint needs besides: a `Watch` takes a place within the listener's caps on keyless streams (RESOURCE_EXHAUSTED
+ * past them; never one of the authenticated watches'), and a `Watch` of a name the server does not serve is
+ * answered `SERVICE_UNKNOWN` and held without being registered (the library keeps a watcher set for every name
+ * asked for, forever: any client could grow it). The returned function is for shutdown: every status turns
+ * NOT_SERVING, which open watches receive, and they end.
  */
 export const addHealthService = (server: grpc.Server, limits: CallLimits): (() => void) => {
   const health = new HealthImplementation(Object.fromEntries(servedNames.map((name) => [name, "SERVING"])))

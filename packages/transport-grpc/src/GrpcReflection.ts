@@ -7,8 +7,8 @@ type ReflectionCall = grpc.ServerDuplexStream<unknown, unknown>
 
 /**
  * Adds server reflection (`grpc.reflection` v1 and v1alpha, from @grpc/reflection, what grpcurl asks) with what a
- * public, unauthenticated stream needs besides: each `ServerReflectionInfo` takes a stream place within the
- * listener's caps (RESOURCE_EXHAUSTED past them), like every other stream, so a client cannot hold reflection
+ * public, unauthenticated stream needs besides: each `ServerReflectionInfo` takes a place within the listener's
+ * caps on keyless streams (RESOURCE_EXHAUSTED past them), as health watches do, so a client cannot hold reflection
  * streams without end. The returned function is for shutdown: the open ones end.
  */
 export const addReflectionService = (

@@ -1,4 +1,5 @@
 import * as fs from "node:fs/promises"
+import * as net from "node:net"
 import * as path from "node:path"
 import { grpcPlaintextRefusal, ServerShuttingDown } from "@gatehouse-edge/core/domain"
 import type { Authentication, AuthRequests } from "@gatehouse-edge/core/services"
@@ -77,8 +78,25 @@ const unixSocketError = (socketPath: string, error: unknown) => {
   return new GrpcServerError({ message: `cannot use ${socketPath} for the gRPC unix socket: ${reason}` })
 }
 
-// A socket left by a killed process would make the bind fail, so it goes; anything else at that path (a file, a
-// directory: a mistyped path) is refused, never deleted.
+// What answers at a unix socket: "listening" when something accepts a connection, "refused" when nothing does (a
+// socket left by a killed process), "gone" when the path went meanwhile.
+const probeSocket = (socketPath: string) =>
+  new Promise<"listening" | "refused" | "gone">((resolve, reject) => {
+    const connection = net.connect(socketPath)
+    connection.once("connect", () => {
+      connection.destroy()
+      resolve("listening")
+    })
+    connection.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "ECONNREFUSED") resolve("refused")
+      else if (error.code === "ENOENT") resolve("gone")
+      else reject(error)
+    })
+  })
+
+// A socket left by a killed process would make the bind fail, so it goes; a live server's socket is never taken
+// over (a second server with the same unix_socket would otherwise cut the first off its clients, silently), and
+// anything else at that path (a file, a directory: a mistyped path) is refused, never deleted.
 const removeStaleSocket = (socketPath: string) =>
   Effect.tryPromise({
     try: async () => {
@@ -88,7 +106,10 @@ const removeStaleSocket = (socketPath: string) =>
       })
       if (found === undefined) return
       if (!found.isSocket()) throw new Error("something other than a socket is there; remove it or choose another path")
-      await fs.rm(socketPath)
+      const probed = await probeSocket(socketPath)
+      if (probed === "listening")
+        throw new Error("another server is listening on it; stop that one or choose another path")
+      if (probed === "refused") await fs.rm(socketPath, { force: true })
     },
     catch: (error) => unixSocketError(socketPath, error)
   })
@@ -143,7 +164,8 @@ const makeServer = Effect.fnUntraced(function* (options: GrpcServerOptions, auth
     "grpc.max_send_message_length": options.maxMessageBytes ?? 4 * 1024 * 1024,
     // grpc-js leaves these unbounded: streams per connection (as many as one client may have open), and the
     // memory one HTTP/2 session may buffer (MB; Node's own default), past which the connection is closed.
-    "grpc.max_concurrent_streams": limits.size.callsPerClient + limits.size.streamsPerClient,
+    "grpc.max_concurrent_streams":
+      limits.size.callsPerClient + limits.size.streamsPerClient + limits.size.publicStreamsPerClient,
     "grpc-node.max_session_memory": 10,
     // A peer that vanished (power loss, a cut link) stops answering pings: its connection and calls are dropped.
     "grpc.keepalive_time_ms": 30_000,

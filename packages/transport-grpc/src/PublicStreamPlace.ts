@@ -13,8 +13,9 @@ interface PublicStream {
 }
 
 /**
- * Serves a stream of a public service once it has a stream place within the listener's caps: past them it is
- * refused RESOURCE_EXHAUSTED before `serve` runs. While it runs it is in `open` (for shutdown, which ends them);
+ * Serves a stream of a public service once it has a place within the listener's caps on such streams (apart from
+ * the authenticated watches', which keyless clients must never use up): past them it is refused RESOURCE_EXHAUSTED
+ * before `serve` runs. While it runs it is in `open` (for shutdown, which ends them);
  * its place and its entry go when it ends, however it ends.
  */
 export const servePublicStream = <C extends PublicStream>(
@@ -23,7 +24,7 @@ export const servePublicStream = <C extends PublicStream>(
   call: C,
   serve: () => void
 ): void => {
-  const place = limits.stream(call.getPeer())
+  const place = limits.publicStream(call.getPeer())
   if (place instanceof RateLimited) return void call.emit("error", callFailure(Cause.fail(place), randomUUID()).error)
   open.add(call)
   const ended = () => {

@@ -40,7 +40,9 @@ export const makeAuthServiceClient = (options: {
 export { AuthServiceCallError } from "./AuthServiceCallError.js"
 export {
   type AuthRequestPageResponse,
+  type AuthServiceClientOptions,
   type AuthServiceEffectClient,
-  authServiceEffectClient
+  authServiceEffectClient,
+  defaultWatchSilenceMs
 } from "./AuthServiceClient.js"
 export { type AuthServicePromiseClient, authServicePromiseClient } from "./AuthServicePromiseClient.js"

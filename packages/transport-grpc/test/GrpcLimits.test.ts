@@ -1,5 +1,6 @@
 import * as fs from "node:fs"
 import * as http2 from "node:http2"
+import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
@@ -34,35 +35,71 @@ const firstOf = (stream: grpc.ClientReadableStream<unknown>) =>
   })
 
 describe("gRPC limits", () => {
+  it.effect("a client's watches are capped; a cancelled one frees its place", () =>
+    Effect.gen(function* () {
+      const client = yield* clientOf({ apiKey: keys.valid.key })
+      const created = ok(yield* call<{ authRequest: { authId: string } }>(client, "CreateAuthRequest", sshCheck))
+      const watch = client.WatchAuthRequest({ authId: created.authRequest.authId })
+      watch.on("error", () => {})
+      assert.isObject(yield* firstOf(watch))
+      // A second watch from the same client is refused, before any work, with the cap it passed.
+      const second = client.WatchAuthRequest({ authId: created.authRequest.authId })
+      second.on("error", () => {})
+      assert.strictEqual(yield* firstOf(second), "8: too many streams from 127.0.0.1 (limit 1)")
+      watch.cancel()
+      let reopened: unknown
+      for (let i = 0; i < 200; i++) {
+        const again = client.WatchAuthRequest({ authId: created.authRequest.authId })
+        again.on("error", () => {})
+        reopened = yield* firstOf(again)
+        if (typeof reopened !== "string") break
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+      }
+      assert.isObject(reopened)
+    }).pipe(Effect.scoped, Effect.provide(grpcServerLayer({ limits: { streamsPerClient: 1 } })))
+  )
+
   it.effect(
-    "a client's streams are capped (watches and health watches together); a cancelled one frees its place",
+    "keyless health watches have caps of their own: however many are open, an authenticated watch gets its place",
     () =>
       Effect.gen(function* () {
         const client = yield* clientOf({ apiKey: keys.valid.key })
         const health = yield* healthClient
+        // As many health watches as the server has stream places in all, each answered.
+        const healthWatches = Array.from({ length: 10 }, () => health.Watch({ service: "" }))
+        for (const healthWatch of healthWatches) {
+          healthWatch.on("error", () => {})
+          assert.deepStrictEqual(yield* firstOf(healthWatch), { status: 1 }) // SERVING
+        }
         const created = ok(yield* call<{ authRequest: { authId: string } }>(client, "CreateAuthRequest", sshCheck))
         const watch = client.WatchAuthRequest({ authId: created.authRequest.authId })
         watch.on("error", () => {})
-        assert.isObject(yield* firstOf(watch))
-        const healthWatch = health.Watch({ service: "" })
-        healthWatch.on("error", () => {})
-        assert.deepStrictEqual(yield* firstOf(healthWatch), { status: 1 }) // SERVING
-        // A third stream from the same client is refused, before any work, with the cap it passed.
-        const third = client.WatchAuthRequest({ authId: created.authRequest.authId })
-        assert.strictEqual(yield* firstOf(third), "8: too many streams from 127.0.0.1 (limit 2)")
-        watch.cancel()
-        let reopened: unknown
+        assert.deepInclude(yield* firstOf(watch), { state: "AUTH_REQUEST_STATE_PENDING" })
+        // Past the keyless caps, a health watch is refused; the authenticated watch stays.
+        const over = health.Watch({ service: "" })
+        over.on("error", () => {})
+        assert.strictEqual(yield* firstOf(over), "8: too many health and reflection streams on this server (limit 10)")
+        // A name the server does not serve is answered, and not kept.
+        healthWatches[0]!.cancel()
+        let unknown: unknown
         for (let i = 0; i < 200; i++) {
           const again = health.Watch({ service: "no.such.Service" })
           again.on("error", () => {})
-          reopened = yield* firstOf(again)
-          if (typeof reopened !== "string") break
+          unknown = yield* firstOf(again)
+          if (typeof unknown !== "string") break
           yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
         }
-        // A name the server does not serve is answered, and not kept.
-        assert.deepStrictEqual(reopened, { status: 3 }) // SERVICE_UNKNOWN
-        healthWatch.cancel()
-      }).pipe(Effect.scoped, Effect.provide(grpcServerLayer({ limits: { streamsPerClient: 2 } })))
+        assert.deepStrictEqual(unknown, { status: 3 }) // SERVICE_UNKNOWN
+        for (const healthWatch of healthWatches) healthWatch.cancel()
+        watch.cancel()
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(
+          grpcServerLayer({
+            limits: { streams: 10, streamsPerClient: 10, publicStreams: 10, publicStreamsPerClient: 20 }
+          })
+        )
+      )
   )
 
   it.live("a watch whose client stops reading is ended with slow_consumer once its writes wait too long", () =>
@@ -151,12 +188,58 @@ describe("gRPC limits", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.effect("a unix socket a live server listens on is never taken over; a stale one is replaced", () =>
+    Effect.gen(function* () {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gatehouse-grpc-twice-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+      const socketPath = path.join(dir, "gatehouse.sock")
+      const first = yield* Layer.build(Layer.fresh(grpcServerLayer({ unixSocket: socketPath })))
+      const refused = yield* Layer.build(Layer.fresh(grpcServerLayer({ unixSocket: socketPath }))).pipe(
+        Effect.match({
+          onSuccess: () => "the second server started",
+          onFailure: (error) => (error instanceof GrpcServerError ? error.message : String(error))
+        })
+      )
+      assert.strictEqual(
+        refused,
+        `cannot use ${socketPath} for the gRPC unix socket: ` +
+          "another server is listening on it; stop that one or choose another path"
+      )
+      // The first server still answers over its socket.
+      const client = yield* Effect.provide(clientOf({ unix: true }), first)
+      const answered = yield* call<unknown>(client, "ListUsers", {})
+      assert.property(answered, "ok")
+      // A socket nothing listens on any more (its server killed) is replaced.
+      const stale = path.join(dir, "stale.sock")
+      yield* Effect.callback<void>((resume) => {
+        const server = net.createServer().listen(stale, () => {
+          // Closing a listener removes its socket file: hard-link it first, as a killed process would leave it.
+          fs.linkSync(stale, `${stale}.kept`)
+          server.close(() => {
+            fs.renameSync(`${stale}.kept`, stale)
+            resume(Effect.void)
+          })
+        })
+      })
+      assert.isTrue(fs.lstatSync(stale).isSocket())
+      const second = yield* Layer.build(Layer.fresh(grpcServerLayer({ unixSocket: stale })))
+      const secondClient = yield* Effect.provide(clientOf({ unix: true }), second)
+      assert.property(yield* call<unknown>(secondClient, "ListUsers", {}), "ok")
+    }).pipe(Effect.scoped)
+  )
+
   it("counts calls per client: an IPv6 /64 is one, the unix socket's clients are one", () => {
     assert.strictEqual(clientOfPeer("127.0.0.1:50000"), "127.0.0.1")
     assert.strictEqual(clientOfPeer("::ffff:127.0.0.1:50000"), "127.0.0.1")
     assert.strictEqual(clientOfPeer("2001:db8:0:7::1:50000"), "2001:db8:0:7::/64")
     assert.strictEqual(clientOfPeer("unknown"), "unknown")
-    const limits = makeCallLimits({ callsPerClient: 2, streamsPerClient: 1, streams: 2 })
+    const limits = makeCallLimits({
+      callsPerClient: 2,
+      streamsPerClient: 1,
+      streams: 2,
+      publicStreamsPerClient: 1,
+      publicStreams: 1
+    })
     const first = limits.call("10.0.0.1:1")
     const second = limits.call("10.0.0.1:2")
     assert.isFunction(first)
@@ -171,5 +254,13 @@ describe("gRPC limits", () => {
     assert.isFunction(limits.stream("10.0.0.2:6"))
     assert.match(String((limits.stream("10.0.0.3:6") as Error).message), /too many streams on this server \(limit 2\)/)
     assert.strictEqual(limits.openStreams(), 2)
+    // Keyless streams are counted apart: the full stream caps do not refuse them, nor they the streams.
+    assert.isFunction(limits.publicStream("10.0.0.1:7"))
+    assert.match(
+      String((limits.publicStream("10.0.0.2:7") as Error).message),
+      /too many health and reflection streams on this server \(limit 1\)/
+    )
+    assert.strictEqual(limits.openStreams(), 2)
+    assert.strictEqual(limits.openPublicStreams(), 1)
   })
 })

@@ -62,7 +62,7 @@ describe("server reflection", () => {
     }).pipe(Effect.scoped, Effect.provide(grpcServerLayer()))
   )
 
-  it.effect("a reflection stream takes a stream place: a client cannot hold them past its cap", () =>
+  it.effect("a reflection stream takes a keyless stream place: a client cannot hold them past its cap", () =>
     Effect.gen(function* () {
       const client = yield* reflectionClient
       const first = client.ServerReflectionInfo()
@@ -70,8 +70,11 @@ describe("server reflection", () => {
       assert.isObject(yield* firstAnswer(first))
       const second = client.ServerReflectionInfo()
       second.on("error", () => {})
-      assert.strictEqual(yield* firstAnswer(second), "8: too many streams from 127.0.0.1 (limit 1)")
+      assert.strictEqual(
+        yield* firstAnswer(second),
+        "8: too many health and reflection streams from 127.0.0.1 (limit 1)"
+      )
       first.end()
-    }).pipe(Effect.scoped, Effect.provide(grpcServerLayer({ limits: { streamsPerClient: 1 } })))
+    }).pipe(Effect.scoped, Effect.provide(grpcServerLayer({ limits: { publicStreamsPerClient: 1 } })))
   )
 })

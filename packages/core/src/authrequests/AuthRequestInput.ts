@@ -4,8 +4,12 @@ import {
   authIdRandomLength,
   authRequestPageSize,
   InvalidArgument,
+  instantMillisOf,
+  instantRequirement,
+  isPageSize,
   type NewAuthRequest,
-  type NewUser
+  type NewUser,
+  pageSizeRequirement
 } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
 
@@ -13,8 +17,6 @@ const AUTH_ID = /^ghreq_[A-Za-z0-9_-]{24}$/
 const USER_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/
 // Text that ends up in banners, logs and terminals: printable, one line, bounded.
 const SAFE_TEXT = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,255}$/u
-// RFC 3339 with a zone (`Z` or an offset): `Date.parse` alone also takes local times and loose forms.
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/
 
 const invalid = (field: string, message: string) =>
   Effect.fail(new InvalidArgument({ message: `${field}: ${message}`, issues: [{ path: [field], message }] }))
@@ -96,12 +98,13 @@ export interface CheckedListFilter {
   readonly decidedAfter: number | undefined
 }
 
+// The same checks as a client makes before sending (contract's `AuthRequestFilterChecks`), with the same words.
 const checkPageSize = (limit: number | undefined) =>
   limit === undefined
     ? Effect.succeed(authRequestPageSize.default)
-    : Number.isInteger(limit) && limit >= 1 && limit <= authRequestPageSize.max
+    : isPageSize(limit)
       ? Effect.succeed(limit)
-      : invalid("limit", `must be a whole number from 1 to ${authRequestPageSize.max}`)
+      : invalid("limit", pageSizeRequirement)
 
 // A value no stored request can have is refused rather than answered with nothing: an empty one most likely
 // means a script's variable was unset, and reading it as "any" would answer with everything.
@@ -116,10 +119,8 @@ const checkMatch = (field: string, value: string | undefined) =>
 const checkInstant = (field: string, value: string | undefined) => {
   if (value === undefined) return Effect.succeed(undefined)
   // Floored to the millisecond the store keeps: decided_at > floor(t) is decided_at > t for whole milliseconds.
-  const ms = RFC3339.test(value) ? Date.parse(value) : Number.NaN
-  return Number.isNaN(ms)
-    ? invalid(field, "must be an RFC 3339 time with a zone, such as 2026-01-02T03:04:05Z")
-    : Effect.succeed(Math.floor(ms))
+  const ms = instantMillisOf(value)
+  return ms === undefined ? invalid(field, instantRequirement) : Effect.succeed(Math.floor(ms))
 }
 
 /** Checks a list filter: page size (default and maximum 1000), the cursor's form, the ssh_check fields, the instant. */

@@ -9,7 +9,7 @@ import * as Stream from "effect/Stream"
 import { formatNode, formatRequest, print } from "./AuthOutput.js"
 import { untilCtrlC } from "./Following.js"
 import { connect, grpcFlags } from "./GrpcConnection.js"
-import { reconnectingWatch } from "./GrpcReconnecting.js"
+import { reconnectingWatch, withoutRepeats } from "./GrpcReconnecting.js"
 import { reconnectFlag } from "./Reconnecting.js"
 
 const authId = Flag.String("auth-id").pipe(Flag.withDescription("The request's id (ghreq_...)"))
@@ -111,7 +111,10 @@ const watch = Command.make(
   },
   Effect.fn("gatehouse.auth.watch")(function* (flags) {
     const { client, reportCallErrors } = yield* connect(flags)
-    const states = flags.reconnect ? reconnectingWatch(() => client.watch(flags.id)) : client.watch(flags.id)
+    // The server's heartbeats (the pending state again) are not printed, with or without reconnecting.
+    const states = flags.reconnect
+      ? reconnectingWatch(() => client.watch(flags.id))
+      : withoutRepeats(client.watch(flags.id))
     yield* reportCallErrors(
       states.pipe(
         Stream.runForEach((request) =>

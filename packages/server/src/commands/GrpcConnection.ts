@@ -1,6 +1,6 @@
 import * as path from "node:path"
 import { formatListenAddress } from "@gatehouse-edge/core/config"
-import type { AuthServiceEffectClient } from "@gatehouse-edge/transport-grpc/client"
+import type { AuthServiceCallError, AuthServiceEffectClient } from "@gatehouse-edge/transport-grpc/client"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -10,6 +10,22 @@ import { failWith, readServerConfig } from "./ServerConfig.js"
 // The gRPC client (grpc-js, the protos, protobufjs) is loaded when a command connects: the other commands start
 // without it (bench/README.md, "CLI start-up").
 const loadGrpcClient = () => Effect.promise(() => import("@gatehouse-edge/transport-grpc/client"))
+
+/** How long a command waits for the answer to each call: a server that stopped answering must not hang it. */
+export const cliCallTimeoutMs = 30_000
+
+/** A failed call as the one line a command prints: where it was sent when it never got there or got no answer. */
+export const callErrorLine = (
+  error: Pick<AuthServiceCallError, "statusName" | "message" | "requestId">,
+  address: string
+): string => {
+  if (error.statusName === "UNAVAILABLE") return `gatehouse: cannot reach the gRPC API at ${address}: ${error.message}`
+  // No request id: the deadline passed here, not on the server.
+  if (error.statusName === "DEADLINE_EXCEEDED" && error.requestId === undefined) {
+    return `gatehouse: the gRPC API at ${address} did not answer: ${error.message}`
+  }
+  return `gatehouse: ${error.message} (${error.statusName})`
+}
 
 /** The flags of every command that calls the gRPC API. */
 export const grpcFlags = {
@@ -44,8 +60,9 @@ export interface GrpcFlags {
 /**
  * A client of the server's AuthService: the address from `--grpc`, `GATEHOUSE_GRPC_ADDR` or the config, over TLS
  * with `--tls`, `--ca` or a config that sets `grpc.tls`, the API key from `--api-key-file`, `GATEHOUSE_API_KEY` or `<data>/admin.key` (never from the command line, where other
- * users could read it), or the unix socket without a key. Closed with the scope. With it, `reportCallErrors`: a
- * refused or failed call as one line on stderr and exit code 1 (no stack trace).
+ * users could read it), or the unix socket without a key. Closed with the scope. Each unary call is given
+ * {@link cliCallTimeoutMs}. With it, `reportCallErrors`: a refused or failed call as one line on stderr and exit
+ * code 1 (no stack trace).
  */
 export const connect = Effect.fnUntraced(function* (flags: GrpcFlags) {
   const { config } = yield* readServerConfig({ config: flags.config, data: flags.data, grpc: flags.grpc })
@@ -72,14 +89,12 @@ export const connect = Effect.fnUntraced(function* (flags: GrpcFlags) {
       Effect.catchIf(
         (error): error is E & InstanceType<typeof grpc.AuthServiceCallError> =>
           error instanceof grpc.AuthServiceCallError,
-        (error) =>
-          failWith([
-            error.statusName === "UNAVAILABLE"
-              ? `gatehouse: cannot reach the gRPC API at ${target.address}: ${error.message}`
-              : `gatehouse: ${error.message} (${error.statusName})`
-          ])
+        (error) => failWith([callErrorLine(error, target.address)])
       )
     )
-  const effectClient: AuthServiceEffectClient = grpc.authServiceEffectClient(client)
+  // Watches keep the client's silence limit (three of the server's heartbeats); each unary call gets a deadline.
+  const effectClient: AuthServiceEffectClient = grpc.authServiceEffectClient(client, {
+    callTimeoutMs: cliCallTimeoutMs
+  })
   return { client: effectClient, reportCallErrors }
 })

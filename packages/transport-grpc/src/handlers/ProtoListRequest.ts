@@ -1,5 +1,5 @@
 import type { AuthRequestFilter, AuthRequestPage } from "@gatehouse-edge/core/domain"
-import { authRequestPageSize, InvalidArgument } from "@gatehouse-edge/core/domain"
+import { authRequestPageSize, InvalidArgument, instantMillisOf } from "@gatehouse-edge/core/domain"
 import * as Effect from "effect/Effect"
 import type { ListAuthRequestsRequest__Output } from "../gen/gatehouse/v1/ListAuthRequestsRequest.js"
 import type { ListAuthRequestsResponse } from "../gen/gatehouse/v1/ListAuthRequestsResponse.js"
@@ -87,11 +87,12 @@ export const toProtoListResponse = (page: AuthRequestPage): ListAuthRequestsResp
   nextPageToken: page.next_before === undefined ? "" : pageTokenOf(page.next_before)
 })
 
-// An instant the client cannot read is sent as one past the Timestamp range, which the server refuses
-// (INVALID_ARGUMENT), as it refuses it over HTTP: encoding NaN would throw inside grpc-js instead.
+// The typed client refuses an instant that is no RFC 3339 time with a zone before sending; one that comes here all
+// the same is sent as one past the Timestamp range, which the server refuses (INVALID_ARGUMENT), as it refuses it
+// over HTTP, rather than read in some zone (or `1` as 2001), or encoded as NaN, which would throw inside grpc-js.
 const timestampOf = (iso: string): Timestamp => {
-  const ms = Date.parse(iso)
-  if (Number.isNaN(ms)) return { seconds: String(maxSeconds + 1), nanos: 0 }
+  const ms = instantMillisOf(iso)
+  if (ms === undefined) return { seconds: String(maxSeconds + 1), nanos: 0 }
   const seconds = Math.floor(ms / 1000)
   return { seconds: String(seconds), nanos: (ms - seconds * 1000) * 1_000_000 }
 }
