@@ -190,6 +190,28 @@ describe("POST /route/validate", () => {
     )
   )
 
+  it.live("rejects unknown fields of a JSON body with 400, and does nothing (a typo'd expiry makes no key)", () =>
+    scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness()
+        const reply = yield* request(`${h.baseUrl}/apikeys`, {
+          method: "POST",
+          key: h.apiKey,
+          contentType: "application/json",
+          body: JSON.stringify({ name: "typo", scopes: ["admin"], expires_in: 3600 })
+        })
+        assert.strictEqual(reply.status, 400, reply.text)
+        assert.strictEqual(reply.json.error.code, "invalid_argument")
+        assert.deepStrictEqual(reply.json.error.details[0].path, ["body", "expires_in"])
+        const keys = yield* request(`${h.baseUrl}/apikeys`, { key: h.apiKey })
+        assert.notInclude(
+          keys.json.map((k: { name: string }) => k.name),
+          "typo"
+        )
+      })
+    )
+  )
+
   it.live("every answer, success or error, tells browsers not to sniff its type (nosniff)", () =>
     scoped(
       Effect.gen(function* () {

@@ -31,7 +31,7 @@ export class GatehouseApi extends HttpApi.make("gatehouse")
   .prefix("/api/v1")
   .middleware(RequestValidation)
   .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error", errors: "all" })
-  .annotate(HttpApi.ParseOptions, { errors: "all" })
+  .annotate(HttpApi.ParseOptions, { onExcessProperty: "error", errors: "all" })
   .annotateMerge(
     OpenApi.annotations({
       title: "Gatehouse management API",
