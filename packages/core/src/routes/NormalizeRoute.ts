@@ -1,6 +1,7 @@
 import type { Idlewatcher, Listener, Route, RoutePort, Scheme } from "@gatehouse-edge/contract/domain"
 import { HealthcheckDefaults } from "@gatehouse-edge/contract/domain"
 import { decodeFields } from "../yaml/DecodeReporting.js"
+import { boundedInput, InputPreview } from "../yaml/InputPreview.js"
 import type { IssueCollector } from "../yaml/IssueCollector.js"
 import { ipFamily } from "./IpAddress.js"
 import { RouteInput } from "./RouteInput.js"
@@ -31,7 +32,13 @@ const isStream = (scheme: Scheme) => scheme === "tcp" || scheme === "udp"
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
-const describeValue = (value: unknown) => (Array.isArray(value) ? "a list" : `\`${JSON.stringify(value)}\``)
+// Quoted as far as `boundedInput` goes: a route file's value may be megabytes, and the message reaches API answers,
+// events and the log.
+const describeValue = (value: unknown) => {
+  if (Array.isArray(value)) return "a list"
+  const shown = boundedInput(value)
+  return `\`${shown instanceof InputPreview ? shown.text : JSON.stringify(value)}\``
+}
 
 /**
  * Validates one route as written and builds the normalized {@link Route}: every field is checked on its own

@@ -81,6 +81,12 @@ describe("validateRoutesYaml: documents", () => {
     assert.deepStrictEqual(messagesAt("app: 8080\n", "app"), ["a route must be a mapping of fields, got `8080`"])
   })
 
+  it("quotes the beginning of a route that is a long text, not all of it (the message reaches answers and events)", () => {
+    const [message] = messagesAt(`app: ${"x".repeat(1024 * 1024)}\n`, "app")
+    assert.isBelow(message!.length, 200, message!.slice(0, 300))
+    assert.match(message!, /^a route must be a mapping of fields, got `"x{70,80}…" \(1,048,576 characters\)`$/)
+  })
+
   it("treats an empty route as a route without fields", () => {
     assert.deepStrictEqual(described(issuesOf("app:\n")), [
       "app.port: missing required key `port` (the target port, e.g. `port: 8080`)"
