@@ -99,6 +99,15 @@ describe("auth requests in the running server", () => {
           [pending.auth_id, created.auth_id]
         )
 
+        // Flags the server would refuse are refused before anything is sent, named as the user typed them.
+        const refused = yield* cli("auth", "list", "--limit", "0", "--before", "ghreq_x", "--decided-after", "1")
+        assert.strictEqual(refused.code, 1)
+        assert.deepStrictEqual(refused.stderr.trim().split("\n"), [
+          "gatehouse: --limit: must be a whole number from 1 to 1000",
+          "gatehouse: --before: must be an auth id (ghreq_…), the last of the page before",
+          "gatehouse: --decided-after: must be an RFC 3339 time with a zone, such as 2026-01-02T03:04:05Z"
+        ])
+
         const unreachable = yield* runCli(["auth", "list", "--data", data, "--grpc", "127.0.0.1:1"], { cwd: dir })
         assert.strictEqual(unreachable.code, 1)
         assert.match(unreachable.stderr, /^gatehouse: cannot reach the gRPC API at 127\.0\.0\.1:1: /)

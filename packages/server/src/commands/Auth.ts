@@ -1,4 +1,14 @@
-import type { AuthRequestFilter, AuthRequestKind, AuthRequestState } from "@gatehouse-edge/core/domain"
+import {
+  type AuthRequestFilter,
+  type AuthRequestKind,
+  type AuthRequestState,
+  authIdPrefix,
+  authIdRandomLength,
+  instantMillisOf,
+  instantRequirement,
+  isPageSize,
+  pageSizeRequirement
+} from "@gatehouse-edge/core/domain"
 import * as Console from "effect/Console"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
@@ -11,6 +21,7 @@ import { untilCtrlC } from "./Following.js"
 import { connect, grpcFlags } from "./GrpcConnection.js"
 import { reconnectingWatch, withoutRepeats } from "./GrpcReconnecting.js"
 import { reconnectFlag } from "./Reconnecting.js"
+import { failWith } from "./ServerConfig.js"
 
 const authId = Flag.String("auth-id").pipe(Flag.withDescription("The request's id (ghreq_...)"))
 
@@ -45,6 +56,26 @@ const states = [
 ] as const satisfies ReadonlyArray<AuthRequestState>
 const kinds = ["registration", "ssh_check"] as const satisfies ReadonlyArray<AuthRequestKind>
 
+const authIdForm = new RegExp(`^${authIdPrefix}[A-Za-z0-9_-]{${authIdRandomLength}}$`)
+
+// What the server would refuse of these flags, said with the flags' own names (its words name the API's fields:
+// `page_size`, `page_token`), before anything is sent.
+const listFlagProblems = (flags: {
+  readonly limit: Option.Option<number>
+  readonly before: Option.Option<string>
+  readonly decidedAfter: Option.Option<string>
+}): ReadonlyArray<string> => [
+  ...(Option.isSome(flags.limit) && !isPageSize(flags.limit.value)
+    ? [`gatehouse: --limit: ${pageSizeRequirement}`]
+    : []),
+  ...(Option.isSome(flags.before) && !authIdForm.test(flags.before.value)
+    ? [`gatehouse: --before: must be an auth id (${authIdPrefix}…), the last of the page before`]
+    : []),
+  ...(Option.isSome(flags.decidedAfter) && instantMillisOf(flags.decidedAfter.value) === undefined
+    ? [`gatehouse: --decided-after: ${instantRequirement}`]
+    : [])
+]
+
 const text = (name: string, description: string) =>
   Flag.String(name).pipe(Flag.withDescription(description), Flag.optional)
 
@@ -63,6 +94,8 @@ const list = Command.make(
     all: Flag.Boolean("all").pipe(Flag.withDescription("Follow every page to the end"), Flag.withDefault(false))
   },
   Effect.fn("gatehouse.auth.list")(function* (flags) {
+    const refused = listFlagProblems(flags)
+    if (refused.length > 0) return yield* failWith(refused)
     const { client, reportCallErrors } = yield* connect(flags)
     const filter: AuthRequestFilter = {
       state: Option.getOrUndefined(flags.state),
