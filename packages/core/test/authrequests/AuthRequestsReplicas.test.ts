@@ -76,13 +76,17 @@ describe.skipIf(pg.skip)("auth requests on a PostgreSQL store shared by two serv
       // B's watch, each state as it comes; failing the test if it does not end within 10 s.
       const watchOnB = (authId: string) =>
         Effect.gen(function* () {
-          const states = yield* Queue.unbounded<string, Cause.Done>()
+          const states = yield* Queue.unbounded<string, Cause.Done | Error>()
           yield* b.watch(authId).pipe(
             Stream.runForEach((request) => Queue.offer(states, request.state)),
-            Effect.andThen(Queue.end(states)),
             Effect.timeoutOrElse({
               duration: "10 seconds",
-              orElse: () => Effect.die(new Error(`B's watch of ${authId} heard no end`))
+              orElse: () => Effect.fail(new Error(`B's watch of ${authId} heard no end`))
+            }),
+            // Whoever reads the states learns how the watch ended.
+            Effect.matchEffect({
+              onFailure: (error) => Queue.fail(states, error),
+              onSuccess: () => Queue.end(states)
             }),
             Effect.forkScoped
           )
