@@ -1,9 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { GatehouseClient, Unauthenticated } from "@gatehouse-edge/client"
-import { Cause, Effect, Exit, Stream } from "effect"
+import { Effect } from "effect"
 import { HttpClientError } from "effect/http"
 import { WebSocket } from "ws"
 import { type Refusal, startFakeServer } from "./support/FakeServer.js"
+import { failureOf } from "./support/StreamFailure.js"
 
 // In a browser page a refused upgrade shows no response, so the client asks the same URL again as a plain GET to
 // learn why: never for an endpoint whose GET acts, and an answer that is no refusal explains nothing.
@@ -40,17 +41,6 @@ const forbidden: Refusal = {
   status: 403,
   body: JSON.stringify({ error: { code: "permission_denied", message: "certs:write needed" } })
 }
-
-/** What a stream failed with: a test failure when it died (a defect) or ended instead. */
-const failureOf = <A, E>(stream: Stream.Stream<A, E>) =>
-  Effect.gen(function* () {
-    const exit = yield* Effect.exit(Stream.runDrain(stream))
-    if (Exit.isSuccess(exit)) return yield* Effect.die(new Error("expected the stream to fail, it ended"))
-    const failure = exit.cause.reasons.find(Cause.isFailReason)
-    if (failure === undefined)
-      return yield* Effect.die(new Error(`expected a failure, got ${Cause.pretty(exit.cause)}`))
-    return failure.error
-  })
 
 const transportReasonOf = (error: unknown) => {
   assert.isTrue(HttpClientError.isHttpClientError(error), String(error))

@@ -14,6 +14,7 @@ import { startTestServer } from "../../../test/support/TestServer.js"
 import { clientFor } from "./support/Clients.js"
 import { type Refusal, startFakeServer } from "./support/FakeServer.js"
 import { startReverseProxy } from "./support/ReverseProxy.js"
+import { failureOf } from "./support/StreamFailure.js"
 
 // Upgrades answered by what stands in front of the server (a reverse proxy while its upstream restarts, an auth
 // proxy's login page, a rate limiter): statuses the contract declares or not, with a body that is not its error.
@@ -26,17 +27,6 @@ const html = (status: number): Refusal => ({
 
 const clientOf = (origin: string) =>
   Effect.service(GatehouseClient).pipe(Effect.provide(GatehouseClient.layer({ baseUrl: origin, apiKey: "gh_t_k" })))
-
-/** What a stream failed with: a test failure when it died (a defect) or ended instead. */
-const failureOf = <A, E>(stream: Stream.Stream<A, E>) =>
-  Effect.gen(function* () {
-    const exit = yield* Effect.exit(Stream.runDrain(stream))
-    if (Exit.isSuccess(exit)) return yield* Effect.die(new Error("expected the stream to fail, it ended"))
-    const failure = exit.cause.reasons.find(Cause.isFailReason)
-    if (failure === undefined)
-      return yield* Effect.die(new Error(`expected a failure, got ${Cause.pretty(exit.cause)}`))
-    return failure.error
-  })
 
 /** The status of the answer an `HttpClientError` carries; a test failure for any other error. */
 const statusOf = (error: unknown) => {
