@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import type { AcmeConfig } from "../../src/config/ConfigSections.js"
 
 /** A certificate and key written by `openssl` (node cannot sign X.509), with their PEM text. */
 export interface CertFiles {
@@ -110,3 +111,17 @@ export const makeChain = (dir: string) => {
     leafKey: pem("leaf.key")
   }
 }
+
+/**
+ * An `acme` section with one HTTP-01 certificate `web` for `a.test`, renewed 30 days before expiry, at `directory`
+ * (by default one nothing answers: the tests that use it replace the ACME client).
+ */
+export const oneCertificateAcme = (directory = "https://127.0.0.1:9/dir"): AcmeConfig => ({
+  directory,
+  email: undefined,
+  caFile: undefined,
+  renewBeforeMs: 30 * 86_400_000,
+  http01: undefined,
+  dns01: undefined,
+  certificates: [{ name: "web", domains: ["a.test"], challenge: "http-01" }]
+})

@@ -6,22 +6,12 @@ import { tempDir } from "../../../../test/support/TempDir.js"
 import { waitFor } from "../../../../test/support/WaitFor.js"
 import type { Issuer } from "../../src/certs/AcmeCertificates.js"
 import * as CertificatesLive from "../../src/certs/CertificatesLive.js"
-import type { AcmeConfig } from "../../src/config/ConfigSections.js"
 import { Events } from "../../src/events/Events.js"
 import { busIn } from "../events/TestBus.js"
+import { oneCertificateAcme } from "./CertFixtures.js"
 
 // The renewal lock (one renewal at a time) must come back whenever a caller is interrupted: a client that goes away
 // at the wrong moment must not leave every later renewal refused with 409 until a restart.
-
-const acmeConfig: AcmeConfig = {
-  directory: "https://127.0.0.1:9/dir",
-  email: undefined,
-  caFile: undefined,
-  renewBeforeMs: 30 * 86_400_000,
-  http01: undefined,
-  dns01: undefined,
-  certificates: [{ name: "web", domains: ["a.test"], challenge: "http-01" }]
-}
 
 /** An issuer whose every attempt fails at once (no certificate to make; a renewal that ran is told from a refused one). */
 const unreachable = () => {
@@ -46,7 +36,7 @@ describe("the renewal lock", () => {
       const issuer = unreachable()
       const service = yield* CertificatesLive.make({
         certificates: [],
-        acme: acmeConfig,
+        acme: oneCertificateAcme(),
         dataDir: path.join(dir, "data"),
         issue: issuer.issue
       }).pipe(Effect.provideService(Events, bus), Scope.provide(scope))

@@ -13,10 +13,9 @@ import { validityOf } from "../../src/certs/CertInfoOf.js"
 import { type CertificatePair, parseCertificatePair } from "../../src/certs/CertificatePair.js"
 import * as CertificatesLive from "../../src/certs/CertificatesLive.js"
 import { renewAt } from "../../src/certs/RenewalPolicy.js"
-import type { AcmeConfig } from "../../src/config/ConfigSections.js"
 import { Events } from "../../src/events/Events.js"
 import { busIn } from "../events/TestBus.js"
-import { makeCert } from "./CertFixtures.js"
+import { makeCert, oneCertificateAcme } from "./CertFixtures.js"
 
 // The renewal schedule of ACME certificates on the TestClock, with a stand-in for the ACME client (the real one is
 // tested against pebble in test/certs): when it tries, how failures back off, what survives a restart, and that one
@@ -25,16 +24,6 @@ import { makeCert } from "./CertFixtures.js"
 const openssl = requireTool("openssl")
 const minute = 60_000
 const day = 86_400_000
-
-const acmeConfig: AcmeConfig = {
-  directory: "https://127.0.0.1:9/dir",
-  email: undefined,
-  caFile: undefined,
-  renewBeforeMs: 30 * day,
-  http01: undefined,
-  dns01: undefined,
-  certificates: [{ name: "web", domains: ["a.test"], challenge: "http-01" }]
-}
 
 type Step = "ok" | "fail" | "hang"
 
@@ -70,7 +59,7 @@ const world = Effect.gen(function* () {
       const scope = yield* Scope.make()
       const service = yield* CertificatesLive.make({
         certificates: [],
-        acme: acmeConfig,
+        acme: oneCertificateAcme(),
         dataDir,
         issue
       }).pipe(Effect.provideService(Events, bus), Scope.provide(scope))

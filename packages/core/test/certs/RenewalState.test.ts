@@ -12,10 +12,9 @@ import { validityOf } from "../../src/certs/CertInfoOf.js"
 import { parseCertificatePair } from "../../src/certs/CertificatePair.js"
 import * as CertificatesLive from "../../src/certs/CertificatesLive.js"
 import { renewAt } from "../../src/certs/RenewalPolicy.js"
-import type { AcmeConfig } from "../../src/config/ConfigSections.js"
 import { Events } from "../../src/events/Events.js"
 import { busIn } from "../events/TestBus.js"
-import { makeCert } from "./CertFixtures.js"
+import { makeCert, oneCertificateAcme } from "./CertFixtures.js"
 
 // What the renewal state in the data dir (`state.json`) decides at a start: a certificate from another ACME directory
 // than configured now is renewed at once, a state from before the directory was recorded is kept (and completed),
@@ -26,16 +25,6 @@ const minute = 60_000
 const day = 86_400_000
 const staging = "https://acme-staging.test/directory"
 const production = "https://acme.test/directory"
-
-const acmeConfig = (directory: string): AcmeConfig => ({
-  directory,
-  email: undefined,
-  caFile: undefined,
-  renewBeforeMs: 30 * day,
-  http01: undefined,
-  dns01: undefined,
-  certificates: [{ name: "web", domains: ["a.test"], challenge: "http-01" }]
-})
 
 const world = Effect.gen(function* () {
   const dir = yield* tempDir("gatehouse-renewal-state-")
@@ -61,7 +50,7 @@ const world = Effect.gen(function* () {
       const scope = yield* Scope.make()
       const service = yield* CertificatesLive.make({
         certificates: [],
-        acme: acmeConfig(directory),
+        acme: oneCertificateAcme(directory),
         dataDir,
         issue
       }).pipe(Effect.provideService(Events, bus), Effect.provide(captureLogs), Scope.provide(scope))
