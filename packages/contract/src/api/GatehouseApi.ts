@@ -31,7 +31,9 @@ export class GatehouseApi extends HttpApi.make("gatehouse")
   .prefix("/api/v1")
   .middleware(RequestValidation)
   .annotate(HttpApi.QueryParseOptions, { onExcessProperty: "error", errors: "all" })
-  .annotate(HttpApi.ParseOptions, { onExcessProperty: "error", errors: "all" })
+  .annotate(HttpApi.ParseOptions, { errors: "all" })
+  // A misspelt optional field of a body is refused, not dropped (the query string's are refused above).
+  .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error", errors: "all" })
   .annotateMerge(
     OpenApi.annotations({
       title: "Gatehouse management API",
