@@ -9,7 +9,7 @@ import {
 } from "@gatehouse-edge/client"
 import { Cause, Deferred, Effect, Exit, Fiber, Queue, Stream } from "effect"
 import { HttpClientError } from "effect/http"
-import { labelOf, testEvent } from "../../../test/support/TestEvents.js"
+import { labelOf, takeUntil, testEvent } from "../../../test/support/TestEvents.js"
 import { startTestServer } from "../../../test/support/TestServer.js"
 import { clientFor } from "./support/Clients.js"
 import { type Refusal, startFakeServer } from "./support/FakeServer.js"
@@ -160,15 +160,6 @@ describe("a reverse proxy's own error page", () => {
           Effect.forkChild
         )
       const publish = (label: string) => server.events.publish(testEvent(label))
-      const takeUntil = (label: string) =>
-        Effect.gen(function* () {
-          const taken: Array<Event> = []
-          for (;;) {
-            const event = yield* Queue.take(values)
-            taken.push(event)
-            if (labelOf(event) === label) return taken
-          }
-        })
       const nextNotice = (what: string) =>
         Effect.raceFirst(
           Queue.take(lost),
@@ -180,7 +171,7 @@ describe("a reverse proxy's own error page", () => {
         )
 
       for (const label of ["a1", "a2"]) yield* publish(label)
-      const before = yield* takeUntil("a2")
+      const before = yield* takeUntil(values, "a2")
       proxy.down(502)
       assert.instanceOf((yield* nextNotice("the tunnel was cut")).error, WebSocketClosed)
       const refused = yield* nextNotice("the proxy's 502 was retried")
@@ -191,7 +182,7 @@ describe("a reverse proxy's own error page", () => {
       yield* Deferred.succeed(recovered, undefined)
       assert.deepStrictEqual(yield* Queue.take(back), { attempt: 2, resumption: "exact" })
       yield* publish("l1")
-      const after = yield* takeUntil("l1")
+      const after = yield* takeUntil(values, "l1")
       yield* Fiber.interrupt(fiber)
 
       const received = [...before, ...after]

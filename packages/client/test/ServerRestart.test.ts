@@ -4,7 +4,6 @@ import { assert, describe, it } from "@effect/vitest"
 import {
   createGatehouseClient,
   type Disconnected,
-  type Event,
   EventsTrimmed,
   type GatehouseClientShape,
   MissingScope,
@@ -15,7 +14,7 @@ import {
 import { Deferred, Effect, Fiber, Queue, Stream } from "effect"
 import { HttpClientError } from "effect/http"
 import { startRestartableServer } from "../../../test/support/RestartableServer.js"
-import { labelOf, testEvent } from "../../../test/support/TestEvents.js"
+import { labelOf, takeUntil, testEvent } from "../../../test/support/TestEvents.js"
 import { clientFor, routeFile } from "./support/Clients.js"
 
 // Streams across a real restart: the whole server, in this process, stopped as a shutdown does (its streams close
@@ -52,17 +51,6 @@ const collect = <A, E>(stream: Stream.Stream<A, E>) =>
       Effect.forkChild
     )
     return { values, fiber }
-  })
-
-/** Takes events until the one labelled `label`, returning those taken. */
-const takeUntil = (values: Queue.Queue<Event>, label: string) =>
-  Effect.gen(function* () {
-    const taken: Array<Event> = []
-    for (;;) {
-      const event = yield* Queue.take(values)
-      taken.push(event)
-      if (labelOf(event) === label) return taken
-    }
   })
 
 const createKey = (admin: GatehouseClientShape, name: string, scopes: ReadonlyArray<string>) =>
