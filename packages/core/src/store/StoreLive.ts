@@ -1,4 +1,6 @@
 import * as fs from "node:fs/promises"
+import * as Clock from "effect/Clock"
+import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -40,17 +42,46 @@ const sizeOf = (filename: string) =>
     )
   )
 
+// What SQLite keeps next to a database file: its write-ahead log and the log's index.
+const sideFiles = ["-wal", "-shm"] as const
+
+/**
+ * Moves aside what a store that is gone left next to `filename` (it was deleted while in use, or after a crash,
+ * with changes still in its log): SQLite would replay that log onto a new store of the same name, bringing the old
+ * data back or corrupting it. Kept as `<file>.bak-<time>-wal` (as `store init --force` names what it moves aside).
+ */
+const moveOrphanedLog = Effect.fnUntraced(function* (filename: string) {
+  const stamp = DateTime.formatIso(DateTime.makeUnsafe(yield* Clock.currentTimeMillis)).replace(/[:.]/g, "-")
+  for (const suffix of sideFiles) {
+    const orphan = `${filename}${suffix}`
+    if (Option.isNone(yield* sizeOf(orphan))) continue
+    const backup = `${filename}.bak-${stamp}${suffix}`
+    yield* Effect.tryPromise({
+      try: () => fs.rename(orphan, backup),
+      catch: (cause) => new StoreOpenFailed({ filename, cause })
+    })
+    yield* Effect.logWarning(
+      `${orphan} was left by a store that is gone (deleted while in use, or after a crash): moved to ${backup}, ` +
+        "so the new store does not take in its changes"
+    )
+  }
+})
+
 /**
  * Creates a new store next to `filename` and moves it into place only once it is complete, so a crash while
  * creating it never leaves a half-made (or 0-byte) file that a later start would rightly refuse.
  */
 const create = (filename: string, busyTimeoutMs: number | undefined) =>
   Effect.gen(function* () {
+    yield* moveOrphanedLog(filename)
     const fresh = `${filename}.creating`
-    yield* Effect.tryPromise({
-      try: () => fs.rm(fresh, { force: true }),
-      catch: (cause) => new StoreOpenFailed({ filename, cause })
-    })
+    // A creation cut short leaves its own log next to it too.
+    for (const leftover of [fresh, ...sideFiles.map((suffix) => `${fresh}${suffix}`)]) {
+      yield* Effect.tryPromise({
+        try: () => fs.rm(leftover, { force: true }),
+        catch: (cause) => new StoreOpenFailed({ filename, cause })
+      })
+    }
     yield* Effect.scoped(
       Effect.flatMap(Layer.build(clientOn(fresh, busyTimeoutMs)), (context) =>
         migrate(filename).pipe(Effect.provideContext(context), Effect.mapError(asStoreError(filename)))

@@ -94,6 +94,28 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
     })
   )
 
+  it.effect("a store deleted with changes still in its log (crash, or rm while in use): a new one, without them", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const filename = path.join(dir, "gatehouse.db")
+      // The old store's log, as a kill -9 leaves it: copied while the store is open and has the event in its log.
+      const log = yield* withStore(filename, (events) =>
+        Effect.andThen(
+          events.append(event(1), 10),
+          Effect.sync(() => fs.readFileSync(`${filename}-wal`))
+        )
+      )
+      assert.isAbove(log.length, 0)
+      fs.rmSync(filename)
+      fs.writeFileSync(`${filename}-wal`, log)
+      const kept = yield* withStore(filename, (events) => events.list({}))
+      assert.deepStrictEqual(kept, [], "the new store holds nothing of the old one")
+      const movedAside = fs.readdirSync(dir).filter((name) => /^gatehouse\.db\.bak-.+-wal$/.test(name))
+      assert.strictEqual(movedAside.length, 1, fs.readdirSync(dir).join(", "))
+      assert.deepStrictEqual(fs.readFileSync(path.join(dir, movedAside[0]!)), log, "the old log kept, moved aside")
+    })
+  )
+
   it.effect("runs each migration once, across reopening, through effect/sql's Migrator", () =>
     Effect.gen(function* () {
       const filename = path.join(yield* tempDir, "gatehouse.db")
