@@ -193,9 +193,15 @@ export const layer = (
                 )
                 return Effect.succeed(principal)
               }
-              return Effect.as(
-                repository.renew(record.id, now, now + options.ttlMs),
-                principalOf(record, roles, true, now + options.ttlMs)
+              return repository.renew(record.id, now, now + options.ttlMs).pipe(
+                Effect.as(principalOf(record, roles, true, now + options.ttlMs)),
+                // A store that cannot write (a full disk) signs nobody out: the session lasts to its current expiry.
+                Effect.catchDefect((defect) =>
+                  Effect.as(
+                    Effect.logWarning("renewing a session failed; it lasts until its current expiry", defect),
+                    principalOf(record, roles, false, record.expires_at)
+                  )
+                )
               )
             })
           })
