@@ -30,11 +30,32 @@ const teardown: Runtime.Teardown = (exit, onExit) => {
 }
 
 // A reader that stops early (`gatehouse openapi | head`) closes the pipe: stop quietly, as other command-line tools
-// do, rather than die of an unhandled EPIPE with a stack trace. (`serve` too: its log has nowhere to go.)
-process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+// do, rather than die of an unhandled EPIPE with a stack trace.
+const stopOnClosedPipe = (error: NodeJS.ErrnoException) => {
   if (error.code !== "EPIPE") throw error
   process.exit(0)
-})
+}
+
+// A server's stdout is its log, and a log that cannot be written (a closed pipe, a file on a full disk) must not stop
+// it serving: the lines that fail are dropped, and stderr says so once. Write errors reach the stream's 'error'
+// event, not the writer (a file's write fails inside Node's stream and is handed to it); the listener is what
+// keeps them from being thrown. If stderr fails too, there is no one left to tell.
+const dropFailedLogLines = () => {
+  let told = false
+  return (error: NodeJS.ErrnoException) => {
+    if (told) return
+    told = true
+    process.stderr.write(
+      `gatehouse: cannot write the log to stdout (${error.code ?? error.message}): ` +
+        "the lines that fail are dropped, the server keeps serving\n"
+    )
+  }
+}
+
+if (serving) {
+  process.stdout.on("error", dropFailedLogLines())
+  process.stderr.on("error", () => {})
+} else process.stdout.on("error", stopOnClosedPipe)
 
 // Deep imports only: the @effect/platform-node barrel loads undici 8, which crashes on Node 20.
 gatehouseCli.pipe(
