@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs/promises"
+import * as path from "node:path"
 import { ApiKeyRepository, apiKeyPrefix, generateUnusedApiKey, sha256Hex } from "@gatehouse-edge/core"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
@@ -27,6 +28,38 @@ const readKeyFile = (file: string) =>
           )
     )
   )
+
+// The key reaches admin.key whole or not at all: it is written to a file of its own beside it, put on disk (fsync),
+// then linked in. A write that fails half-way (a full disk) or a start killed during it leaves no empty admin.key,
+// which every later start would refuse. Linking, unlike renaming, fails if admin.key exists meanwhile (another
+// start made it): a key in use is never replaced.
+const writeKeyFile = (dataDir: string, file: string, key: string) => {
+  const temp = path.join(dataDir, `.admin.key.${randomUUID()}.tmp`)
+  const attempt = <A>(evaluate: () => Promise<A>) =>
+    Effect.tryPromise({ try: evaluate, catch: (error) => error as NodeJS.ErrnoException })
+  const writeTemp = Effect.acquireUseRelease(
+    attempt(() => fs.open(temp, "wx", 0o600)),
+    (handle) =>
+      Effect.andThen(
+        attempt(() => handle.writeFile(`${key}\n`)),
+        attempt(() => handle.sync())
+      ),
+    (handle) => Effect.promise(() => handle.close())
+  )
+  return attempt(() => fs.mkdir(dataDir, { recursive: true })).pipe(
+    Effect.andThen(writeTemp),
+    Effect.andThen(attempt(() => fs.link(temp, file))),
+    Effect.ensuring(Effect.ignore(attempt(() => fs.rm(temp, { force: true })))),
+    Effect.catch((error) =>
+      Effect.die(
+        new Error(
+          `cannot write ${file} (${error.code ?? error.message}): the admin key was not changed; ` +
+            "start again once the file can be written"
+        )
+      )
+    )
+  )
+}
 
 /**
  * The admin API key. It is one of the stored keys (name `admin`, role `admin`), and also kept in
@@ -65,20 +98,7 @@ export const ensureAdminKey = (dataDir: string): Effect.Effect<void, never, ApiK
     const { key, prefix, sha256 } = yield* generateUnusedApiKey(keys)
     // The file first, on disk (fsync) before the store changes: a start that fails to write it revokes nothing,
     // and one that stops after it adopts the key from the file next time (above).
-    yield* Effect.tryPromise(() => fs.mkdir(dataDir, { recursive: true })).pipe(
-      Effect.andThen(
-        Effect.acquireUseRelease(
-          Effect.tryPromise(() => fs.open(file, "wx", 0o600)),
-          (handle) =>
-            Effect.andThen(
-              Effect.tryPromise(() => handle.writeFile(`${key}\n`)),
-              Effect.tryPromise(() => handle.sync())
-            ),
-          (handle) => Effect.promise(() => handle.close())
-        )
-      ),
-      Effect.orDie
-    )
+    yield* writeKeyFile(dataDir, file, key)
     yield* keys.revoke("admin", now)
     yield* keys
       .insert({
