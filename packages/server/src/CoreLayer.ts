@@ -17,6 +17,7 @@ import {
   type GatehouseConfig,
   HealthLive,
   HypervisorLive,
+  holdStoreLock,
   LoginLive,
   NodeShellLive,
   OidcLoginRepository,
@@ -61,7 +62,10 @@ export const databasePath = (config: GatehouseConfig) => path.join(config.dataDi
  */
 export const layerCore = (options: CoreOptions) => {
   const { config } = options
-  const store = StoreLive.layer({ filename: databasePath(config) })
+  // One server per data dir: the lock is taken before the store is opened, and held until the store is closed.
+  const store = StoreLive.layer({ filename: databasePath(config) }).pipe(
+    Layer.provide(Layer.effectDiscard(holdStoreLock(config.dataDir)))
+  )
   const repositories = Layer.mergeAll(
     EventRepository.layer,
     ApiKeyRepository.layer,

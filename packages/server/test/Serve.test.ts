@@ -140,6 +140,32 @@ describe("gatehouse serve", () => {
     )
   )
 
+  it.live("refuses a second server on the same data dir, naming its lock; the lock goes with the server", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* serveDir
+        const first = yield* spawnServer(["--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--data", "one"], {
+          cwd: dir
+        })
+        const second = yield* runCli(["serve", "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--data", "one"], {
+          cwd: dir
+        })
+        assert.strictEqual(second.code, 1, second.stdout)
+        assert.include(
+          second.stderr,
+          `another process (another gatehouse serve?) uses this data dir: ${path.join(dir, "one", "gatehouse.lock")} is locked`
+        )
+        // Killed, the first leaves no lock behind: the operating system drops it with the process.
+        first.child.kill("SIGKILL")
+        yield* Effect.promise(() => first.exited)
+        const after = yield* spawnServer(["--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0", "--data", "one"], {
+          cwd: dir
+        })
+        assert.strictEqual((yield* after.stop()).code, 0)
+      })
+    )
+  )
+
   it.live(
     "reloads on file changes; an invalid change emits config/error and the running configuration stays",
     () =>

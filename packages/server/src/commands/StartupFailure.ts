@@ -2,6 +2,8 @@ import {
   AcmeCaUnreadable,
   RoutesDirUnusable,
   SecretUnreadable,
+  StoreInUse,
+  StoreLockFailed,
   StoreNotGatehouse,
   StoreOpenFailed,
   StoreSchemaTooNew
@@ -55,6 +57,8 @@ export const describeStartupFailure = (cause: Cause.Cause<unknown>, httpAddress:
     error instanceof StoreOpenFailed ||
     error instanceof StoreSchemaTooNew ||
     error instanceof StoreNotGatehouse ||
+    error instanceof StoreInUse ||
+    error instanceof StoreLockFailed ||
     error instanceof SecretUnreadable ||
     error instanceof AcmeCaUnreadable ||
     error instanceof RoutesDirUnusable ||
