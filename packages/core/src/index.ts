@@ -49,9 +49,9 @@ export * as RouteValidatorLive from "./routes/RouteValidatorLive.js"
 export * from "./services.js"
 export * as SqliteClient from "./store/SqliteClient.js"
 export * from "./store/StoreErrors.js"
-export * from "./store/StoreLock.js"
 export type { StoreError, StoreOptions } from "./store/StoreLive.js"
 export * as StoreLive from "./store/StoreLive.js"
+export * from "./store/StoreLock.js"
 export {
   type Bucket,
   type BucketCounts,

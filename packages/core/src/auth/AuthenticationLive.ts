@@ -65,9 +65,11 @@ export const layer: Layer.Layer<Authentication, never, ApiKeyRepository | Sessio
       const now = yield* Clock.currentTimeMillis
       if (key.revoked_at !== null || isPast(key.expires_at, now) || !keyMatches(token, key.sha256)) return undefined
       // Best effort: a store that cannot write (a full disk) must not turn every request with a key into a 500.
-      yield* keys.touch(key.id, DateTime.formatIso(DateTime.makeUnsafe(now))).pipe(
-        Effect.catchDefect((defect) => Effect.logWarning(`recording the use of API key ${prefix} failed`, defect))
-      )
+      yield* keys
+        .touch(key.id, DateTime.formatIso(DateTime.makeUnsafe(now)))
+        .pipe(
+          Effect.catchDefect((defect) => Effect.logWarning(`recording the use of API key ${prefix} failed`, defect))
+        )
       return {
         principal: principalOf(key),
         expiresAt: key.expires_at === null ? undefined : Date.parse(key.expires_at)
