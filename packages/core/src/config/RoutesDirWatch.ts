@@ -93,10 +93,13 @@ export const watchRoutesDir = Effect.fnUntraced(function* (dir: string, options:
   // The identity alone cannot tell: a directory removed and made again at once often gets the inode just freed.
   let renamed = false
   const parent = path.dirname(dir)
-  const followParent = Effect.gen(function* () {
+  // `reopen`: watched afresh even when its identity is unchanged (see `moveWatch`).
+  const followParent = Effect.fnUntraced(function* (reopen: boolean) {
     if (parent === dir) return
     const identity = yield* identityOf(parent)
-    if (identity === parentWatched.identity && (identity === undefined || parentWatched.watcher !== undefined)) return
+    const unchanged =
+      identity === parentWatched.identity && (identity === undefined || parentWatched.watcher !== undefined)
+    if (unchanged && !reopen) return
     parentWatched.watcher?.close()
     parentWatched = { identity: undefined, watcher: undefined }
     if (identity === undefined) return
@@ -115,13 +118,16 @@ export const watchRoutesDir = Effect.fnUntraced(function* (dir: string, options:
   const oneAtATime = yield* Semaphore.make(1)
 
   const moveWatch = Effect.gen(function* () {
-    yield* followParent
     // Both read before the new watch is opened: if the directory is replaced again in between, the next `follow`
     // moves again, rather than trusting a watch on the wrong directory.
     const moved = renamed
     renamed = false
     const identity = yield* identityOf(dir)
-    if (!moved && identity === watched.identity) return identity !== undefined
+    const moving = moved || identity !== watched.identity
+    // A directory that moves may have come with a new parent that got the old one's inode back (removed and made
+    // again at once): its watch is opened afresh then, as the identity alone cannot tell.
+    yield* followParent(moving && identity !== undefined)
+    if (!moving) return identity !== undefined
     const previous = watched.watcher
     watched = { identity: undefined, watcher: undefined }
     // Closed first: chokidar shares one fs.watch per path, and the old one is bound to the directory that left.

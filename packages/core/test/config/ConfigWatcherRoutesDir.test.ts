@@ -180,4 +180,20 @@ describe("the config watcher and the routes directory itself", () => {
         yield* waitFor(ports, (found) => found.join() === "app:3", "the directory swapped in the new parent read")
       }).pipe(Effect.scoped)
   )
+  it.live("its parent removed and made again at once (its inode back): read, and its replacements seen", () =>
+    Effect.gen(function* () {
+      const { parent, routesDir, ports } = yield* watchedRoutes({ goneWaitMs: 2000 })
+      // Made again at once, the parent usually gets its inode back (ext4, tmpfs): by identity it did not change.
+      fs.rmSync(parent, { recursive: true })
+      fs.mkdirSync(routesDir, { recursive: true })
+      fs.writeFileSync(path.join(routesDir, "a.yml"), routeFile(2))
+      yield* waitFor(ports, (found) => found.join() === "app:2", "the directory of the new parent read", 10_000)
+      const next = path.join(parent, "routes.new")
+      fs.mkdirSync(next)
+      fs.writeFileSync(path.join(next, "a.yml"), routeFile(3))
+      fs.renameSync(routesDir, path.join(parent, "routes.old"))
+      fs.renameSync(next, routesDir)
+      yield* waitFor(ports, (found) => found.join() === "app:3", "the directory swapped in the new parent read")
+    }).pipe(Effect.scoped)
+  )
 })
