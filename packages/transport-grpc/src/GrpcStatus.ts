@@ -1,4 +1,5 @@
 import { type ErrorCode, errorCodeOf, grpcStatusOf, wireDetailsOf } from "@gatehouse-edge/core/domain"
+import { storeTroubleIn } from "@gatehouse-edge/core/services"
 import * as grpc from "@grpc/grpc-js"
 import * as Cause from "effect/Cause"
 import { requestIdMetadata } from "./CallLog.js"
@@ -23,13 +24,20 @@ const metadataOf = (requestId: string, code: ErrorCode, details: ReadonlyArray<u
 /**
  * Maps a failed call's cause to its gRPC status through `errorCodeOf` + `grpcStatusOf` (core's one table), with the
  * error's own message. A defect, or anything without a code, is INTERNAL with a generic message: never UNKNOWN,
- * never internals. Trailing metadata carries the request id (`x-request-id`, to match a report to the log line),
+ * never internals; except a failing store, which is UNAVAILABLE naming what is wrong with it. Trailing metadata carries the request id (`x-request-id`, to match a report to the log line),
  * the machine code and the details of the error (see {@link errorCodeKey}, {@link errorDetailsKey}).
  */
 export const callFailure = (cause: Cause.Cause<unknown>, requestId: string): CallFailure => {
   const failure = cause.reasons.find(Cause.isFailReason)
   const code = failure === undefined ? "internal" : errorCodeOf(failure.error)
   if (code === "internal") {
+    // A store that cannot serve (full, locked, damaged, ...) is UNAVAILABLE, saying which; still logged in full.
+    const trouble = storeTroubleIn(cause)
+    if (trouble !== undefined) {
+      const metadata = metadataOf(requestId, "unavailable", undefined)
+      const details = `the server's store ${trouble.problem}`
+      return { error: { code: grpc.status.UNAVAILABLE, details, metadata }, code: "unavailable", unexpected: true }
+    }
     const metadata = metadataOf(requestId, code, undefined)
     return { error: { code: grpc.status.INTERNAL, details: "internal error", metadata }, code, unexpected: true }
   }

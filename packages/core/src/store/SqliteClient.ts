@@ -1,8 +1,12 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import type BetterSqlite3 from "better-sqlite3"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
@@ -17,7 +21,10 @@ import { Database } from "./SqliteDriver.js"
 export interface SqliteClientOptions {
   /** The database file; its directory is created if missing. `:memory:` works. */
   readonly filename: string
-  /** How long a statement waits for another process's lock before failing; default 5000 ms. */
+  /**
+   * How long a statement waits for another process's lock before failing; default 5000 ms. The wait does not
+   * block the thread beyond a few milliseconds at a time.
+   */
   readonly busyTimeoutMs?: number | undefined
   /** Prepared statements kept per connection; default 200. */
   readonly statementCacheSize?: number | undefined
@@ -27,6 +34,24 @@ export interface SqliteClientOptions {
 
 const classify = (cause: unknown, message: string, operation: string) =>
   new SqlError.SqlError({ reason: SqlError.classifySqliteError(cause, { message, operation }) })
+
+/**
+ * How long SQLite itself may wait for a lock, blocking the thread (better-sqlite3 is synchronous: the whole server,
+ * health checks and open streams included, stands still meanwhile). Longer waits happen between attempts, off the
+ * thread (see `patiently`).
+ */
+const BLOCKING_BUSY_TIMEOUT_MS = 10
+/** The longest pause between two attempts at a lock another process holds. */
+const MAX_BUSY_PAUSE_MS = 100
+
+// Another connection holds the lock: SQLITE_BUSY, or its recovery variant (another connection rebuilds the WAL
+// index). Not SQLITE_BUSY_SNAPSHOT: a transaction that read an older snapshot cannot succeed by trying again.
+const isBusy = (error: SqlError.SqlError) => {
+  const code = (error.reason.cause as { readonly code?: unknown } | undefined)?.code
+  return code === "SQLITE_BUSY" || code === "SQLITE_BUSY_RECOVERY" || code === "SQLITE_BUSY_TIMEOUT"
+}
+
+const isCommit = (sql: string) => /^\s*(COMMIT|END)\b/i.test(sql)
 
 // better-sqlite3 binds numbers, strings, bigints, buffers and null only.
 const bindable = (value: unknown): unknown => {
@@ -42,6 +67,8 @@ const needsBinding = (value: unknown) => bindable(value) !== value
 // copied (a flush of uptime counts binds tens of thousands every 5 s).
 const bindableAll = (params: ReadonlyArray<unknown>): ReadonlyArray<unknown> =>
   params.some(needsBinding) ? params.map(bindable) : params
+
+const busyTimeoutOf = (options: SqliteClientOptions) => Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))
 
 const isMemory = (filename: string) => filename === ":memory:" || filename === ""
 
@@ -79,7 +106,7 @@ const open = (options: SqliteClientOptions) =>
       yield* Effect.try({
         try: () => {
           if (!isMemory(filename)) db.pragma("journal_mode = WAL")
-          db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`)
+          db.pragma(`busy_timeout = ${Math.min(busyTimeoutOf(options), BLOCKING_BUSY_TIMEOUT_MS)}`)
           db.pragma("synchronous = FULL")
           db.pragma("foreign_keys = ON")
         },
@@ -100,8 +127,44 @@ const open = (options: SqliteClientOptions) =>
 type Row = SqlConnection.Row
 
 /** The one connection, as effect/sql sees it: every statement prepared once and kept in a small cache. */
-const makeConnection = (db: BetterSqlite3.Database, cacheSize: number): SqlConnection.Connection => {
+const makeConnection = (
+  db: BetterSqlite3.Database,
+  cacheSize: number,
+  busyTimeoutMs: number
+): SqlConnection.Connection => {
   const cache = new Map<string, BetterSqlite3.Statement>()
+
+  /**
+   * Runs a statement again while another process holds the lock it needs (the sqlite3 shell in a transaction, a
+   * backup tool), pausing without blocking the thread, until `busyTimeoutMs` has passed; then it fails with SQLite's
+   * SQLITE_BUSY. SQLite says what may be tried again: a statement outside a transaction, and COMMIT. Inside one, a
+   * statement that found the lock taken must fail so the transaction rolls back (transactions begin IMMEDIATE,
+   * so they take the lock first, at BEGIN, which is outside one and so is retried here).
+   */
+  const patiently = <A>(sql: string, attempt: Effect.Effect<A, SqlError.SqlError>) =>
+    Effect.catchIf(
+      attempt,
+      (error) => busyTimeoutMs > 0 && isBusy(error) && (!db.inTransaction || isCommit(sql)),
+      (first) =>
+        Effect.gen(function* () {
+          const deadline = (yield* Clock.currentTimeMillis) + busyTimeoutMs
+          let pause = 1
+          let last = first
+          while (true) {
+            const now = yield* Clock.currentTimeMillis
+            if (now >= deadline) return yield* Effect.fail(last)
+            yield* Effect.sleep(Math.min(pause, deadline - now))
+            pause = Math.min(pause * 2, MAX_BUSY_PAUSE_MS)
+            const exit = yield* Effect.exit(attempt)
+            if (Exit.isSuccess(exit)) return exit.value
+            const error = Cause.findErrorOption(exit.cause)
+            if (Option.isNone(error) || !isBusy(error.value) || (db.inTransaction && !isCommit(sql))) {
+              return yield* Effect.failCause(exit.cause)
+            }
+            last = error.value
+          }
+        })
+    )
   const prepare = (sql: string) =>
     Effect.try({
       try: () => {
@@ -152,18 +215,35 @@ const makeConnection = (db: BetterSqlite3.Database, cacheSize: number): SqlConne
     })
 
   return {
-    execute: (sql, params, transformRows) => execute(sql, params, transformRows),
-    executeRaw: (sql, params) => Effect.flatMap(prepare(sql), (statement) => run(statement, params, true)),
+    execute: (sql, params, transformRows) => patiently(sql, execute(sql, params, transformRows)),
+    executeRaw: (sql, params) =>
+      patiently(
+        sql,
+        Effect.flatMap(prepare(sql), (statement) => run(statement, params, true))
+      ),
     // Rows are read at once: SQLite is in-process and the connection is held while a stream is open anyway.
     executeStream: (sql, params, transformRows) =>
-      Stream.unwrap(Effect.map(execute(sql, params, transformRows), (rows) => Stream.fromIterable(rows))),
-    executeValues: (sql, params) => Effect.flatMap(prepare(sql), (statement) => values(statement, params)),
-    executeValuesUnprepared: (sql, params) => Effect.flatMap(unprepared(sql), (statement) => values(statement, params)),
+      Stream.unwrap(
+        Effect.map(patiently(sql, execute(sql, params, transformRows)), (rows) => Stream.fromIterable(rows))
+      ),
+    executeValues: (sql, params) =>
+      patiently(
+        sql,
+        Effect.flatMap(prepare(sql), (statement) => values(statement, params))
+      ),
+    executeValuesUnprepared: (sql, params) =>
+      patiently(
+        sql,
+        Effect.flatMap(unprepared(sql), (statement) => values(statement, params))
+      ),
     executeUnprepared: (sql, params, transformRows) =>
-      Effect.flatMap(unprepared(sql), (statement) => {
-        const rows = run(statement, params ?? [], false)
-        return transformRows === undefined ? rows : Effect.map(rows, transformRows)
-      })
+      patiently(
+        sql,
+        Effect.flatMap(unprepared(sql), (statement) => {
+          const rows = run(statement, params ?? [], false)
+          return transformRows === undefined ? rows : Effect.map(rows, transformRows)
+        })
+      )
   }
 }
 
@@ -178,7 +258,7 @@ export const make = (
 ): Effect.Effect<SqlClient.SqlClient, SqlError.SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function* () {
     const db = yield* open(options)
-    const connection = makeConnection(db, options.statementCacheSize ?? 200)
+    const connection = makeConnection(db, options.statementCacheSize ?? 200, busyTimeoutOf(options))
     const acquirers = SqlClient.makeSqliteAcquirers({
       connection: Effect.succeed(connection),
       semaphore: yield* Semaphore.make(1),
@@ -190,6 +270,10 @@ export const make = (
       // SQLite prepares BEGIN, COMMIT, ROLLBACK and savepoints like any statement: kept in the statement cache
       // rather than parsed again for every transaction (two prepares a transaction, ~5 us each).
       prepareTransactionControls: true,
+      // The write lock is taken at BEGIN, where waiting for another process's lock can be retried, rather than at a
+      // transaction's first write, where SQLite says it cannot (see `patiently`). One connection: no reader waits
+      // on it that would not wait on the semaphore anyway.
+      beginTransaction: "BEGIN IMMEDIATE",
       driver: "sqlite-better",
       spanAttributes: [["db.system.name", "sqlite"]]
     })

@@ -76,7 +76,8 @@ describe("SqliteClient: an effect/sql driver over better-sqlite3", () => {
     }).pipe(Effect.scoped)
   )
 
-  it.effect("classifies errors: a unique violation, a syntax error, a lock held by another connection", () =>
+  // Live: a lock held elsewhere is waited for on the real clock, between attempts.
+  it.live("classifies errors: a unique violation, a syntax error, a lock held by another connection", () =>
     Effect.gen(function* () {
       const filename = path.join(yield* tempDir, "lock.db")
       const sql = yield* withTable(yield* clientAt(filename))
@@ -107,6 +108,64 @@ describe("SqliteClient: an effect/sql driver over better-sqlite3", () => {
       yield* Fiber.join(holder)
       yield* other`INSERT INTO items (name) VALUES ('after')`
       assert.deepStrictEqual(yield* names(sql), ["a", "held", "after"])
+    }).pipe(Effect.scoped)
+  )
+
+  // Another process holding the lock (the sqlite3 shell in a transaction, a backup) is waited for between attempts:
+  // SQLite's own wait blocks the thread, and with it every request and stream of the server.
+  const holdLock = (sql: SqlClient.SqlClient) =>
+    Effect.gen(function* () {
+      const holding = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const holder = yield* Effect.forkChild(
+        sql.withTransaction(
+          Effect.andThen(sql`INSERT INTO items (name) VALUES ('held')`, Deferred.succeed(holding, undefined)).pipe(
+            Effect.andThen(Deferred.await(release))
+          )
+        )
+      )
+      yield* Deferred.await(holding)
+      return Effect.andThen(Deferred.succeed(release, undefined), Fiber.join(holder))
+    })
+
+  it.live(
+    "a write waiting for another connection's lock leaves the thread free and goes through once it is released",
+    () =>
+      Effect.gen(function* () {
+        const filename = path.join(yield* tempDir, "wait.db")
+        const sql = yield* withTable(yield* clientAt(filename))
+        const other = yield* clientAt(filename, 3000)
+        const release = yield* holdLock(sql)
+        const write = yield* Effect.forkChild(other`INSERT INTO items (name) VALUES ('waited')`)
+        // A timer of this fiber's fires while the write waits: a wait inside SQLite would hold the thread for the
+        // whole 3 s and then fail.
+        yield* Effect.sleep("100 millis")
+        assert.isUndefined(write.pollUnsafe(), "the write is still waiting, not failed")
+        yield* release
+        yield* Fiber.join(write)
+        assert.deepStrictEqual(yield* names(sql), ["held", "waited"])
+      }).pipe(Effect.scoped)
+  )
+
+  it.live("a transaction takes the lock at BEGIN, so one that reads first still waits for another's lock", () =>
+    Effect.gen(function* () {
+      const filename = path.join(yield* tempDir, "begin.db")
+      const sql = yield* withTable(yield* clientAt(filename))
+      const other = yield* clientAt(filename, 3000)
+      const release = yield* holdLock(sql)
+      const transaction = yield* Effect.forkChild(
+        other.withTransaction(
+          Effect.gen(function* () {
+            const [row] = yield* other<{ n: number }>`SELECT count(*) AS n FROM items`
+            yield* other`INSERT INTO items (name) VALUES (${`after-${row!.n}`})`
+          })
+        )
+      )
+      yield* Effect.sleep("100 millis")
+      yield* release
+      yield* Fiber.join(transaction)
+      // Its read came after the other's commit: the transaction began once the lock was free.
+      assert.deepStrictEqual(yield* names(sql), ["held", "after-1"])
     }).pipe(Effect.scoped)
   )
 

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { clientKeyOf, type ErrorBody, type ErrorCode, ErrorCodes } from "@gatehouse-edge/core/domain"
+import { storeTroubleIn } from "@gatehouse-edge/core/services"
 import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -110,6 +111,24 @@ const withErrorBody = (
   return HttpServerResponse.setHeaders(replaced, Object.fromEntries(kept))
 }
 
+/** Seconds a client is told to wait when the store is held by another process or restarting. */
+const STORE_RETRY_AFTER_S = 5
+
+/**
+ * What a defect answers: a store that cannot serve (full, locked, read-only, damaged, unreachable) is a 503 that
+ * says so, retryable when waiting can help; anything else is a generic 500. Either way the cause is in the log
+ * under the request id, and nothing of it (paths, SQL, driver messages) goes to the client.
+ */
+const unexpectedFailure = (cause: Cause.Cause<unknown>, requestId: string) => {
+  const trouble = storeTroubleIn(cause)
+  if (trouble === undefined) return errorResponse(500, "internal error", { request_id: requestId })
+  const message = `the server's store ${trouble.problem}${trouble.transient ? ": try again shortly" : ""}`
+  const response = errorResponse(503, message, { request_id: requestId, code: "unavailable" })
+  return trouble.transient
+    ? HttpServerResponse.setHeader(response, "retry-after", String(STORE_RETRY_AFTER_S))
+    : response
+}
+
 const findBodyTooLarge = (cause: Cause.Cause<unknown>) =>
   cause.reasons
     .map((reason) =>
@@ -218,7 +237,7 @@ export const layerApiResponses = (limits: HttpLimits) => {
               ? Effect.andThen(
                   Effect.logError("request failed", cause),
                   // After the error's line: the access line is the request's last.
-                  Effect.suspend(() => finish(errorResponse(500, "internal error", { request_id: requestId })))
+                  Effect.suspend(() => finish(unexpectedFailure(cause, requestId)))
                 )
               : finish(withErrorBody(request, derived, requestId))
           )

@@ -7,6 +7,7 @@ import {
   ServerShuttingDown,
   UnsupportedMediaType
 } from "@gatehouse-edge/core/domain"
+import { storeTroubleIn } from "@gatehouse-edge/core/services"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -286,10 +287,13 @@ export const serveWebSocket = <E, R>(
           // Interrupted: the server shuts down (the release closes with 1001) or the request's fiber was stopped.
           return yield* Effect.orDie(Effect.failCause(exit.cause))
         } else {
-          // A defect. The client already has its 101, so what it gets is a 1011 close with a generic reason; the
-          // cause goes to the log (under the request's id), and the access line keeps the 101 it was answered.
-          const code = closeCodeOf("internal")
-          yield* Effect.ignore(writer.write(new Socket.CloseEvent(code, "internal error")))
+          // A defect. The client already has its 101, so what it gets is a 1011 close with a generic reason (or
+          // what is wrong with the store, when that is it: see storeTroubleIn); the cause goes to the log (under
+          // the request's id), and the access line keeps the 101 it was answered.
+          const trouble = storeTroubleIn(exit.cause)
+          const code = closeCodeOf(trouble === undefined ? "internal" : "unavailable")
+          const reason = trouble === undefined ? "internal error" : `the server's store ${trouble.problem}`
+          yield* Effect.ignore(writer.write(new Socket.CloseEvent(code, reason)))
           yield* cutAfterGrace
           yield* Effect.logError("WebSocket stream failed", exit.cause).pipe(
             Effect.annotateLogs({ client: clientAddressOf(request), path: request.url.split("?")[0] })
