@@ -60,6 +60,39 @@ describe("the store at start, and gatehouse store init", () => {
     )
   )
 
+  it.live("a damaged store is refused at start with what to do, found by store init, and moved aside by --force", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* storeDir
+        const first = yield* spawnServer(["--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0"], { cwd: dir })
+        yield* first.stop()
+        const db = path.join(dir, "data", "gatehouse.db")
+        // The event history's first page overwritten, as a failing disk or a copy taken mid-write leaves it.
+        const store = new Database(db)
+        const pageSize = store.pragma("page_size", { simple: true }) as number
+        const root = store.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'events'").pluck().get() as number
+        store.close()
+        const handle = fs.openSync(db, "r+")
+        fs.writeSync(handle, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (root - 1) * pageSize)
+        fs.closeSync(handle)
+
+        const refused = yield* runCli(["serve", "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0"], { cwd: dir })
+        assert.strictEqual(refused.code, 1)
+        assert.include(refused.stderr, `the store ${db} is damaged. Restore it from a backup, or run`)
+        assert.notMatch(refused.stderr, /^\s+at /m, "no stack trace")
+
+        const checked = yield* runCli(["store", "init"], { cwd: dir })
+        assert.strictEqual(checked.code, 1, "store init checks every page")
+        assert.match(checked.stderr, /is damaged|database disk image is malformed/)
+        const forced = yield* runCli(["store", "init", "--force"], { cwd: dir })
+        assert.strictEqual(forced.code, 0, forced.stderr)
+        assert.match(forced.stdout, /moved .*gatehouse\.db to .*gatehouse\.db\.bak-\S+ and created a new store/)
+        const server = yield* spawnServer(["--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0"], { cwd: dir })
+        yield* server.stop()
+      })
+    )
+  )
+
   it.live("a data directory of the foundation keeps its events and its admin key (adopted into the store)", () =>
     Effect.scoped(
       Effect.gen(function* () {

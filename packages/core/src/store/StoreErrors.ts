@@ -1,4 +1,5 @@
 import * as Data from "effect/Data"
+import { storeTroubleOf } from "./StoreTrouble.js"
 
 /**
  * What went wrong, from the outermost error down to the one the database itself raised: drivers wrap it (effect/sql's
@@ -27,7 +28,8 @@ export class StoreOpenFailed extends Data.TaggedError("StoreOpenFailed")<{
   readonly cause: unknown
 }> {
   override get message() {
-    return `cannot open the store ${this.filename}: ${describeCause(this.cause)}`
+    const opened = `cannot open the store ${this.filename}: ${describeCause(this.cause)}`
+    return storeTroubleOf(this.cause)?.kind === "damaged" ? `${opened}. ${damagedStoreRemedy}` : opened
   }
 }
 
@@ -66,5 +68,23 @@ export class StoreNotGatehouse extends Data.TaggedError("StoreNotGatehouse")<{
       `the store ${this.filename} ${this.problem}, not a Gatehouse store: refusing to start on it (that would ` +
       `begin a new, empty event history). ${this.remedy ?? sqliteStoreRemedy}`
     )
+  }
+}
+
+/** What to do about a damaged SQLite store. */
+export const damagedStoreRemedy =
+  "Restore it from a backup, or run `gatehouse store init --force` with the same data directory to move it aside " +
+  "(it is kept, to recover what it still holds, e.g. with the sqlite3 shell's .recover) and create a new, empty store"
+
+/**
+ * The store's file is a Gatehouse store whose pages are damaged (a failing disk, a copy taken while it was
+ * written, a crash on a file system that does not keep its promises): SQLite's own check found `problem`.
+ */
+export class StoreDamaged extends Data.TaggedError("StoreDamaged")<{
+  readonly filename: string
+  readonly problem: string
+}> {
+  override get message() {
+    return `the store ${this.filename} is damaged (${this.problem}). ${damagedStoreRemedy}`
   }
 }

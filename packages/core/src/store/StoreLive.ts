@@ -7,8 +7,15 @@ import * as Option from "effect/Option"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqliteClient from "./SqliteClient.js"
-import { StoreNotGatehouse, StoreOpenFailed, type StoreSchemaTooNew } from "./StoreErrors.js"
+import {
+  describeCause,
+  StoreDamaged,
+  StoreNotGatehouse,
+  StoreOpenFailed,
+  type StoreSchemaTooNew
+} from "./StoreErrors.js"
 import { asStoreError, migrate, refuseForeign, refuseNewerSchema } from "./StoreSchema.js"
+import { storeTroubleOf } from "./StoreTrouble.js"
 
 /** Why a store could not be opened. */
 export type StoreError = StoreOpenFailed | StoreSchemaTooNew | StoreNotGatehouse
@@ -124,3 +131,26 @@ export const layer = (options: StoreOptions): Layer.Layer<SqlClient.SqlClient, S
 export const layerMemory: Layer.Layer<SqlClient.SqlClient> = Layer.effectDiscard(
   Effect.orDie(migrate(":memory:"))
 ).pipe(Layer.provideMerge(Layer.orDie(clientOn(":memory:", undefined))))
+
+/**
+ * Reads every page of the store and checks it (SQLite's `quick_check`): a damaged store is found here rather than
+ * by the first request that reads the damaged page. It reads the whole file, so it is for `gatehouse store init`
+ * (an operator's check), not for every start.
+ */
+export const checkIntact = (
+  filename: string
+): Effect.Effect<void, StoreDamaged | StoreOpenFailed, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ readonly quick_check: string }>`PRAGMA quick_check`.pipe(
+      Effect.mapError((error) =>
+        storeTroubleOf(error)?.kind === "damaged"
+          ? new StoreDamaged({ filename, problem: describeCause(error) })
+          : new StoreOpenFailed({ filename, cause: error })
+      )
+    )
+    const found = rows.map((row) => row.quick_check)
+    if (found.length === 1 && found[0] === "ok") return
+    const shown = found.slice(0, 3).join("; ")
+    return yield* new StoreDamaged({ filename, problem: found.length > 3 ? `${shown}; …` : shown })
+  })

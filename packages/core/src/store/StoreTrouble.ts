@@ -8,19 +8,24 @@ import * as SqlError from "effect/sql/SqlError"
  * server that cannot serve for now (503, gRPC UNAVAILABLE), and saying which tells the operator where to look.
  */
 export interface StoreTrouble {
+  readonly kind: "locked" | "full" | "read-only" | "damaged" | "failing" | "unreachable" | "unknown"
   /** Completes "the store ...": "is locked by another process", "has no space left", ... */
   readonly problem: string
   /** Whether waiting can help (another process's lock, a restarting database), so a client may retry soon. */
   readonly transient: boolean
 }
 
-const locked: StoreTrouble = { problem: "is locked by another process", transient: true }
-const full: StoreTrouble = { problem: "has no space left", transient: false }
-const readOnly: StoreTrouble = { problem: "cannot be written (read-only or permission denied)", transient: false }
-const damaged: StoreTrouble = { problem: "is damaged", transient: false }
-const failing: StoreTrouble = { problem: "cannot be read or written (an I/O error)", transient: false }
-const unreachable: StoreTrouble = { problem: "cannot be reached", transient: true }
-const unknown: StoreTrouble = { problem: "failed", transient: false }
+const locked: StoreTrouble = { kind: "locked", problem: "is locked by another process", transient: true }
+const full: StoreTrouble = { kind: "full", problem: "has no space left", transient: false }
+const readOnly: StoreTrouble = {
+  kind: "read-only",
+  problem: "cannot be written (read-only or permission denied)",
+  transient: false
+}
+const damaged: StoreTrouble = { kind: "damaged", problem: "is damaged", transient: false }
+const failing: StoreTrouble = { kind: "failing", problem: "cannot be read or written (an I/O error)", transient: false }
+const unreachable: StoreTrouble = { kind: "unreachable", problem: "cannot be reached", transient: true }
+const unknown: StoreTrouble = { kind: "unknown", problem: "failed", transient: false }
 
 // SQLite's primary result codes by name (better-sqlite3 gives the extended name: SQLITE_IOERR_WRITE, ...).
 const sqliteTroubles: ReadonlyArray<readonly [string, StoreTrouble]> = [

@@ -29,6 +29,7 @@ describe("storeTroubleOf: what is wrong with the store, from a failed statement"
       yield* sql`PRAGMA query_only = 1`
       const failure = yield* Effect.flip(sql`INSERT INTO items (body) VALUES ('x')`)
       assert.deepStrictEqual(storeTroubleOf(failure), {
+        kind: "read-only",
         problem: "cannot be written (read-only or permission denied)",
         transient: false
       })
@@ -74,7 +75,11 @@ describe("storeTroubleOf: what is wrong with the store, from a failed statement"
       const failure = yield* sql.withTransaction(
         Effect.andThen(sql`INSERT INTO items (body) VALUES ('held')`, Effect.flip(other`DELETE FROM items`))
       )
-      assert.deepStrictEqual(storeTroubleOf(failure), { problem: "is locked by another process", transient: true })
+      assert.deepStrictEqual(storeTroubleOf(failure), {
+        kind: "locked",
+        problem: "is locked by another process",
+        transient: true
+      })
     }).pipe(Effect.scoped)
   )
 

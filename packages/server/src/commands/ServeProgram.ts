@@ -4,6 +4,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
+import { databasePath } from "../CoreLayer.js"
 import { ensureExampleRoutes } from "../ExampleRoutes.js"
 import { layerGatehouseServer } from "../GatehouseServer.js"
 import { layerLogging } from "../Logging.js"
@@ -40,7 +41,7 @@ export const serve = Effect.fnUntraced(function* (flags: ServeFlags) {
     Effect.provide(layerLogging(config.log)),
     Effect.catchCause((cause): Effect.Effect<never, unknown> => {
       if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
-      const described = describeStartupFailure(cause, formatListenAddress(config.http))
+      const described = describeStartupFailure(cause, formatListenAddress(config.http), databasePath(config))
       return described === undefined ? Effect.failCause(cause) : failWith([`gatehouse: ${described}`])
     })
   )

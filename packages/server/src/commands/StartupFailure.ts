@@ -1,12 +1,16 @@
 import {
   AcmeCaUnreadable,
+  damagedStoreRemedy,
   RoutesDirUnusable,
   SecretUnreadable,
+  StoreDamaged,
   StoreInUse,
   StoreLockFailed,
   StoreNotGatehouse,
   StoreOpenFailed,
-  StoreSchemaTooNew
+  StoreSchemaTooNew,
+  type StoreTrouble,
+  storeTroubleIn
 } from "@gatehouse-edge/core"
 import { formatIssue, ValidationFailed } from "@gatehouse-edge/core/domain"
 import { GrpcServerError } from "@gatehouse-edge/transport-grpc"
@@ -33,13 +37,26 @@ const codeOf = (error: unknown): string | undefined => {
   return undefined
 }
 
+// What an operator does about a store that failed while the server started (see StoreTrouble).
+const storeRemedies: Partial<Record<StoreTrouble["kind"], string>> = {
+  damaged: damagedStoreRemedy,
+  full: "Free space on its file system, then start again",
+  "read-only": "Check the file's and its directory's owner and mode, and that the file system is mounted read-write",
+  locked: "Another process holds it (the sqlite3 shell in a transaction, a backup): let it finish, then start again",
+  failing: "Check the disk (the kernel log names the device)"
+}
+
 /**
  * A one-paragraph explanation of why the server could not start, for the failures an operator can fix
  * (address in use, invalid route files with --strict, an unusable or foreign store, an unreadable secret file, a
  * routes_dir that is not a directory);
  * `undefined` for anything unexpected, which is then reported in full.
  */
-export const describeStartupFailure = (cause: Cause.Cause<unknown>, httpAddress: string): string | undefined => {
+export const describeStartupFailure = (
+  cause: Cause.Cause<unknown>,
+  httpAddress: string,
+  storeFile = "the store"
+): string | undefined => {
   const error = errorOf(cause)
   if (error instanceof HttpServerError.ServeError) {
     const code = codeOf(error)
@@ -55,6 +72,7 @@ export const describeStartupFailure = (cause: Cause.Cause<unknown>, httpAddress:
   }
   if (
     error instanceof StoreOpenFailed ||
+    error instanceof StoreDamaged ||
     error instanceof StoreSchemaTooNew ||
     error instanceof StoreNotGatehouse ||
     error instanceof StoreInUse ||
@@ -66,5 +84,9 @@ export const describeStartupFailure = (cause: Cause.Cause<unknown>, httpAddress:
   ) {
     return error.message
   }
+  // A statement of a starting service (reading the event history, the keys) found the store unusable.
+  const trouble = storeTroubleIn(cause)
+  const remedy = trouble === undefined ? undefined : storeRemedies[trouble.kind]
+  if (trouble !== undefined && remedy !== undefined) return `the store ${storeFile} ${trouble.problem}. ${remedy}`
   return undefined
 }

@@ -6,7 +6,10 @@ import * as Effect from "effect/Effect"
 // see Serve.ts.
 const loadProgram = () => Effect.promise(() => import("./StoreInit.js"))
 
-/** `gatehouse store init`: creates the store, or migrates it; with `--force`, replaces a file that is not a store. */
+/**
+ * `gatehouse store init`: creates the store, or migrates it and checks every page; with `--force`, replaces a file
+ * that is not a store or is damaged.
+ */
 const initCommand = Command.make(
   "init",
   {
@@ -14,8 +17,8 @@ const initCommand = Command.make(
     data: Flag.String("data").pipe(Flag.withDescription("Data directory (default ./data)"), Flag.optional),
     force: Flag.Boolean("force").pipe(
       Flag.withDescription(
-        "When the file where the store belongs is not a Gatehouse store (empty, or another database), move it " +
-          "aside to <file>.bak-<time> and create a new store"
+        "When the file where the store belongs is not a Gatehouse store (empty, or another database) or is " +
+          "damaged, move it aside to <file>.bak-<time> and create a new store"
       ),
       Flag.withDefault(false)
     )
@@ -24,7 +27,7 @@ const initCommand = Command.make(
     const { initStore } = yield* loadProgram()
     return yield* initStore(flags)
   })
-).pipe(Command.withDescription("Create the store, or migrate it to this version's schema"))
+).pipe(Command.withDescription("Create the store, or migrate it to this version's schema and check that it is intact"))
 
 /** `gatehouse store ...`: maintenance of the server's store. */
 export const storeCommand = Command.make("store").pipe(

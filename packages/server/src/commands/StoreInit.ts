@@ -1,5 +1,5 @@
 import * as fs from "node:fs/promises"
-import { StoreLive, StoreNotGatehouse } from "@gatehouse-edge/core"
+import { StoreDamaged, StoreLive, StoreNotGatehouse, StoreOpenFailed, storeTroubleOf } from "@gatehouse-edge/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Console from "effect/Console"
@@ -11,7 +11,20 @@ import { databasePath } from "../CoreLayer.js"
 import { failWith, readServerConfig } from "./ServerConfig.js"
 import { describeStartupFailure } from "./StartupFailure.js"
 
-const openStore = (filename: string) => Effect.scoped(Layer.build(StoreLive.layer({ filename })))
+// Opened, migrated and every page checked: `store init` is also how an operator checks a store.
+const openStore = (filename: string) =>
+  Effect.scoped(
+    Effect.flatMap(Layer.build(StoreLive.layer({ filename })), (context) =>
+      Effect.provideContext(StoreLive.checkIntact(filename), context)
+    )
+  )
+
+// What --force may move aside: a file that is no store, or a store too damaged to use (found by the check, or by
+// opening it).
+const isReplaceable = (error: unknown) =>
+  error instanceof StoreNotGatehouse ||
+  error instanceof StoreDamaged ||
+  (error instanceof StoreOpenFailed && storeTroubleOf(error.cause)?.kind === "damaged")
 
 // The file and what SQLite keeps next to it, moved together so nothing of the old database is lost.
 const moveAside = Effect.fnUntraced(function* (filename: string) {
@@ -42,10 +55,8 @@ export const initStore = Effect.fnUntraced(function* (flags: StoreInitFlags) {
     failWith([`gatehouse: ${describeStartupFailure(cause, "") ?? "cannot open the store"}`])
   const opened = yield* Effect.exit(openStore(filename))
   if (opened._tag === "Success") return yield* Console.log(`the store ${filename} is ready`)
-  const notAStore = opened.cause.reasons.some(
-    (reason) => Cause.isFailReason(reason) && reason.error instanceof StoreNotGatehouse
-  )
-  if (!notAStore || !flags.force) return yield* report(opened.cause)
+  const replaceable = opened.cause.reasons.some((reason) => Cause.isFailReason(reason) && isReplaceable(reason.error))
+  if (!replaceable || !flags.force) return yield* report(opened.cause)
   const backup = yield* moveAside(filename).pipe(
     Effect.catch((error) => failWith([`gatehouse: cannot move ${filename} aside: ${String(error.cause ?? error)}`]))
   )
