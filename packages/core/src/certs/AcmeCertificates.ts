@@ -16,6 +16,7 @@ import type { RenewFailed } from "./Certificates.js"
 import type { DnsProvider } from "./dns/DnsProvider.js"
 import { http01Responder } from "./Http01Responder.js"
 import { nextAttemptAt } from "./RenewalPolicy.js"
+import { unrecordedIssuer } from "./UnrecordedIssuer.js"
 
 /** `acme.ca_file` could not be read when the server started. */
 export class AcmeCaUnreadable extends Data.TaggedError("AcmeCaUnreadable")<{
@@ -82,6 +83,9 @@ export const makeAcmeCertificates = (
             Effect.mapError((error) => new AcmeCaUnreadable({ path: error.path, reason: error.reason }))
           )
     yield* useDirectory(config.directory, caPem)
+    // Before `accountKey` makes the configured directory's account: the accounts of earlier starts are the only
+    // evidence of who issued a certificate stored before the directory was recorded.
+    const earlierAccounts = yield* store.accountDirectories
     const accountKey = yield* store.accountKey
     const issue = options.issue ?? issueCertificate
 
@@ -91,11 +95,13 @@ export const makeAcmeCertificates = (
         const pair = yield* store.loadCertificate(name)
         let record = yield* store.loadRecord(name)
         if (pair !== undefined && record.directory === undefined) {
-          // Stored before the directory was recorded: taken as the current one (renewing every certificate after an
-          // upgrade would hit the CA's rate limits), and written down, so a later change of directory is noticed.
-          record = { ...record, directory: config.directory }
+          // Written down, so the next start (after this one has made the configured directory's account) agrees.
+          const issuer = unrecordedIssuer(name, config.directory, earlierAccounts)
+          if (issuer.note !== undefined) yield* (issuer.guessed ? Effect.logWarning : Effect.logInfo)(issuer.note)
+          record = { ...record, directory: issuer.directory }
           yield* store.saveRecord(name, record)
-        } else if (pair !== undefined && record.directory !== config.directory) {
+        }
+        if (pair !== undefined && record.directory !== config.directory) {
           yield* Effect.logInfo(
             `certificate ${name} was issued by ${record.directory}, not by acme.directory ${config.directory}: ` +
               "it is served until one from the configured directory replaces it, obtained at once"

@@ -81,6 +81,28 @@ export const makeAcmeStore = (dataDir: string, directory: string) => {
     return Redacted.make(pem)
   }).pipe(Effect.withSpan("AcmeStore.accountKey"))
 
+  /**
+   * The directories the data dir holds an account for, as each account's `directory.txt` names it (written with the
+   * key since the first version): what is known of the CA that issued a certificate stored before its directory was
+   * recorded. Read before `accountKey`, which adds the configured one.
+   */
+  const accountDirectories = Effect.gen(function* () {
+    const accounts = path.join(root, "accounts")
+    const entries = yield* Effect.tryPromise(() => fs.readdir(accounts, { withFileTypes: true })).pipe(
+      Effect.map((found): ReadonlyArray<{ readonly name: string; isDirectory(): boolean }> => found),
+      Effect.catchIf(
+        (error) => (error.cause as { code?: string } | undefined)?.code === "ENOENT",
+        () => Effect.succeed([])
+      ),
+      Effect.orDie
+    )
+    const named = yield* Effect.forEach(
+      entries.filter((entry) => entry.isDirectory()),
+      (entry) => readIfPresent(path.join(accounts, entry.name, "directory.txt"))
+    )
+    return [...new Set(named.flatMap((text) => (text?.trim() ? [text.trim()] : [])))]
+  }).pipe(Effect.withSpan("AcmeStore.accountDirectories"))
+
   /** The stored certificate of `name`, or `undefined` when there is none or it is unusable (logged). */
   const loadCertificate = (name: string) =>
     Effect.gen(function* () {
@@ -133,7 +155,15 @@ export const makeAcmeStore = (dataDir: string, directory: string) => {
       )
     )
 
-  return { accountKey, loadCertificate, saveCertificate, loadRecord, saveRecord, certificateDir } as const
+  return {
+    accountDirectories,
+    accountKey,
+    loadCertificate,
+    saveCertificate,
+    loadRecord,
+    saveRecord,
+    certificateDir
+  } as const
 }
 
 /** The ACME files of the data dir for one directory URL. */

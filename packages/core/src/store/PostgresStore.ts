@@ -4,6 +4,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import * as SqlClient from "effect/sql/SqlClient"
+import { migrationsTable } from "./Migrations.js"
 import { StoreOpenFailed } from "./StoreErrors.js"
 import type { StoreError } from "./StoreLive.js"
 import { asStoreError, migrate, refuseForeign, refuseNewerSchema, tableNames } from "./StoreSchema.js"
@@ -14,8 +15,9 @@ export interface PostgresStoreOptions {
   readonly url: Redacted.Redacted<string>
   /**
    * The schema holding the tables, by its exact name (case and punctuation kept: it becomes the connection's
-   * `search_path`, quoted). It must exist (`CREATE SCHEMA ...`): a missing one is refused rather than created, so a
-   * mistyped name never starts a second, empty store. Default: the server's (`public`).
+   * `search_path`, quoted). It must exist (`CREATE SCHEMA "..."`): a missing one is refused rather than created, so a
+   * mistyped name never starts a second, empty store (nor one beside the lower-cased schema that versions before the
+   * name was quoted used). Default: the server's (`public`).
    */
   readonly schema?: string | undefined
 }
@@ -54,6 +56,29 @@ export const describeLocation = (options: PostgresStoreOptions): string => {
   return `${url.href}${query === "" ? "" : `?${query}`}${schema}`
 }
 
+/** How PostgreSQL reads an unquoted identifier: ASCII letters lower-cased (`UpgradeTenantA` is `upgradetenanta`). */
+const foldedSchemaName = (schema: string): string => schema.replace(/[A-Z]/g, (letter) => letter.toLowerCase())
+
+// Before the name was quoted, `schema: UpgradeTenantA` stored the tables in `upgradetenanta`. Creating the schema
+// as named would open a new, empty store beside that one: when the folded name holds a Gatehouse store, say so
+// (neither is opened: which one is meant is the operator's call).
+const missingSchemaReason = (schema: string) =>
+  Effect.gen(function* () {
+    const missing = `schema ${schema} does not exist`
+    // Quoted, as it is used: unquoted, `CREATE SCHEMA UpgradeTenantA` would make `upgradetenanta`.
+    const create = `${missing}: create it first (CREATE SCHEMA ${searchPathOf(schema)})`
+    const folded = foldedSchemaName(schema)
+    if (folded === schema) return create
+    const sql = yield* SqlClient.SqlClient
+    const store = yield* sql`SELECT 1 FROM pg_catalog.pg_tables
+      WHERE schemaname = ${folded} AND tablename = ${migrationsTable}`
+    if (store.length === 0) return create
+    return (
+      `${missing}; earlier versions folded the name to ${folded}, which holds a Gatehouse store: ` +
+      `set schema to ${folded}`
+    )
+  })
+
 /**
  * The store on PostgreSQL (`@effect/sql-pg`), checked and migrated exactly as the SQLite one (`StoreSchema.ts`):
  * the same migrations and the same repositories run on it unchanged. An empty schema becomes a store; a schema
@@ -75,7 +100,7 @@ export const layer = (options: PostgresStoreOptions): Layer.Layer<SqlClient.SqlC
         if (current?.name == null)
           return yield* new StoreOpenFailed({
             filename: location,
-            cause: new Error(`schema ${options.schema ?? "public"} does not exist: create it first (CREATE SCHEMA)`)
+            cause: new Error(yield* missingSchemaReason(options.schema ?? "public"))
           })
         if ((yield* tableNames).length > 0) yield* refuseForeign(location, "PostgreSQL schema", postgresRemedy)
         yield* refuseNewerSchema(location)

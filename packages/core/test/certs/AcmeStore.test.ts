@@ -44,4 +44,24 @@ describe.skipIf(openssl.skip)("AcmeStore", () => {
       yield* store.saveRecord("web", { failures: 1, last_attempt_at: null, last_error: "x" })
     })
   )
+
+  it.effect("the accounts' directories: each once, as directory.txt names it; anything else in accounts/ skipped", () =>
+    Effect.gen(function* () {
+      const dataDir = path.join(yield* tempDir("gatehouse-acme-accounts-"), "data")
+      const staging = "https://acme-staging.test/directory"
+      const production = "https://acme.test/directory"
+      assert.deepStrictEqual(yield* makeAcmeStore(dataDir, production).accountDirectories, [])
+      yield* makeAcmeStore(dataDir, staging).accountKey
+      yield* makeAcmeStore(dataDir, production).accountKey
+      yield* Effect.sync(() => {
+        const accounts = path.join(dataDir, "acme", "accounts")
+        // A copy of an account under another name, a stray file, and a directory without directory.txt.
+        fs.cpSync(path.join(accounts, fs.readdirSync(accounts)[0]!), path.join(accounts, "copy"), { recursive: true })
+        fs.writeFileSync(path.join(accounts, "notes.txt"), "")
+        fs.mkdirSync(path.join(accounts, "empty"))
+      })
+      const found = yield* makeAcmeStore(dataDir, production).accountDirectories
+      assert.sameMembers([...found], [staging, production])
+    })
+  )
 })

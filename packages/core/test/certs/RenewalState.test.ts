@@ -8,6 +8,7 @@ import { requireTool } from "../../../../test/support/e2e.js"
 import { tempDir } from "../../../../test/support/TempDir.js"
 import { waitFor } from "../../../../test/support/WaitFor.js"
 import type { Issuer } from "../../src/certs/AcmeCertificates.js"
+import { makeAcmeStore } from "../../src/certs/AcmeStore.js"
 import { validityOf } from "../../src/certs/CertInfoOf.js"
 import { parseCertificatePair } from "../../src/certs/CertificatePair.js"
 import * as CertificatesLive from "../../src/certs/CertificatesLive.js"
@@ -72,7 +73,9 @@ const world = Effect.gen(function* () {
       fs.writeFileSync(path.join(certDir, "certificate.pem"), files[0]!.keyPem + files[0]!.certPem)
       fs.writeFileSync(stateFile, JSON.stringify(state))
     })
-  return { pairs, calls, issuer, start, renewed, failed, readState, writeStored, logged }
+  // The account an earlier start with `directory` made (its key and `directory.txt`, as every version wrote them).
+  const writeAccount = (directory: string) => Effect.asVoid(makeAcmeStore(dataDir, directory).accountKey)
+  return { pairs, calls, issuer, start, renewed, failed, readState, writeStored, writeAccount, logged }
 })
 
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -150,13 +153,19 @@ describe.skipIf(openssl.skip)("ACME renewal state", () => {
     "a state from before the directory was recorded still loads: the certificate counts as the directory's",
     () =>
       Effect.gen(function* () {
-        const { pairs, calls, issuer, start, renewed, readState, writeStored } = yield* world
+        const { pairs, calls, issuer, start, renewed, readState, writeStored, writeAccount, logged } = yield* world
         const { notBefore, notAfter } = validityOf(pairs[0]!.leaf)
         const lastAttempt = iso(notBefore)
         yield* writeStored({ failures: 0, last_attempt_at: lastAttempt, last_error: null })
+        yield* writeAccount(production)
         yield* TestClock.setTime(notBefore + day)
 
         const running = yield* start(production, issuer())
+        // The data dir's only account is the configured directory's: nothing to say.
+        assert.isFalse(
+          logged.some((line) => line.includes("has no recorded ACME directory")),
+          logged.join("\n")
+        )
         const [served] = yield* running.service.info
         assert.deepStrictEqual(served!.renewal, {
           next_at: iso(renewAt(notBefore, notAfter, 30 * day)),
@@ -177,6 +186,78 @@ describe.skipIf(openssl.skip)("ACME renewal state", () => {
         assert.deepStrictEqual(calls, [{ directory: staging, at: notBefore + day }])
         yield* moved.stop
       })
+  )
+
+  it.effect(
+    "a state from before the directory was recorded, the data dir's only account another directory's: renewed at start",
+    () =>
+      Effect.gen(function* () {
+        const { pairs, calls, issuer, start, renewed, readState, writeStored, writeAccount, logged } = yield* world
+        // Staging on an old build, then production configured there (which kept serving the staging certificate).
+        const { notBefore } = validityOf(pairs[0]!.leaf)
+        const lastAttempt = iso(notBefore)
+        yield* writeStored({ failures: 0, last_attempt_at: lastAttempt, last_error: null })
+        yield* writeAccount(staging)
+        const now = notBefore + day
+        yield* TestClock.setTime(now)
+
+        const gate = yield* Deferred.make<void>()
+        const running = yield* start(production, issuer(gate))
+        const [served] = yield* running.service.info
+        assert.strictEqual(served!.serial, pairs[0]!.leaf.serialNumber.toUpperCase())
+        assert.isAtMost(Date.parse(served!.renewal!.next_at), now, "due now")
+        // Recorded as staging's, so a restart before the renewal succeeds (with production's account made by now)
+        // still renews it.
+        assert.deepStrictEqual(yield* readState, {
+          failures: 0,
+          last_attempt_at: lastAttempt,
+          last_error: null,
+          directory: staging
+        })
+        assert.isTrue(
+          logged.some((line) =>
+            line.includes(`web has no recorded ACME directory: the data dir's only ACME account is for ${staging}`)
+          ),
+          logged.join("\n")
+        )
+        yield* waitFor(
+          Effect.sync(() => calls.length),
+          (n) => n === 1,
+          "the renewal from production"
+        )
+        assert.deepStrictEqual(calls, [{ directory: production, at: now }])
+        yield* Deferred.succeed(gate, undefined)
+        yield* waitFor(renewed, (events) => events.length === 1, "the production certificate")
+        assert.strictEqual((yield* readState).directory, production)
+        yield* running.stop
+      })
+  )
+
+  it.effect(
+    "a state from before the directory was recorded, accounts that do not tell: the configured directory's, logged",
+    () =>
+      Effect.gen(function* () {
+        for (const accounts of [[], [staging, production]]) {
+          const { pairs, calls, issuer, start, readState, writeStored, writeAccount, logged } = yield* world
+          const { notBefore, notAfter } = validityOf(pairs[0]!.leaf)
+          yield* writeStored({ failures: 0, last_attempt_at: iso(notBefore), last_error: null })
+          yield* Effect.forEach(accounts, writeAccount)
+          yield* TestClock.setTime(notBefore + day)
+
+          const running = yield* start(production, issuer())
+          const [served] = yield* running.service.info
+          assert.strictEqual(served!.renewal!.next_at, iso(renewAt(notBefore, notAfter, 30 * day)))
+          assert.strictEqual((yield* readState).directory, production)
+          const seen = accounts.length === 0 ? "no ACME account in the data dir" : "ACME accounts for "
+          const note = logged.find((line) => line.startsWith("certificate web has no recorded ACME directory and "))
+          assert.isDefined(note, logged.join("\n"))
+          assert.include(note, seen)
+          for (const account of accounts) assert.include(note, account)
+          assert.include(note, `taken as issued by acme.directory ${production}`)
+          assert.deepStrictEqual(calls, [])
+          yield* running.stop
+        }
+      }).pipe(Effect.scoped)
   )
 
   it.effect(

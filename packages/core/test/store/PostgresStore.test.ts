@@ -212,6 +212,37 @@ describe.skipIf(pg.skip)("the store on PostgreSQL", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("a capitalised name whose lower-cased schema holds a store (as earlier versions made it) is refused", () =>
+    Effect.gen(function* () {
+      const { schema: folded, admin } = yield* freshSchema
+      // Unquoted, as earlier versions passed it: `Gatehouse_Test_...` was `gatehouse_test_...`, and the store there.
+      yield* Effect.scoped(openIn(folded))
+      const recorded = admin`SELECT migration_id FROM ${admin(folded)}.${admin(migrationsTable)} ORDER BY 1`
+      const before = yield* recorded
+      const named = folded.replace("gatehouse_test", "Gatehouse_Test")
+
+      const error = yield* Effect.flip(Effect.scoped(openIn(named)))
+      assert.instanceOf(error, StoreOpenFailed)
+      assert.include(
+        error.message,
+        `schema ${named} does not exist; earlier versions folded the name to ${folded}, which holds a Gatehouse ` +
+          `store: set schema to ${folded}`
+      )
+      // Neither store is opened: no schema made under the name given, the old one as it was.
+      const made = yield* admin`SELECT 1 FROM pg_namespace WHERE nspname = ${named}`
+      assert.lengthOf(made, 0)
+      assert.deepStrictEqual(yield* recorded, before)
+
+      // A lower-cased schema that is not a store: only the name given is missing (and must be created quoted).
+      const empty = yield* freshSchema
+      const other = empty.schema.replace("gatehouse_test", "Gatehouse_Test")
+      const missing = yield* Effect.flip(Effect.scoped(openIn(other)))
+      assert.instanceOf(missing, StoreOpenFailed)
+      assert.include(missing.message, `schema ${other} does not exist: create it first (CREATE SCHEMA "${other}")`)
+      assert.notInclude(missing.message, "earlier versions")
+    }).pipe(Effect.scoped)
+  )
+
   it.live("a role that does not exist is StoreOpenFailed with PostgreSQL's reason", () =>
     Effect.gen(function* () {
       const target = new URL(url)
