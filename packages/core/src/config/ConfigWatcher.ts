@@ -10,8 +10,7 @@ import { isRouteFileName } from "../routes/RouteFiles.js"
 import { Routes } from "../routes/Routes.js"
 import { settledBatches } from "../util/SettledBatches.js"
 import { ConfigSource } from "./ConfigSource.js"
-import { closeWatch, openWatch } from "./FileWatch.js"
-import { watchRoutesDir } from "./RoutesDirWatch.js"
+import { type FollowedDirWatch, watchFollowedDir } from "./FollowedDirWatch.js"
 
 /** What the watcher follows. */
 export interface ConfigWatcherOptions {
@@ -39,8 +38,9 @@ const MAX_LOGGED_WATCH_ERRORS = 100
 // How often a routes directory that is gone is looked for while it is waited for.
 const GONE_POLL_MS = 100
 
-// How often a routes directory gone for good (after the wait) is looked for: the parent's watch tells when it is
-// made again, unless the parent itself went with it (its watch is bound to the parent that was removed).
+// How often a directory gone for good (the routes directory after the wait; the config file's) is looked for: the
+// parent's watch tells when it is made again, unless the parent itself went with it (its watch is bound to the
+// parent that was removed).
 const GONE_RECHECK_MS = 2000
 
 // Whether the directory holds a route file (one it cannot list holds none the reload could read either).
@@ -69,8 +69,8 @@ const watchErrorLog = () => {
 /**
  * Watches the config file and the route files and reloads what changed: a valid change is applied (routes live,
  * config settings at the next start) and announced with `config/reload`; an invalid one leaves the running
- * configuration in place and is announced with `config/error`. The routes directory is followed too: removed and
- * made again, or replaced by another one, it is watched and read again. Stops watching when its layer closes.
+ * configuration in place and is announced with `config/error`. The routes directory and the config file's are
+ * followed too: removed and made again, or replaced by another one, they are watched and read again. Stops watching when its layer closes.
  */
 export const layer = (options: ConfigWatcherOptions): Layer.Layer<never, never, Routes | ConfigSource> =>
   Layer.effectDiscard(
@@ -104,30 +104,44 @@ export const layer = (options: ConfigWatcherOptions): Layer.Layer<never, never, 
 
       // Watching starts before the layer is ready, so a change made right after the server announces itself is
       // never missed.
-      const routesWatch = yield* watchRoutesDir(routesDir, {
+      const routesWatch = yield* watchFollowedDir(routesDir, {
+        isEntry: isRouteFileName,
         onEntry: onChange,
         onDirectory: () => Queue.offerUnsafe(queue, "routes"),
         onError
       })
-      if (configFile !== undefined) {
-        // The config file is watched through its directory: a watch on the file itself ends when the file is
-        // replaced (unlinked and created again by `git checkout`, `rm f; echo > f`, some editors' saves). Every
-        // other entry is left alone: the directory may be a busy one (/etc).
-        const configDir = path.dirname(configFile)
-        const ignored = (file: string) => {
-          const absolute = path.resolve(file)
-          return absolute !== configDir && absolute !== configFile
-        }
-        yield* Effect.acquireRelease(openWatch([configDir], { ignored, onChange, onError }), closeWatch)
-      }
+      // The config file is watched through its directory: a watch on the file itself ends when the file is replaced
+      // (unlinked and created again by `git checkout`, `rm f; echo > f`, some editors' saves); and the directory is
+      // followed as the routes directory is, for a deploy that replaces it (or the tree it is in).
+      const configWatch =
+        configFile === undefined
+          ? undefined
+          : yield* watchFollowedDir(path.dirname(configFile), {
+              isEntry: (name) => name === path.basename(configFile),
+              onEntry: onChange,
+              onDirectory: () => Queue.offerUnsafe(queue, "config"),
+              onError
+            })
 
       const goneWaitMs = options.goneWaitMs ?? 2000
-      // While the directory is gone for good it is looked for now and then, and read once it is back.
-      const lookout = yield* FiberHandle.make<void>()
-      const lookForIt = routesWatch.follow.pipe(
-        Effect.repeat({ until: (present) => present, schedule: Schedule.spaced(GONE_RECHECK_MS) }),
-        Effect.andThen(Queue.offer(queue, "routes"))
-      )
+      // While a directory is gone for good it is looked for now and then, and read once it is back (its parent's
+      // watch tells sooner, unless the parent went with it).
+      const lookOut = (watch: FollowedDirWatch, kind: Changed) =>
+        watch.follow.pipe(
+          Effect.repeat({ until: (present) => present, schedule: Schedule.spaced(GONE_RECHECK_MS) }),
+          Effect.andThen(Queue.offer(queue, kind))
+        )
+      const routesLookout = yield* FiberHandle.make<void>()
+      const configLookout = yield* FiberHandle.make<void>()
+
+      // The watch moves to the config file's directory now at its path before the file is read; a directory gone
+      // is read as a missing file (reported like any unreadable config) and looked out for.
+      const reloadConfig = Effect.gen(function* () {
+        if (configWatch !== undefined && !(yield* configWatch.follow)) {
+          yield* FiberHandle.run(configLookout, lookOut(configWatch, "config"), { onlyIfMissing: true })
+        }
+        yield* config.reload
+      })
 
       const reloadRoutes = Effect.gen(function* () {
         // The watch moves to the directory now at the path before it is read, so no later change goes unseen.
@@ -150,7 +164,9 @@ export const layer = (options: ConfigWatcherOptions): Layer.Layer<never, never, 
             })
           )
           if (!back) {
-            if (!(yield* routesWatch.follow)) yield* FiberHandle.run(lookout, lookForIt, { onlyIfMissing: true })
+            if (!(yield* routesWatch.follow)) {
+              yield* FiberHandle.run(routesLookout, lookOut(routesWatch, "routes"), { onlyIfMissing: true })
+            }
             yield* Effect.logWarning(
               `the routes directory ${routesDir} is still gone (or not a directory, or without route files) after ` +
                 `${goneWaitMs} ms: its routes are removed`
@@ -163,7 +179,7 @@ export const layer = (options: ConfigWatcherOptions): Layer.Layer<never, never, 
       // A reload that dies (a bug, a failing event store) ends only that reload: the next change reloads again.
       const reload = Effect.fnUntraced(
         function* (batch: ReadonlyArray<Changed>) {
-          if (batch.includes("config")) yield* config.reload
+          if (batch.includes("config")) yield* reloadConfig
           if (batch.includes("routes")) yield* reloadRoutes
         },
         Effect.catchDefect((defect) => Effect.logWarning("reloading after a file change failed", defect))

@@ -212,6 +212,55 @@ describe("the config watcher", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("the config file's directory replaced (removed, made again) is watched again, and so is the file in it", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("gatehouse-watcher-")
+      const routesDir = path.join(dir, "routes")
+      const configDir = path.join(dir, "etc")
+      const configFile = path.join(configDir, "gatehouse.yml")
+      fs.mkdirSync(routesDir)
+      fs.mkdirSync(configDir)
+      fs.writeFileSync(configFile, "v1\n")
+      const seen: Array<string> = []
+      yield* Layer.build(
+        ConfigWatcher.layer({ configFile, routesDir, settleMs: 50 }).pipe(
+          Layer.provide(Routes.layerTest([])),
+          Layer.provide(recordingConfig(configFile, seen))
+        )
+      )
+      // As a deploy that replaces the whole directory does it.
+      fs.rmSync(configDir, { recursive: true })
+      fs.mkdirSync(configDir)
+      fs.writeFileSync(configFile, "v2\n")
+      yield* waitFor(
+        Effect.sync(() => seen),
+        (texts) => texts.includes("v2\n"),
+        "the file of the new directory reloaded"
+      )
+      fs.writeFileSync(configFile, "v3\n")
+      yield* waitFor(
+        Effect.sync(() => seen),
+        (texts) => texts.includes("v3\n"),
+        "the next edit in the new directory reloaded"
+      )
+      // Its parent replaced with it, later: the look-out finds the new tree.
+      fs.rmSync(dir, { recursive: true })
+      yield* waitFor(
+        Effect.sync(() => seen),
+        (texts) => texts.at(-1) === "(missing)",
+        "the missing file reported"
+      )
+      fs.mkdirSync(configDir, { recursive: true })
+      fs.writeFileSync(configFile, "v4\n")
+      yield* waitFor(
+        Effect.sync(() => seen),
+        (texts) => texts.includes("v4\n"),
+        "the file of the new tree reloaded",
+        10_000
+      )
+    }).pipe(Effect.scoped)
+  )
+
   it.live("a file written in steps is reloaded once it is complete, not part-way through", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir("gatehouse-watcher-")

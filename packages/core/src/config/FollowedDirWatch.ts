@@ -4,20 +4,24 @@ import * as path from "node:path"
 import type { FSWatcher } from "chokidar"
 import * as Effect from "effect/Effect"
 import * as Semaphore from "effect/Semaphore"
-import { isRouteFileName } from "../routes/RouteFiles.js"
 import { closeWatch, openWatch } from "./FileWatch.js"
 
-/** Whom a {@link watchRoutesDir} tells. */
-export interface RoutesDirWatchOptions {
-  /** A route file of the directory was added, changed or removed. */
+/** What a {@link watchFollowedDir} watches and whom it tells. */
+export interface FollowedDirWatchOptions {
+  /**
+   * The entries of the directory watched, by name (route files; the config file): every other one is left alone,
+   * as each watched file costs an inotify watch and the directory may be a busy one (`/etc`).
+   */
+  readonly isEntry: (name: string) => boolean
+  /** An entry of the directory was added, changed or removed. */
   readonly onEntry: (file: string) => void
   /** The directory's own entry in its parent changed: it was removed, created, renamed away or replaced. */
   readonly onDirectory: () => void
   readonly onError: (error: unknown) => void
 }
 
-/** The watch of a routes directory that follows the directory found at its path, whichever one that is. */
-export interface RoutesDirWatch {
+/** The watch of a directory that follows the directory found at its path, whichever one that is. */
+export interface FollowedDirWatch {
   /**
    * Moves the watch to the directory now at the path when it is another one than the one watched (re-created,
    * swapped in by a rename, a symbolic link pointed elsewhere), or drops it when there is none; the parent's watch
@@ -64,15 +68,15 @@ const openParentWatch = (
   )
 
 /**
- * Watches the route files of the directory `dir` (not below it) and the directory itself: its parent is watched
- * for the directory's name, and {@link RoutesDirWatch.follow} moves the watch to whichever directory is at the path.
- * Stops watching when the scope closes.
+ * Watches the entries of the directory `dir` (not below it) that `isEntry` names, and the directory itself: its
+ * parent is watched for the directory's name, and {@link FollowedDirWatch.follow} moves the watch to whichever
+ * directory is at the path (a deploy that replaces the routes directory, or the config file's, or the tree they are
+ * in). Stops watching when the scope closes.
  */
-export const watchRoutesDir = Effect.fnUntraced(function* (dir: string, options: RoutesDirWatchOptions) {
-  // Every other entry is left alone: each watched file costs an inotify watch.
+export const watchFollowedDir = Effect.fnUntraced(function* (dir: string, options: FollowedDirWatchOptions) {
   const ignored = (file: string) => {
     const absolute = path.resolve(file)
-    return absolute !== dir && !(path.dirname(absolute) === dir && isRouteFileName(path.basename(absolute)))
+    return absolute !== dir && !(path.dirname(absolute) === dir && options.isEntry(path.basename(absolute)))
   }
   let watched: { readonly identity: string | undefined; readonly watcher: FSWatcher | undefined } = {
     identity: undefined,
@@ -141,5 +145,5 @@ export const watchRoutesDir = Effect.fnUntraced(function* (dir: string, options:
   })
   const follow = oneAtATime.withPermits(1)(moveWatch)
   yield* follow
-  return { follow } satisfies RoutesDirWatch
+  return { follow } satisfies FollowedDirWatch
 })
