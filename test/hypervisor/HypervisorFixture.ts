@@ -4,6 +4,7 @@ import { ConfigDefaults } from "../../packages/core/src/config/GatehouseConfig.j
 import * as EventBus from "../../packages/core/src/events/EventBus.js"
 import { EventRepository } from "../../packages/core/src/events/EventRepository.js"
 import { Events } from "../../packages/core/src/events/Events.js"
+import { GuestLocator } from "../../packages/core/src/hypervisor/GuestLocator.js"
 import { Hypervisor } from "../../packages/core/src/hypervisor/Hypervisor.js"
 import * as HypervisorLive from "../../packages/core/src/hypervisor/HypervisorLive.js"
 import type { NodeShell } from "../../packages/core/src/hypervisor/NodeShell.js"
@@ -36,8 +37,8 @@ export const withToken = (cluster: ProxmoxClusterConfig, tokenId: string, secret
 })
 
 /**
- * Builds the hypervisor service (and the event bus it publishes to, on an in-memory store) for the scope;
- * `tailPaths` defaults as in the config (`/var/log`).
+ * Builds the hypervisor service (and the event bus it publishes to, on an in-memory store, and the guest locator
+ * route listings and health use) for the scope; `tailPaths` defaults as in the config (`/var/log`).
  */
 export const buildHypervisor = (
   config: Omit<HypervisorConfig, "tailPaths"> & Partial<Pick<HypervisorConfig, "tailPaths">>,
@@ -50,5 +51,9 @@ export const buildHypervisor = (
     const context = yield* Layer.build(
       HypervisorLive.layer(full, options).pipe(Layer.provideMerge(events), Layer.provide(shell))
     )
-    return { hypervisor: Context.get(context, Hypervisor), events: Context.get(context, Events) }
+    return {
+      hypervisor: Context.get(context, Hypervisor),
+      events: Context.get(context, Events),
+      locator: Context.get(context, GuestLocator)
+    }
   })

@@ -1,6 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
+  errorCodeOf,
+  httpStatusOf,
   ProxmoxAccessDenied,
+  ProxmoxCertificateMismatch,
   ProxmoxFailed,
   ProxmoxTimedOut,
   ProxmoxUnreachable
@@ -53,16 +56,46 @@ describe("PveClient against the simulator", () => {
     )
   )
 
-  it.live("TLS: a wrong pinned fingerprint is refused before any request is sent", () =>
+  it.live("TLS: a wrong pinned fingerprint is refused before any request is sent, a 502 showing the one seen", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const sim = yield* simulator()
         const wrong = sim.fingerprint.replace(/^../, sim.fingerprint.startsWith("00") ? "11" : "00")
         const client = yield* tokenClient(sim, { tls: { fingerprint: wrong, ca: undefined, insecure: false } })
         const error = yield* failure(client.get("/version", Schema.Unknown))
-        assert.instanceOf(error, ProxmoxUnreachable)
-        assert.match(error.message, /fingerprint mismatch/)
+        // Not an outage (503, worth retrying) but a configuration or security problem.
+        assert.instanceOf(error, ProxmoxCertificateMismatch)
+        assert.deepStrictEqual([error.expected, error.presented], [wrong, sim.fingerprint])
+        assert.strictEqual(
+          error.message,
+          `Proxmox VE cluster "sim": the SHA-256 fingerprint of its TLS certificate, ${sim.fingerprint}, does not ` +
+            `match tls.fingerprint (${wrong}); nothing was sent`
+        )
+        assert.strictEqual(httpStatusOf(errorCodeOf(error)), 502)
         assert.strictEqual(sim.requests.length, 0, "the token never reached the impostor")
+      })
+    )
+  )
+
+  it.live("a node the cluster cannot reach (pveproxy's 595/596): unreachable (503), naming the node", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const sim = yield* simulator({ nodes: [{ name: "pve1" }, { name: "pve2" }] })
+        const client = yield* tokenClient(sim)
+        sim.setNode("pve2", { status: "offline" })
+        const offline = yield* failure(client.get("/nodes/pve2/status", Schema.Unknown))
+        assert.instanceOf(offline, ProxmoxUnreachable)
+        assert.strictEqual(
+          offline.message,
+          'Proxmox VE cluster "sim" is unreachable: node "pve2" is offline or cut off from the rest of the cluster ' +
+            "(595: No route to host)"
+        )
+        assert.strictEqual(httpStatusOf(errorCodeOf(offline)), 503)
+        // 596: the connection to the node broke during TLS or the request.
+        sim.fault({ match: "/nodes/pve1/status", status: 596, reason: "Connection reset by peer", once: true })
+        const broken = yield* failure(client.get("/nodes/pve1/status", Schema.Unknown))
+        assert.instanceOf(broken, ProxmoxUnreachable)
+        assert.include(broken.detail, 'node "pve1" is offline or cut off')
       })
     )
   )

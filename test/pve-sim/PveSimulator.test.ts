@@ -412,6 +412,19 @@ describe("PVE simulator: tasks and power actions", () => {
     expect((await api(sim, "/nodes/pve1/lxc/101/status/current")).json.data.status).toBe("running")
   })
 
+  it("ends a task that logged warnings with WARNINGS: <n> after it acted (PVE counts that as success)", async () => {
+    sim.warnNextTask(101, 2)
+    const r = await api(sim, "/nodes/pve1/lxc/101/status/stop", { method: "POST" })
+    const done = await waitTask(sim, "pve1", r.json.data)
+    expect(done.exitstatus).toBe("WARNINGS: 2")
+    const log = await api(sim, `/nodes/pve1/tasks/${encodeURIComponent(r.json.data)}/log`)
+    expect(log.json.data.at(-1)).toEqual({ n: 1, t: "TASK WARNINGS: 2" })
+    expect((await api(sim, "/nodes/pve1/lxc/101/status/current")).json.data.status).toBe("stopped")
+    // The next task is an ordinary one; 101 runs again for the tests below.
+    const start = await api(sim, "/nodes/pve1/lxc/101/status/start", { method: "POST" })
+    expect((await waitTask(sim, "pve1", start.json.data)).exitstatus).toBe("OK")
+  })
+
   it("shuts down and reboots with 0/1 booleans, and refuses actions on stopped guests", async () => {
     const down = await api(sim, "/nodes/pve1/lxc/101/status/shutdown", {
       method: "POST",

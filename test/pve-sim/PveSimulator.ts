@@ -108,6 +108,8 @@ export interface PveSim {
   readonly hang: (match: RegExp | string | undefined) => void
   /** The next power task of `vmid` ends with this exit status instead of acting. */
   readonly failNextTask: (vmid: number, exitstatus: string) => void
+  /** The next power task of `vmid` acts, then ends `WARNINGS: <warnings>` (PVE's success with warnings). */
+  readonly warnNextTask: (vmid: number, warnings: number) => void
   /** pvestatd's next update, now: `/cluster/resources` shows every guest as it is at this moment. */
   readonly sampleRrd: () => Promise<void>
   /** Closes the listener and destroys open connections (an outage). */
@@ -377,6 +379,9 @@ export const startPveSimulator = async (options: PveSimOptions = {}): Promise<Pv
     },
     failNextTask: (vmid, exitstatus) => {
       world.failNext.set(vmid, exitstatus)
+    },
+    warnNextTask: (vmid, warnings) => {
+      world.warnNext.set(vmid, warnings)
     },
     sampleRrd: () => world.sampleRrd(),
     stop: halt,

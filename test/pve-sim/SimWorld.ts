@@ -45,6 +45,8 @@ export class SimWorld {
   readonly tasks = new TaskRegistry()
   readonly journal: Array<JournalEntry> = []
   readonly failNext = new Map<number, string>()
+  /** Warnings the next power task of a guest logs (it acts, and ends `WARNINGS: <n>`). */
+  readonly warnNext = new Map<number, number>()
   /**
    * What pvestatd last wrote to the RRD cache for each guest: its stats as of that update. `/cluster/resources`
    * reports guests from here (SPEC pve-api §8), so their status there lags the real one by up to an update interval.
@@ -208,8 +210,20 @@ export class SimWorld {
       }
     }
     if (this.closed) return
+    // A task that did its work but logged warnings ends `WARNINGS: <n>`, which PVE counts as success.
+    const warnings = this.warnNext.get(vmid)
+    if (warnings !== undefined && injected === undefined) {
+      this.warnNext.delete(vmid)
+      if (exitstatus === "OK") exitstatus = `WARNINGS: ${warnings}`
+    }
     await this.refresh(g, true)
-    task.log.push(exitstatus === "OK" ? "TASK OK" : `TASK ERROR: ${exitstatus}`)
+    task.log.push(
+      exitstatus === "OK"
+        ? "TASK OK"
+        : exitstatus.startsWith("WARNINGS: ")
+          ? `TASK ${exitstatus}`
+          : `TASK ERROR: ${exitstatus}`
+    )
     task.exitstatus = exitstatus
     task.endtime = Math.floor(this.now() / 1000)
     task.status = "stopped"

@@ -16,8 +16,10 @@ import {
   LxcActionResult,
   NodeStats,
   ProxmoxAccessDenied,
+  ProxmoxCertificateMismatch,
   ProxmoxFailed,
   ProxmoxTaskFailed,
+  ProxmoxTaskIneffective,
   ProxmoxTimedOut,
   ProxmoxUnreachable,
   SshFailed,
@@ -37,6 +39,7 @@ const proxmoxErrors = [
   toWireError(ProxmoxUnreachable),
   toWireError(ProxmoxFailed),
   toWireError(ProxmoxAccessDenied),
+  toWireError(ProxmoxCertificateMismatch),
   toWireError(ProxmoxTimedOut)
 ]
 // A node is looked up in the cache; a cluster that never answered gives its Proxmox error instead of a 404.
@@ -199,7 +202,12 @@ export class HypervisorApi extends HttpApiGroup.make("hypervisor")
     HttpApiEndpoint.post("lxc", "/hypervisor/lxc/:node/:vmid/:action", {
       params: { node: NodeParam, vmid: VmidParam, action: LxcAction },
       success: LxcActionResult,
-      error: [...lookupErrors, toWireError(InvalidArgument), toWireError(ProxmoxTaskFailed)]
+      error: [
+        ...lookupErrors,
+        toWireError(InvalidArgument),
+        toWireError(ProxmoxTaskFailed),
+        toWireError(ProxmoxTaskIneffective)
+      ]
     })
       .annotateMerge(requires("hypervisor:write"))
       .annotateMerge(
@@ -208,7 +216,9 @@ export class HypervisorApi extends HttpApiGroup.make("hypervisor")
           description:
             "Waits for Proxmox's task and confirms the final status. Already in the target state: 200 " +
             '`"container already running|stopped"`. Stop is a graceful shutdown, then a stop after its timeout. ' +
-            "Task failure: 502 with its exit status; no result within 2 min: 504. Emits `hypervisor/lxc_*` events."
+            "A task ending `WARNINGS: <n>` succeeded (the message counts the warnings). Task failure: 502 with its " +
+            "exit status; a task that ended OK while the container did not reach the state within a few seconds: " +
+            "502 naming its status; no result within 2 min: 504. Emits `hypervisor/lxc_*` events."
         })
       )
   )

@@ -23,6 +23,7 @@ import {
   InvalidArgument,
   NodeStats,
   ProxmoxAccessDenied,
+  ProxmoxCertificateMismatch,
   ProxmoxFailed,
   ProxmoxTimedOut,
   ProxmoxUnreachable,
@@ -202,7 +203,14 @@ export const StreamEndpoints = {
     frame: NodeStats,
     summary: "The node's stats every second, polled once for all watchers of the node",
     ends: "never: it polls until the client closes; an upstream failure closes it (1011)",
-    errors: [HypervisorNodeNotFound, ProxmoxUnreachable, ProxmoxFailed, ProxmoxAccessDenied, ProxmoxTimedOut]
+    errors: [
+      HypervisorNodeNotFound,
+      ProxmoxUnreachable,
+      ProxmoxFailed,
+      ProxmoxAccessDenied,
+      ProxmoxCertificateMismatch,
+      ProxmoxTimedOut
+    ]
   }),
   guestStats: declareStream({
     group: "hypervisor",
@@ -211,7 +219,14 @@ export const StreamEndpoints = {
     encoding: "text",
     summary: "The guest's stats line every second, from the resource cache",
     ends: "never: it follows the cache until the client closes; a guest that disappears closes it (1008)",
-    errors: [GuestNotFound, ProxmoxUnreachable, ProxmoxFailed, ProxmoxAccessDenied, ProxmoxTimedOut]
+    errors: [
+      GuestNotFound,
+      ProxmoxUnreachable,
+      ProxmoxFailed,
+      ProxmoxAccessDenied,
+      ProxmoxCertificateMismatch,
+      ProxmoxTimedOut
+    ]
   }),
   dockerContainers: declareStream({
     group: "docker",

@@ -63,6 +63,18 @@ export class ProxmoxAccessDenied extends ApiError<ProxmoxAccessDenied>()("Proxmo
       : `Proxmox VE cluster "${e.cluster}" denied a privilege to Gatehouse: ${e.detail}`
 }) {}
 
+/**
+ * The cluster's API presented a TLS certificate other than the one pinned in `tls.fingerprint`; Gatehouse sent nothing
+ * (502 / BAD_GATEWAY). A configuration or security problem, not an outage: asking again gives the same answer.
+ */
+export class ProxmoxCertificateMismatch extends ApiError<ProxmoxCertificateMismatch>()("ProxmoxCertificateMismatch", {
+  code: "bad_gateway",
+  fields: { cluster: Schema.String, expected: Schema.String, presented: Schema.String },
+  message: (e) =>
+    `Proxmox VE cluster "${e.cluster}": the SHA-256 fingerprint of its TLS certificate, ${e.presented}, does not ` +
+    `match tls.fingerprint (${e.expected}); nothing was sent`
+}) {}
+
 /** A Proxmox API call or an LXC operation did not finish in time (504 / DEADLINE_EXCEEDED). */
 export class ProxmoxTimedOut extends ApiError<ProxmoxTimedOut>()("ProxmoxTimedOut", {
   code: "timeout",
@@ -70,11 +82,22 @@ export class ProxmoxTimedOut extends ApiError<ProxmoxTimedOut>()("ProxmoxTimedOu
   message: (e) => `Proxmox VE cluster "${e.cluster}": ${e.operation} did not finish within ${e.timeout_ms} ms`
 }) {}
 
-/** A Proxmox task (UPID) ended with an exit status other than `OK` (502 / BAD_GATEWAY). */
+/** A Proxmox task (UPID) ended with an error: an exit status other than `OK` or `WARNINGS: <n>` (502 / BAD_GATEWAY). */
 export class ProxmoxTaskFailed extends ApiError<ProxmoxTaskFailed>()("ProxmoxTaskFailed", {
   code: "bad_gateway",
   fields: { cluster: Schema.String, upid: Schema.String, exitstatus: Schema.String },
   message: (e) => `Proxmox VE task ${e.upid} failed: ${e.exitstatus}`
+}) {}
+
+/**
+ * A power task ended `OK` (or with warnings) but the container did not reach the action's state within the time it is
+ * given to settle: e.g. a container whose init exits at once after a start (502 / BAD_GATEWAY). `status` is the one
+ * Proxmox reported last.
+ */
+export class ProxmoxTaskIneffective extends ApiError<ProxmoxTaskIneffective>()("ProxmoxTaskIneffective", {
+  code: "bad_gateway",
+  fields: { cluster: Schema.String, upid: Schema.String, vmid: Schema.Int, status: Schema.String },
+  message: (e) => `Proxmox VE task ${e.upid} ended OK but container ${e.vmid} is ${e.status}`
 }) {}
 
 /** No SSH access is configured for the node (`hypervisor.clusters[].ssh.nodes`) (503 / UNAVAILABLE). */

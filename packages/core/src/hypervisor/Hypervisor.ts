@@ -11,8 +11,10 @@ import type {
   LxcActionResult,
   NodeStats,
   ProxmoxAccessDenied,
+  ProxmoxCertificateMismatch,
   ProxmoxFailed,
   ProxmoxTaskFailed,
+  ProxmoxTaskIneffective,
   ProxmoxTimedOut,
   ProxmoxUnreachable,
   SshFailed,
@@ -27,7 +29,12 @@ import type * as Stream from "effect/Stream"
 import type { GuestLocation } from "./GuestLocator.js"
 
 /** A Proxmox API call failed (each names its cluster). */
-export type ProxmoxError = ProxmoxUnreachable | ProxmoxFailed | ProxmoxAccessDenied | ProxmoxTimedOut
+export type ProxmoxError =
+  | ProxmoxUnreachable
+  | ProxmoxFailed
+  | ProxmoxAccessDenied
+  | ProxmoxCertificateMismatch
+  | ProxmoxTimedOut
 
 /**
  * Finding a node failed: not configured, not found, or the cluster that might have it never answered (its
@@ -113,7 +120,10 @@ export class Hypervisor extends Context.Service<
       vmid: number,
       action: LxcAction,
       by: string
-    ) => Effect.Effect<LxcActionResult, InvalidArgument | LookupError | ProxmoxError | ProxmoxTaskFailed>
+    ) => Effect.Effect<
+      LxcActionResult,
+      InvalidArgument | LookupError | ProxmoxError | ProxmoxTaskFailed | ProxmoxTaskIneffective
+    >
     /** Reverse lookup (SPEC §2): the guest or node whose address, hostname or name is `host`. */
     readonly locate: (host: string) => Effect.Effect<GuestLocation | undefined>
   }

@@ -1,4 +1,4 @@
-import type { Guest, LxcAction, Route } from "@gatehouse-edge/contract/domain"
+import type { LxcAction, Route } from "@gatehouse-edge/contract/domain"
 import {
   GuestNotFound,
   GuestNotRunning,
@@ -39,6 +39,7 @@ import { watchPermissions } from "./PermissionWatch.js"
 import type { PveError } from "./PveClient.js"
 import { PveNodeStatus } from "./PveSchemas.js"
 import type { ClusterSnapshot } from "./ResourceCache.js"
+import { reverseLookup } from "./ReverseLookup.js"
 import { makeSharedFollows } from "./SharedFollows.js"
 import { makeSharedPolls } from "./SharedPolls.js"
 
@@ -55,7 +56,12 @@ export interface HypervisorOptions {
   readonly lxc?: Partial<LxcControlOptions>
 }
 
-const defaultLxc: LxcControlOptions = { timeoutMs: 120_000, shutdownTimeoutS: 60, pollIntervalMs: 500 }
+const defaultLxc: LxcControlOptions = {
+  timeoutMs: 120_000,
+  shutdownTimeoutS: 60,
+  pollIntervalMs: 500,
+  settleMs: 5000
+}
 
 const lxcEvent = {
   start: HypervisorEvents.lxcStart,
@@ -262,25 +268,7 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
     })
 
   const locate = Effect.fn("Hypervisor.locate")(function* (host: string) {
-    const wanted = host
-      .trim()
-      .toLowerCase()
-      .replace(/^\[|\]$/g, "")
-    const label = wanted.split(".")[0] ?? wanted
-    for (const snapshot of yield* snapshots) {
-      const byAddress = snapshot.guests.find((g) => g.ips.includes(wanted))
-      const byName = snapshot.guests.find((g: Guest) => {
-        const name = g.name.toLowerCase()
-        return name === wanted || name === label
-      })
-      const guest = byAddress ?? byName
-      if (guest !== undefined) {
-        return { cluster: snapshot.cluster, node: guest.node, vmid: guest.vmid, status: guest.status }
-      }
-      const node = snapshot.nodes.find((n) => n.node.toLowerCase() === wanted || n.node.toLowerCase() === label)
-      if (node !== undefined) return { cluster: snapshot.cluster, node: node.node, vmid: 0, status: node.status }
-    }
-    return undefined
+    return reverseLookup(yield* snapshots, host)
   })
 
   const statusOf = (snapshot: ClusterSnapshot, node: string, vmid: number) =>

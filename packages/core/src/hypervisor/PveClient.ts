@@ -1,5 +1,6 @@
 import {
   ProxmoxAccessDenied,
+  ProxmoxCertificateMismatch,
   ProxmoxFailed,
   ProxmoxTimedOut,
   ProxmoxUnreachable
@@ -12,11 +13,16 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as SynchronizedRef from "effect/SynchronizedRef"
-import { type PveHttpRequest, type PveHttpResponse, sendPveRequest } from "./PveHttp.js"
+import { PveCertificateRejected, type PveHttpRequest, type PveHttpResponse, sendPveRequest } from "./PveHttp.js"
 import { makePveAgent, type PveTlsOptions } from "./PveTls.js"
 
 /** What a call to a cluster's API can fail with; each names the cluster. */
-export type PveError = ProxmoxUnreachable | ProxmoxFailed | ProxmoxAccessDenied | ProxmoxTimedOut
+export type PveError =
+  | ProxmoxUnreachable
+  | ProxmoxFailed
+  | ProxmoxAccessDenied
+  | ProxmoxCertificateMismatch
+  | ProxmoxTimedOut
 
 /** How Gatehouse signs in, with its secret already read. */
 export type PveCredentials =
@@ -81,6 +87,14 @@ const reasonOf = (response: PveHttpResponse): string => {
   return details.length === 0 ? reason : `${reason} (${details.join("; ")})`
 }
 
+// pveproxy's answer when it cannot reach the node a call is for (proxied to another node of the cluster): the
+// pseudo-statuses of its HTTP client (AnyEvent::HTTP), 595 for a failed connection (`No route to host`, the node is
+// offline), 596 for a failure during TLS or the request. The cluster answered; the node did not.
+const nodeUnreachableStatuses = new Set([595, 596])
+
+/** The node a call is for, when its path names one (`/nodes/<node>/…`; node names are host names, never escaped). */
+const nodeOf = (path: string): string | undefined => /^\/nodes\/([^/]+)/.exec(path)?.[1]
+
 /**
  * Opens a client of one cluster. Token auth sends `Authorization: PVEAPIToken=…` on each call; password auth logs
  * in at `/access/ticket`, renews the ticket with the old one before it expires, sends it as a cookie with
@@ -94,9 +108,16 @@ export const makePveClient = Effect.fn("PveClient.make")(function* (options: Pve
   yield* Effect.addFinalizer(() => Effect.sync(() => agent.destroy()))
   const renewAfterMs = options.ticketRenewAfterMs ?? 90 * 60 * 1000
 
-  const send = (request: PveHttpRequest): Effect.Effect<PveHttpResponse, ProxmoxUnreachable | ProxmoxTimedOut> =>
+  const send = (
+    request: PveHttpRequest
+  ): Effect.Effect<PveHttpResponse, ProxmoxUnreachable | ProxmoxCertificateMismatch | ProxmoxTimedOut> =>
     sendPveRequest(agent, baseUrl, request).pipe(
-      Effect.mapError((error) => new ProxmoxUnreachable({ cluster, detail: error.reason })),
+      Effect.mapError((error) =>
+        // Another certificate than the pinned one is a configuration or security problem: not retried as an outage.
+        error instanceof PveCertificateRejected
+          ? new ProxmoxCertificateMismatch({ cluster, expected: error.expected, presented: error.presented })
+          : new ProxmoxUnreachable({ cluster, detail: error.reason })
+      ),
       Effect.timeoutOrElse({
         duration: Duration.millis(options.timeoutMs),
         orElse: () =>
@@ -114,7 +135,17 @@ export const makePveClient = Effect.fn("PveClient.make")(function* (options: Pve
     request: PveHttpRequest,
     response: PveHttpResponse,
     schema: Schema.Decoder<A>
-  ): Effect.Effect<A, ProxmoxAccessDenied | ProxmoxFailed> => {
+  ): Effect.Effect<A, ProxmoxAccessDenied | ProxmoxFailed | ProxmoxUnreachable> => {
+    if (nodeUnreachableStatuses.has(response.status)) {
+      const node = nodeOf(request.path)
+      const where = node === undefined ? "a node of the cluster" : `node "${node}"`
+      return Effect.fail(
+        new ProxmoxUnreachable({
+          cluster,
+          detail: `${where} is offline or cut off from the rest of the cluster (${response.status}: ${reasonOf(response)})`
+        })
+      )
+    }
     if (response.status === 401 || response.status === 403) {
       return Effect.fail(
         new ProxmoxAccessDenied({

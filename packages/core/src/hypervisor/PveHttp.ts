@@ -3,6 +3,7 @@ import { request as httpsRequest } from "node:https"
 import { gunzip } from "node:zlib"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import { PinnedCertificateMismatch } from "./PveTls.js"
 
 /** One call to the Proxmox VE API, below the envelope: method, path under `/api2/json`, query, form body, headers. */
 export interface PveHttpRequest {
@@ -23,6 +24,12 @@ export interface PveHttpResponse {
 /** The API could not be reached or the connection broke before a whole answer arrived. */
 export class PveConnectionFailed extends Data.TaggedError("PveConnectionFailed")<{ readonly reason: string }> {}
 
+/** The server presented a certificate other than the pinned one; nothing was sent to it. */
+export class PveCertificateRejected extends Data.TaggedError("PveCertificateRejected")<{
+  readonly expected: string
+  readonly presented: string
+}> {}
+
 // Answers are JSON documents; a node's full resource list is well under this. More is a broken or hostile server.
 const maxBodyBytes = 32 * 1024 * 1024
 
@@ -37,8 +44,8 @@ export const sendPveRequest = (
   agent: https.Agent,
   baseUrl: URL,
   request: PveHttpRequest
-): Effect.Effect<PveHttpResponse, PveConnectionFailed> =>
-  Effect.callback<PveHttpResponse, PveConnectionFailed>((resume, signal) => {
+): Effect.Effect<PveHttpResponse, PveConnectionFailed | PveCertificateRejected> =>
+  Effect.callback<PveHttpResponse, PveConnectionFailed | PveCertificateRejected>((resume, signal) => {
     const url = new URL(`${baseUrl.pathname.replace(/\/$/, "")}/api2/json${request.path}`, baseUrl)
     for (const [key, value] of Object.entries(request.query ?? {})) url.searchParams.set(key, value)
     const body = request.form === undefined ? undefined : new URLSearchParams(request.form).toString()
@@ -100,7 +107,11 @@ export const sendPveRequest = (
       }
     )
     req.on("error", (error) => {
-      if (!signal.aborted) fail(error)
+      if (signal.aborted) return
+      if (error instanceof PinnedCertificateMismatch) {
+        return resume(Effect.fail(new PveCertificateRejected({ expected: error.expected, presented: error.presented })))
+      }
+      fail(error)
     })
     req.end(body)
   })

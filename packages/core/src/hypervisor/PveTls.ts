@@ -11,6 +11,16 @@ export interface PveTlsOptions {
   readonly insecure: boolean
 }
 
+/** The server's certificate is not the pinned one: a refusal of that server, not a failure to reach it. */
+export class PinnedCertificateMismatch extends Error {
+  constructor(
+    readonly expected: string,
+    readonly presented: string
+  ) {
+    super(`TLS certificate fingerprint mismatch: expected ${expected}, got ${presented}`)
+  }
+}
+
 /**
  * An HTTPS agent that checks the server's certificate before a request is written to the socket. With a pinned
  * fingerprint the chain is not verified (PVE's certificate is signed by the cluster's own CA) but the leaf must be
@@ -40,7 +50,7 @@ export const makePveAgent = (options: PveTlsOptions, maxSockets: number): https.
       const presented = socket.getPeerCertificate().fingerprint256
       if (presented === pinned) return done(null, socket)
       socket.destroy()
-      done(new Error(`TLS certificate fingerprint mismatch: expected ${pinned}, got ${presented ?? "none"}`))
+      done(new PinnedCertificateMismatch(pinned, presented ?? "none"))
     })
     return undefined
   }) as unknown as https.Agent["createConnection"]
