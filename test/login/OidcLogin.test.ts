@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, type Scope } from "effect"
 import { type AgentReply, CookieAgent, formOf } from "../support/CookieAgent.js"
@@ -14,7 +15,17 @@ import { startTestServer, type TestServer } from "../support/TestServer.js"
 const users: ReadonlyArray<OidcUser> = [
   { name: "ada", password: "ada-secret", groups: ["gatehouse-admins", "staff"] },
   { name: "vic", password: "vic-secret", groups: ["gatehouse-viewers"] },
-  { name: "mallory", password: "mallory-secret", groups: ["staff"] }
+  { name: "mallory", password: "mallory-secret", groups: ["staff"] },
+  // An opaque id at the provider, as most providers give: her user name is only her preferred_username.
+  { name: "carol", password: "carol-secret", groups: [], sub: "u-5c1e0a" }
+]
+
+/** Who may sign in, and as what: admins and viewers by group. */
+const byGroups = [
+  "allowed_groups: [gatehouse-admins, gatehouse-viewers]",
+  "roles:",
+  "  admin: [gatehouse-admins]",
+  "  viewer: [gatehouse-viewers]"
 ]
 
 interface Fixture {
@@ -24,24 +35,25 @@ interface Fixture {
   readonly browser: () => CookieAgent
 }
 
-/** Gatehouse with `auth.oidc` pointing at a fresh provider; the provider registers Gatehouse's callback. */
-const setUp = (options: { readonly idTokenTtlSeconds?: number } = {}): Effect.Effect<Fixture, unknown, Scope.Scope> =>
+/**
+ * Gatehouse with `auth.oidc` pointing at a fresh provider (the provider registers Gatehouse's callback); `admission`
+ * are the lines saying who may sign in (default {@link byGroups}).
+ */
+const setUp = (
+  options: { readonly idTokenTtlSeconds?: number; readonly admission?: ReadonlyArray<string> } = {}
+): Effect.Effect<Fixture, unknown, Scope.Scope> =>
   Effect.gen(function* () {
     const port = yield* freePort
-    const provider = yield* startOidcProvider({ rpOrigin: `http://127.0.0.1:${port}`, users, ...options })
-    const server = yield* startTestServer({
-      port,
-      configYaml: oidcConfigYaml(
-        provider,
-        "allowed_groups: [gatehouse-admins, gatehouse-viewers]",
-        "roles:",
-        "  admin: [gatehouse-admins]",
-        "  viewer: [gatehouse-viewers]"
-      )
-    })
+    const { admission = byGroups, ...providerOptions } = options
+    const provider = yield* startOidcProvider({ rpOrigin: `http://127.0.0.1:${port}`, users, ...providerOptions })
+    const server = yield* startTestServer({ port, configYaml: oidcConfigYaml(provider, ...admission) })
     assert.strictEqual(server.origin, `http://127.0.0.1:${port}`)
     return { server, provider, browser: () => new CookieAgent() }
   })
+
+/** The cookie holding a sign-in's state in the browser that started it: named after the URL's `state`. */
+const stateCookieName = (url: URL | string) =>
+  `gatehouse_oidc_state_${createHash("sha256").update(new URL(url).searchParams.get("state")!).digest("hex").slice(0, 8)}`
 
 const isCallback = (server: TestServer) => (url: URL) =>
   url.origin === server.origin && url.pathname === "/api/v1/auth/callback"
@@ -106,6 +118,7 @@ const authEvents = (f: Fixture) =>
 const ada = users[0]!
 const vic = users[1]!
 const mallory = users[2]!
+const carol = users[3]!
 
 describe("OIDC sign-in against a real OpenID provider", () => {
   it.live("an admin group member signs in: a session cookie, whoami says oidc:ada (admin), back to return_to", () =>
@@ -113,7 +126,7 @@ describe("OIDC sign-in against a real OpenID provider", () => {
       const f = yield* setUp()
       const browser = f.browser()
       const callback = yield* signInAtProvider(f, browser, ada, { returnTo: "/routes?view=all#top" })
-      assert.isDefined(browser.cookie("gatehouse_oidc_state", callback.href), "the state is bound to this browser")
+      assert.isDefined(browser.cookie(stateCookieName(callback), callback.href), "the state is bound to this browser")
 
       const done = yield* browser.request(callback.href)
       assert.strictEqual(done.status, 302, done.text)
@@ -121,7 +134,7 @@ describe("OIDC sign-in against a real OpenID provider", () => {
       const session = browser.cookie("gatehouse_session", f.server.origin)
       assert.isDefined(session)
       assert.isDefined(browser.cookie("gatehouse_csrf", f.server.origin))
-      assert.isUndefined(browser.cookie("gatehouse_oidc_state", callback.href), "the state cookie is cleared")
+      assert.isUndefined(browser.cookie(stateCookieName(callback), callback.href), "the state cookie is cleared")
       assert.match(done.setCookies.find((c) => c.startsWith("gatehouse_session="))!, /HttpOnly/i)
 
       const me = yield* whoami(f, session)
@@ -196,6 +209,81 @@ describe("OIDC sign-in against a real OpenID provider", () => {
         events.map((e) => e.action),
         "login"
       )
+    }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "allowed_users naming a user by preferred_username admits nobody; the refusal says what to list instead",
+    () =>
+      Effect.gen(function* () {
+        const f = yield* setUp({ admission: ["allowed_users: [carol]"] })
+        const browser = f.browser()
+        const done = yield* browser.request((yield* signInAtProvider(f, browser, carol)).href)
+        assert.deepStrictEqual(refusal(done), { status: 403, code: "permission_denied" }, done.text)
+        assert.strictEqual(
+          done.json.error.message,
+          "oidc:u-5c1e0a may not sign in here (not in allowed_users or allowed_groups): allowed_users lists their " +
+            'preferred_username "carol", which admits nobody (users may choose it): list their verified email or ' +
+            'their subject id (sub) "u-5c1e0a" instead'
+        )
+        assert.isUndefined(browser.cookie("gatehouse_session", f.server.origin))
+
+        // Listed by her verified email, as the message says, she is admitted: an admin, named by the list, no roles.
+        const fixed = yield* setUp({ admission: ["allowed_users: [carol@idp.test]"] })
+        const again = fixed.browser()
+        const signedIn = yield* again.request((yield* signInAtProvider(fixed, again, carol)).href)
+        assert.strictEqual(signedIn.status, 302, signedIn.text)
+        const me = yield* again.request(`${fixed.server.baseUrl}/whoami`)
+        assert.deepInclude(me.json, { subject: "oidc:u-5c1e0a", roles: ["admin"] })
+      }).pipe(Effect.scoped)
+  )
+
+  it.live("allow_any_user: true admits an account no list names, as a viewer", () =>
+    Effect.gen(function* () {
+      const f = yield* setUp({ admission: ["allow_any_user: true"] })
+      const browser = f.browser()
+      const done = yield* browser.request((yield* signInAtProvider(f, browser, mallory)).href)
+      assert.strictEqual(done.status, 302, done.text)
+      const me = yield* browser.request(`${f.server.baseUrl}/whoami`)
+      assert.deepInclude(me.json, { subject: "oidc:mallory", roles: ["viewer"] })
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("two sign-ins started in one browser (two tabs, a double click): the first one's callback signs in", () =>
+    Effect.gen(function* () {
+      const f = yield* setUp()
+      const browser = f.browser()
+      // Tab 1 goes to the provider; tab 2 starts another sign-in before tab 1 comes back.
+      const first = yield* signInAtProvider(f, browser, ada, { returnTo: "/first" })
+      const second = yield* browser.request(`${f.server.baseUrl}/auth/login?return_to=/second`)
+      assert.strictEqual(second.status, 302, second.text)
+      const done = yield* browser.request(first.href)
+      assert.strictEqual(done.status, 302, done.text)
+      assert.strictEqual(done.location, `${f.server.origin}/first`)
+      assert.strictEqual((yield* browser.request(`${f.server.baseUrl}/whoami`)).json.subject, "oidc:ada")
+      // Only the completed sign-in's cookie is cleared: tab 2's is still pending.
+      assert.isUndefined(browser.cookie(stateCookieName(first), first.href))
+      assert.isDefined(browser.cookie(stateCookieName(second.location!), first.href))
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a browser holds at most 4 pending sign-ins: a fifth start expires the oldest one's cookie", () =>
+    Effect.gen(function* () {
+      const f = yield* setUp()
+      const browser = f.browser()
+      const oldest = yield* signInAtProvider(f, browser, ada)
+      const later: Array<string> = []
+      for (let i = 0; i < 4; i++) {
+        const start = yield* browser.request(`${f.server.baseUrl}/auth/login`)
+        assert.strictEqual(start.status, 302, start.text)
+        later.push(start.location!)
+      }
+      const callbackUrl = `${f.server.baseUrl}/auth/callback`
+      assert.isUndefined(browser.cookie(stateCookieName(oldest), callbackUrl), "the oldest is dropped")
+      for (const started of later) assert.isDefined(browser.cookie(stateCookieName(started), callbackUrl))
+      const done = yield* browser.request(oldest.href)
+      assert.deepStrictEqual(refusal(done), { status: 400, code: "invalid_argument" }, done.text)
+      assert.include(done.json.error.message, "not belong to a sign-in started in this browser")
     }).pipe(Effect.scoped)
   )
 
@@ -292,17 +380,17 @@ describe("OIDC sign-in against a real OpenID provider", () => {
       // The attacker signs in and lures the victim to the attacker's callback URL (login CSRF): the victim's own
       // state cookie, from a sign-in of their own, does not match it.
       const attackersCallback = yield* signInAtProvider(f, attacker, vic)
-      yield* victim.request(`${f.server.baseUrl}/auth/login`)
-      assert.isDefined(victim.cookie("gatehouse_oidc_state", attackersCallback.href))
+      const victimsStart = yield* victim.request(`${f.server.baseUrl}/auth/login`)
+      assert.isDefined(victim.cookie(stateCookieName(victimsStart.location!), attackersCallback.href))
       const lured = yield* victim.request(attackersCallback.href)
       assert.deepStrictEqual(refusal(lured), { status: 400, code: "invalid_argument" }, lured.text)
       assert.include(lured.json.error.message, "not belong to a sign-in started in this browser")
       assert.isUndefined(victim.cookie("gatehouse_session", f.server.origin))
 
-      // Also a state cookie that is simply wrong.
+      // Also a state cookie that is simply wrong (under the name of the callback's state).
       const mine = yield* signInAtProvider(f, victim, ada)
       const forged = yield* new CookieAgent().request(mine.href, {
-        headers: { cookie: `gatehouse_oidc_state=${"A".repeat(43)}` }
+        headers: { cookie: `${stateCookieName(mine)}=0.${"A".repeat(43)}` }
       })
       assert.deepStrictEqual(refusal(forged), { status: 400, code: "invalid_argument" }, forged.text)
       // Refusing a wrong state did not use up the real one: the victim's own callback still signs them in.
@@ -317,13 +405,13 @@ describe("OIDC sign-in against a real OpenID provider", () => {
       const f = yield* setUp()
       const browser = f.browser()
       const callback = yield* signInAtProvider(f, browser, ada)
-      const stateCookie = browser.cookie("gatehouse_oidc_state", callback.href)!
+      const stateCookie = `${stateCookieName(callback)}=${browser.cookie(stateCookieName(callback), callback.href)!}`
       const first = yield* browser.request(callback.href)
       assert.strictEqual(first.status, 302, first.text)
 
       // Whoever captured the URL and the cookie cannot use them again.
       const replay = yield* new CookieAgent().request(callback.href, {
-        headers: { cookie: `gatehouse_oidc_state=${stateCookie}` }
+        headers: { cookie: stateCookie }
       })
       assert.deepStrictEqual(refusal(replay), { status: 400, code: "invalid_argument" }, replay.text)
       assert.strictEqual(replay.json.error.message, "unknown, used or expired state: start the sign-in again")

@@ -9,6 +9,11 @@ export interface OidcUser {
   readonly name: string
   readonly password: string
   readonly groups: ReadonlyArray<string>
+  /**
+   * The provider's id for the user (`sub`), as opaque as most providers make it; default: the name. The name is
+   * the `preferred_username` either way.
+   */
+  readonly sub?: string
 }
 
 /** Options of {@link startOidcProvider}. */
@@ -117,7 +122,7 @@ const interactions =
       return provider.interactionFinished(
         req,
         res,
-        { login: { accountId: user.name } },
+        { login: { accountId: user.sub ?? user.name } },
         { mergeWithLastSubmission: false }
       )
     }
@@ -169,6 +174,7 @@ export const startOidcProvider = (options: OidcProviderOptions): Effect.Effect<O
     const clientId = "gatehouse"
     const clientSecret = randomBytes(24).toString("base64url")
     const users = new Map(options.users.map((user) => [user.name, user]))
+    const accounts = new Map(options.users.map((user) => [user.sub ?? user.name, user]))
     const signingKey = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({ format: "jwk" })
     const ttl = options.idTokenTtlSeconds ?? 600
 
@@ -194,12 +200,12 @@ export const startOidcProvider = (options: OidcProviderOptions): Effect.Effect<O
         groups: ["groups"]
       },
       findAccount: (_ctx: unknown, sub: string) => {
-        const user = users.get(sub)
+        const user = accounts.get(sub)
         if (user === undefined) return undefined
         return {
-          accountId: user.name,
+          accountId: sub,
           claims: () => ({
-            sub: user.name,
+            sub,
             preferred_username: user.name,
             name: user.name,
             email: `${user.name}@idp.test`,

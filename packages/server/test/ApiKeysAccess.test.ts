@@ -66,7 +66,8 @@ describe("API keys for scripts", () => {
       Effect.gen(function* () {
         // The config holds the users' password hashes and the secrets, and its `auth` section says who is admin.
         const configYaml =
-          'auth:\n  oidc:\n    issuer: "https://127.0.0.1:1/"\n    client_id: x\n    client_secret: "S3CRET-XYZ"\n'
+          'auth:\n  oidc:\n    issuer: "https://127.0.0.1:1/"\n    client_id: x\n    client_secret: "S3CRET-XYZ"\n' +
+          "    allowed_groups: [admins]\n"
         const server = yield* startTestServer({ configYaml })
         const created = yield* createKey(server, { name: "files", scopes: ["files:write"] })
         assert.strictEqual(created.status, 201, created.text)

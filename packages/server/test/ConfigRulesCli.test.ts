@@ -46,6 +46,18 @@ describe("gatehouse validate and serve: URLs of the OpenID provider", () => {
   )
 })
 
+describe("gatehouse validate and serve: who may sign in with OpenID Connect", () => {
+  it.live("a provider with no allowed_users, allowed_groups or allow_any_user would admit anyone: refused", () =>
+    Effect.scoped(
+      validateAndServe(
+        "auth:\n  oidc:\n    issuer: https://accounts.google.com\n    client_id: gatehouse\n    client_secret: x\n",
+        "c.yml:3:5: auth.oidc: say who may sign in: set allowed_users (verified emails or subject ids, sub) or " +
+          "allowed_groups, or allow_any_user: true to admit every account the provider signs in"
+      )
+    )
+  )
+})
+
 // `runCli` points gRPC at 127.0.0.1:0 through GATEHOUSE_GRPC_ADDR (which would hide the file's grpc.addr): this run
 // has no GATEHOUSE_* variable, so the file's own address is what serve reads.
 const serveFileOnly = (cwd: string, args: ReadonlyArray<string>) =>

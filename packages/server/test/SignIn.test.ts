@@ -240,6 +240,32 @@ describe("signing in with a local user", () => {
   )
 })
 
+describe("http.public_url", () => {
+  it.live("written with the scheme's default port, it is the origin browsers send: sign-in and WebSockets work", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const hash = yield* hashPassword("alice-password")
+        const server = yield* startTestServer({
+          configYaml: `http:\n  public_url: https://localhost:443\nauth:\n  users: [{ name: alice, password_hash: "${hash}" }]\n`
+        })
+        // A browser on https://localhost:443 sends `Origin: https://localhost`, the default port left out.
+        const signedIn = yield* login(server, "alice", "alice-password", { origin: "https://localhost" })
+        assert.strictEqual(signedIn.status, 200, signedIn.text)
+        const cookies = cookiesOf(signedIn)
+        assert.include(cookies.gatehouse_session!.attributes, "secure", "behind https, the cookies are Secure")
+        const cookie = `gatehouse_session=${cookies.gatehouse_session!.value}`
+        const ws = yield* openWs(`${server.wsUrl}/health`, {
+          key: null,
+          headers: { cookie, origin: "https://localhost" }
+        })
+        assert.isObject(JSON.parse(yield* ws.next()))
+        const other = yield* login(server, "alice", "alice-password", { origin: "https://localhost:8443" })
+        assert.strictEqual(other.status, 403, "another port is another origin")
+      })
+    )
+  )
+})
+
 describe("the client's address behind a reverse proxy", () => {
   it.live("X-Forwarded-For names the client only when the peer is a trusted proxy", () =>
     Effect.scoped(
@@ -483,13 +509,17 @@ describe("session cookies", () => {
     Effect.scoped(
       Effect.gen(function* () {
         const data = path.join(yield* tempDir("gatehouse-signin-restart-"), "data")
+        // The same config both times: a password hashed again (another salt) is a changed password, which ends
+        // the sessions signed in with the old one.
+        const yaml = yield* configYaml
+        const env = { GATEHOUSE_DATA_DIR: data }
         const first = yield* Effect.scoped(
           Effect.gen(function* () {
-            const server = yield* serverWithUsers({ GATEHOUSE_DATA_DIR: data })
+            const server = yield* startTestServer({ configYaml: yaml, env })
             return yield* signIn(server, "vic", "vic-password")
           })
         )
-        const server = yield* serverWithUsers({ GATEHOUSE_DATA_DIR: data })
+        const server = yield* startTestServer({ configYaml: yaml, env })
         const me = yield* request(`${server.baseUrl}/whoami`, asBrowser(first.cookie))
         assert.strictEqual(me.status, 200, me.text)
         assert.strictEqual(me.json.subject, "user:vic")
@@ -505,7 +535,8 @@ describe("session cookies", () => {
       Effect.gen(function* () {
         // A provider on a closed loopback port: discovery fails at the first sign-in.
         const server = yield* startTestServer({
-          configYaml: 'auth:\n  oidc: { issuer: "http://127.0.0.1:1/", client_id: gatehouse, client_secret: x }\n'
+          configYaml:
+            'auth:\n  oidc: { issuer: "http://127.0.0.1:1/", client_id: gatehouse, client_secret: x, allowed_groups: [a] }\n'
         })
         const script = yield* request(`${server.baseUrl}/auth/login`, { key: null })
         assert.strictEqual(script.status, 502, script.text)

@@ -25,11 +25,15 @@ export class OidcLoginFailed extends ApiError<OidcLoginFailed>()("OidcLoginFaile
   message: (e) => e.message
 }) {}
 
-/** A user the OpenID provider signed in, but whom `allowed_users` / `allowed_groups` do not admit (403). */
+/**
+ * A user the OpenID provider signed in, but whom `allowed_users` / `allowed_groups` do not admit (403); `hint`
+ * says what to list instead when `allowed_users` names them by a claim that admits nobody.
+ */
 export class OidcUserNotAllowed extends ApiError<OidcUserNotAllowed>()("OidcUserNotAllowed", {
   code: "permission_denied",
-  fields: { subject: Schema.String },
-  message: (e) => `${e.subject} may not sign in here (not in allowed_users or allowed_groups)`
+  fields: { subject: Schema.String, hint: Schema.optionalKey(Schema.String) },
+  message: (e) =>
+    `${e.subject} may not sign in here (not in allowed_users or allowed_groups)${e.hint === undefined ? "" : `: ${e.hint}`}`
 }) {}
 
 /** The OpenID provider could not be reached or answered with an error (502). */

@@ -20,11 +20,13 @@ import { readSecret } from "../config/ReadSecret.js"
 import { Events } from "../events/Events.js"
 import { Login, type LoginClient } from "./Login.js"
 import { defaultThrottlePolicy, makeLoginThrottle, type ThrottlePolicy } from "./LoginThrottle.js"
+import { admissionClaimsOf, issuedBy } from "./OidcAdmissionClaims.js"
+import { allowListHint } from "./OidcAllowListHint.js"
 import { makeOidcClient, type OidcClaims } from "./OidcClient.js"
 import { OidcLoginRepository } from "./OidcLoginRepository.js"
 import { verifyPassword } from "./Passwords.js"
 import { Sessions } from "./Sessions.js"
-import type { SessionHolder, SessionsOptions } from "./SessionsLive.js"
+import type { CurrentAccess, SessionHolder, SessionsOptions } from "./SessionsLive.js"
 
 /** Options of {@link layer}: the `auth` section and where browsers reach the server. */
 export interface LoginOptions {
@@ -53,16 +55,23 @@ export const decoyFor = <U>(users: ReadonlyArray<U>, username: string): U | unde
 
 /**
  * What a session's holder may do under the configuration the server runs with ({@link SessionsOptions.currentRoles}):
- * a password user has the role `auth.users` gives them now, and nothing once removed from it; a user signed in with
- * OpenID Connect keeps the role of that sign-in (the provider's groups are read then) while a provider is configured.
+ * a password user has the role `auth.users` gives them now, nothing once removed from it, and their session is bound
+ * to the password hash they signed in under; a user signed in with OpenID Connect is admitted again on the claims of
+ * that sign-in (kept with the session) by {@link oidcRoleOf}: no longer admitted, nothing; else that role. An OIDC
+ * session stored before its claims were kept has nothing to be judged on: it ends, and its holder signs in again.
  */
 export const currentSessionRoles =
   (options: Pick<LoginOptions, "users" | "oidc">) =>
-  (holder: SessionHolder): ReadonlyArray<Role> | undefined => {
-    if (holder.method === "oidc") return options.oidc === undefined ? undefined : holder.roles
-    if (holder.method !== "session") return holder.roles
+  (holder: SessionHolder): CurrentAccess | undefined => {
+    if (holder.method === "oidc") {
+      const claims = holder.oidc_claims
+      if (options.oidc === undefined || claims === null || !issuedBy(claims, options.oidc.issuer)) return undefined
+      const role = oidcRoleOf(options.oidc, claims)
+      return role === undefined ? undefined : { roles: [role] }
+    }
+    if (holder.method !== "session") return { roles: holder.roles }
     const user = options.users.find((candidate) => `user:${candidate.name}` === holder.subject)
-    return user === undefined ? undefined : [user.role]
+    return user === undefined ? undefined : { roles: [user.role], passwordHash: user.passwordHash }
   }
 
 const rank: Readonly<Record<Role, number>> = { viewer: 0, operator: 1, admin: 2 }
@@ -86,15 +95,15 @@ const subjectIdOf = (claims: OidcClaims) => String(claims.sub ?? "unknown")
 
 /**
  * Whether the claims admit the user, and with which role: `allowed_users` (the verified email or the subject id)
- * and `allowed_groups` admit (either suffices; both empty: every user of the provider); the highest role one of
- * the user's groups maps to, else `default_role`.
+ * and `allowed_groups` admit (either suffices; `allow_any_user`: every user of the provider, and nobody when
+ * neither says anyone: empty lists never mean everyone); the highest role one of the user's groups maps to, else
+ * `default_role`.
  */
 export const oidcRoleOf = (oidc: OidcConfig, claims: OidcClaims): Role | undefined => {
   const groups = asStrings(claims[oidc.groupsClaim])
   const names = [verifiedEmailOf(claims) ?? "", String(claims.sub ?? "")].filter((n) => n !== "")
-  const open = oidc.allowedUsers.length === 0 && oidc.allowedGroups.length === 0
   const admitted =
-    open ||
+    oidc.allowAnyUser ||
     names.some((name) => oidc.allowedUsers.includes(name)) ||
     groups.some((group) => oidc.allowedGroups.includes(group))
   if (!admitted) return undefined
@@ -177,7 +186,8 @@ export const layer = (options: LoginOptions): Layer.Layer<Login, never, Sessions
             method: "session",
             role: user.role,
             address: client.address,
-            userAgent: client.userAgent
+            userAgent: client.userAgent,
+            passwordHash: user.passwordHash
           })
           yield* events.publish(
             LoginEvent.make({ subject: `user:${user.name}`, method: "session", address: client.address })
@@ -247,14 +257,19 @@ export const layer = (options: LoginOptions): Layer.Layer<Login, never, Sessions
           const role = oidcRoleOf(oidc, claims)
           if (role === undefined) {
             yield* refuse(subjectIdOf(claims), "oidc", client, "not in allowed_users or allowed_groups")
-            return yield* new OidcUserNotAllowed({ subject })
+            // A list written with user names refuses everyone on it: the operator's log, and the user, say so.
+            const hint = allowListHint(oidc, claims)
+            if (hint === undefined) return yield* new OidcUserNotAllowed({ subject })
+            yield* Effect.logWarning(`OIDC sign-in of ${subject} refused: ${hint}`)
+            return yield* new OidcUserNotAllowed({ subject, hint })
           }
           const issued = yield* sessions.create({
             subject,
             method: "oidc",
             role,
             address: client.address,
-            userAgent: client.userAgent
+            userAgent: client.userAgent,
+            oidcClaims: admissionClaimsOf(oidc, claims)
           })
           yield* events.publish(LoginEvent.make({ subject, method: "oidc", address: client.address }))
           return { issued, returnTo: login.value.return_to }

@@ -18,15 +18,27 @@ export interface SessionRecord {
   readonly expires_at: number
   readonly renewed_at: number
   readonly revoked_at: number | null
+  /**
+   * A password session: the keyed fingerprint of the password hash it was signed in with; `null` for one stored
+   * before fingerprints were (it takes the hash it is first judged against, see `adoptPasswordFingerprint`).
+   */
+  readonly password_fingerprint: string | null
+  /** An OpenID Connect session: the claims it was admitted on; `null` for one stored before they were. */
+  readonly oidc_claims: Readonly<Record<string, unknown>> | null
 }
 
 const num = (value: unknown): number => Number(value)
 
-// PostgreSQL returns BIGINT as text, SQLite as a number; roles are a JSON array.
+const jsonOrNull = (value: unknown): Readonly<Record<string, unknown>> | null =>
+  value === null || value === undefined ? null : (JSON.parse(String(value)) as Readonly<Record<string, unknown>>)
+
+// PostgreSQL returns BIGINT as text, SQLite as a number; roles and claims are JSON.
 const fromRow = (row: Record<string, unknown>): SessionRecord =>
   ({
     ...row,
     roles: JSON.parse(String(row.roles)) as ReadonlyArray<Role>,
+    password_fingerprint: row.password_fingerprint ?? null,
+    oidc_claims: jsonOrNull(row.oidc_claims),
     created_at: num(row.created_at),
     expires_at: num(row.expires_at),
     renewed_at: num(row.renewed_at),
@@ -49,6 +61,11 @@ export class SessionRepository extends Context.Service<
     readonly listActive: (now: number) => Effect.Effect<ReadonlyArray<SessionRecord>>
     /** Moves the expiry of an active session (sliding renewal). */
     readonly renew: (id: string, renewedAt: number, expiresAt: number) => Effect.Effect<void>
+    /**
+     * Records the fingerprint of a session stored without one (from before they were kept); a session that has
+     * one keeps it.
+     */
+    readonly adoptPasswordFingerprint: (id: string, fingerprint: string) => Effect.Effect<void>
     /** Revokes the session if it is active; the record as it was, if it was. */
     readonly revoke: (id: string, at: number) => Effect.Effect<Option.Option<SessionRecord>>
     /** Deletes sessions that ended (expired or revoked) before `before`. */
@@ -62,9 +79,12 @@ export class SessionRepository extends Context.Service<
       const sql = yield* SqlClient.SqlClient
       return SessionRepository.of({
         insert: Effect.fn("SessionRepository.insert")(function* (session: SessionRecord) {
-          yield* sql`INSERT INTO sessions ${sql.insert({ ...session, roles: JSON.stringify(session.roles) })}`.pipe(
-            Effect.orDie
-          )
+          const row = {
+            ...session,
+            roles: JSON.stringify(session.roles),
+            oidc_claims: session.oidc_claims === null ? null : JSON.stringify(session.oidc_claims)
+          }
+          yield* sql`INSERT INTO sessions ${sql.insert(row)}`.pipe(Effect.orDie)
         }),
         findByToken: Effect.fn("SessionRepository.findByToken")(function* (tokenSha256: string) {
           const rows = yield* sql`SELECT * FROM sessions WHERE token_sha256 = ${tokenSha256}`.pipe(Effect.orDie)
@@ -82,6 +102,13 @@ export class SessionRepository extends Context.Service<
         renew: Effect.fn("SessionRepository.renew")(function* (id: string, renewedAt: number, expiresAt: number) {
           yield* sql`UPDATE sessions SET renewed_at = ${renewedAt}, expires_at = ${expiresAt}
             WHERE id = ${id} AND revoked_at IS NULL`.pipe(Effect.orDie)
+        }),
+        adoptPasswordFingerprint: Effect.fn("SessionRepository.adoptPasswordFingerprint")(function* (
+          id: string,
+          fingerprint: string
+        ) {
+          yield* sql`UPDATE sessions SET password_fingerprint = ${fingerprint}
+            WHERE id = ${id} AND password_fingerprint IS NULL`.pipe(Effect.orDie)
         }),
         revoke: Effect.fn("SessionRepository.revoke")(function* (id: string, at: number) {
           const rows = yield* sql`UPDATE sessions SET revoked_at = ${at}

@@ -44,3 +44,15 @@ export const sha256Of = (token: string): string => createHash("sha256").update(t
 
 /** A random public id (`s_` + 16 URL-safe characters), for listing and revoking without the token. */
 export const newPublicId = (prefix: string): string => `${prefix}${randomBytes(12).toString("base64url")}`
+
+/**
+ * Keyed fingerprints of password hashes: what a password session keeps to tell, at each use, whether its user's
+ * hash has changed since it was signed in, without a second copy of the hash (which can be attacked offline).
+ */
+export const makePasswordFingerprints = (key: Buffer) => ({
+  /** The fingerprint of a password hash. */
+  of: (passwordHash: string): string => mac(key, "password-hash", passwordHash),
+  /** Whether `fingerprint` is that of `passwordHash` (compared in constant time). */
+  matches: (passwordHash: string, fingerprint: string): boolean =>
+    equal(fingerprint, mac(key, "password-hash", passwordHash))
+})

@@ -13,6 +13,16 @@ export interface NewSession {
   readonly role: Role
   readonly address: string
   readonly userAgent: string
+  /**
+   * A password sign-in: the user's password hash then. Only its keyed fingerprint is stored: the session ends when
+   * the user's configured hash is no longer this one (a rotated password signs out who signed in with the old).
+   */
+  readonly passwordHash?: Redacted.Redacted<string> | undefined
+  /**
+   * An OpenID Connect sign-in: the claims it was admitted on (`sub`, `iss`, a verified email, the groups claim),
+   * stored so that each use judges them again under the configuration the server runs with then.
+   */
+  readonly oidcClaims?: Readonly<Record<string, unknown>> | undefined
 }
 
 /** A new session: the signed cookie value (secret: it is the session), its CSRF token and what is stored. */

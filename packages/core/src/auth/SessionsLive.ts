@@ -12,25 +12,37 @@ import { makeRevocations, type Revocation, sleepUntil, untilRevoked } from "./Cr
 import { ServerSecrets } from "./ServerSecrets.js"
 import { type SessionRecord, SessionRepository } from "./SessionRepository.js"
 import { type NewSession, Sessions } from "./Sessions.js"
-import { makeSessionTokens, newPublicId, sha256Of as sha256 } from "./SessionTokens.js"
+import { makePasswordFingerprints, makeSessionTokens, newPublicId, sha256Of as sha256 } from "./SessionTokens.js"
 
 /** Options of {@link layer}. */
 export interface SessionsOptions {
   /** How long a session lasts after its last renewal (`auth.session_ttl`). */
   readonly ttlMs: number
   /**
-   * The roles a session's holder has under the configuration the server runs with now: `undefined` when they may
-   * no longer sign in (a user removed from `auth.users`, OpenID Connect no longer configured), and the session is
-   * revoked at its next use. Default: the roles the session was created with.
+   * What a session's holder has under the configuration the server runs with now: `undefined` when they may no
+   * longer sign in (a user removed from `auth.users`, an OIDC user no longer admitted), and the session is revoked
+   * at its next use. Default: the roles the session was created with.
    */
-  readonly currentRoles?: ((session: SessionHolder) => ReadonlyArray<Role> | undefined) | undefined
+  readonly currentRoles?: ((session: SessionHolder) => CurrentAccess | undefined) | undefined
 }
 
-/** Who a session was issued to, as {@link SessionsOptions.currentRoles} judges it. */
+/** Who a session was issued to, and on what, as {@link SessionsOptions.currentRoles} judges it. */
 export interface SessionHolder {
   readonly subject: string
   readonly method: AuthMethod
   readonly roles: ReadonlyArray<Role>
+  /** The claims an OpenID Connect sign-in was admitted on; `null` for a session stored before they were kept. */
+  readonly oidc_claims: Readonly<Record<string, unknown>> | null
+}
+
+/** What the configuration gives a session's holder now. */
+export interface CurrentAccess {
+  readonly roles: ReadonlyArray<Role>
+  /**
+   * For a password session: the user's password hash now. A session signed in under another hash ends; one stored
+   * before sessions kept a fingerprint of theirs takes this one as its own.
+   */
+  readonly passwordHash?: Redacted.Redacted<string> | undefined
 }
 
 const iso = (ms: number) => DateTime.formatIso(DateTime.makeUnsafe(ms))
@@ -60,7 +72,9 @@ const KEEP_ENDED_MS = 86_400_000
  * the store again (never past its renewal or expiry; ending or revoking any session forgets them). A session is
  * renewed (its expiry moved to now + ttl) when a request uses it and its last renewal is older than a tenth of the
  * ttl (at most a minute): a busy browser costs one store write a minute, and a session ends `ttl` after its last
- * use, give or take that. Its roles are those the configuration gives its holder now (`currentRoles`).
+ * use, give or take that. Its roles are those the configuration gives its holder now (`currentRoles`): an OIDC
+ * session is admitted again on the claims of its sign-in, and a password session ends once its user's password hash
+ * is no longer the one it was signed in under (it keeps a fingerprint of that hash, keyed with a server secret).
  */
 export const layer = (
   options: SessionsOptions
@@ -70,7 +84,9 @@ export const layer = (
     Effect.gen(function* () {
       const repository = yield* SessionRepository
       const events = yield* Events
-      const tokens = makeSessionTokens(yield* (yield* ServerSecrets).get("session_cookie"))
+      const secrets = yield* ServerSecrets
+      const tokens = makeSessionTokens(yield* secrets.get("session_cookie"))
+      const fingerprints = makePasswordFingerprints(yield* secrets.get("session_password_fingerprint"))
       const renewEveryMs = Math.min(60_000, options.ttlMs / 10)
       // Sessions that checked out, for a few seconds (not past their renewal or expiry): a busy page costs a map
       // lookup per request instead of a store query. Ending or revoking a session here forgets them all at once;
@@ -112,7 +128,7 @@ export const layer = (
           )
         )
 
-      const currentRoles = options.currentRoles ?? ((holder: SessionHolder) => holder.roles)
+      const currentRoles = options.currentRoles ?? ((holder: SessionHolder) => ({ roles: holder.roles }))
       const principalOf = (
         record: SessionRecord,
         roles: ReadonlyArray<Role>,
@@ -125,11 +141,29 @@ export const layer = (
         scopes: roles.length === 1 ? scopesOfRole(roles[0]!) : [...new Set(roles.flatMap(scopesOfRole))],
         session: { id: record.id, expires_at: iso(expiresAt), renewed }
       })
-      const noLongerAdmitted = (record: SessionRecord, now: number) =>
-        Effect.andThen(
-          repository.revoke(record.id, now),
-          Effect.fail(new Unauthenticated({ message: `${record.subject} may no longer sign in: session ended` }))
-        )
+      const endedBecause = (record: SessionRecord, now: number, why: string) =>
+        Effect.andThen(repository.revoke(record.id, now), Effect.fail(new Unauthenticated({ message: why })))
+      // A password session is bound to the hash it was signed in with: another hash in the config means the password
+      // was changed (perhaps because it leaked), and whoever signed in with the old one must sign in again. A session
+      // stored before fingerprints were kept takes the current hash's (best effort, as renewing): signing every user
+      // out at an upgrade would be the other choice.
+      const passwordBinding = (
+        record: SessionRecord,
+        access: CurrentAccess
+      ): "same" | "changed" | { readonly adopt: string } => {
+        if (access.passwordHash === undefined) return "same"
+        const hash = Redacted.value(access.passwordHash)
+        if (record.password_fingerprint === null) return { adopt: fingerprints.of(hash) }
+        return fingerprints.matches(hash, record.password_fingerprint) ? "same" : "changed"
+      }
+      const adopt = (record: SessionRecord, fingerprint: string) =>
+        repository
+          .adoptPasswordFingerprint(record.id, fingerprint)
+          .pipe(
+            Effect.catchDefect((defect) =>
+              Effect.logWarning("recording a session's password fingerprint failed", defect)
+            )
+          )
 
       const activeRecord = Effect.fn("Sessions.lookup")(function* (cookie: Redacted.Redacted<string>) {
         const token = tokens.verify(Redacted.value(cookie))
@@ -145,6 +179,7 @@ export const layer = (
           const now = yield* Clock.currentTimeMillis
           yield* repository.prune(now - KEEP_ENDED_MS)
           const issued = tokens.issue()
+          const passwordHash = input.passwordHash
           const record: SessionRecord = {
             id: newPublicId("s_"),
             token_sha256: issued.sha256,
@@ -156,7 +191,9 @@ export const layer = (
             created_at: now,
             expires_at: now + options.ttlMs,
             renewed_at: now,
-            revoked_at: null
+            revoked_at: null,
+            password_fingerprint: passwordHash === undefined ? null : fingerprints.of(Redacted.value(passwordHash)),
+            oidc_claims: input.oidcClaims ?? null
           }
           yield* repository.insert(record)
           return {
@@ -181,28 +218,42 @@ export const layer = (
               const record = found.value
               if (record.revoked_at !== null || record.expires_at <= now) return expired
               // Users and roles come from the config: a user removed or demoted since does not keep the old access.
-              const roles = currentRoles(record)
-              if (roles === undefined) return noLongerAdmitted(record, now)
-              if (now - record.renewed_at < renewEveryMs) {
-                const principal = principalOf(record, roles, false, record.expires_at)
-                remember(
-                  value,
-                  principal,
-                  Math.min(now + CACHE_MS, record.renewed_at + renewEveryMs, record.expires_at),
-                  readIn
-                )
-                return Effect.succeed(principal)
+              const access = currentRoles(record)
+              if (access === undefined) {
+                return endedBecause(record, now, `${record.subject} may no longer sign in: session ended`)
               }
-              return repository.renew(record.id, now, now + options.ttlMs).pipe(
-                Effect.as(principalOf(record, roles, true, now + options.ttlMs)),
-                // A store that cannot write (a full disk) signs nobody out: the session lasts to its current expiry.
-                Effect.catchDefect((defect) =>
-                  Effect.as(
-                    Effect.logWarning("renewing a session failed; it lasts until its current expiry", defect),
-                    principalOf(record, roles, false, record.expires_at)
+              const binding = passwordBinding(record, access)
+              if (binding === "changed") {
+                return endedBecause(
+                  record,
+                  now,
+                  `the password of ${record.subject} has changed since this sign-in: session ended, sign in again`
+                )
+              }
+              const roles = access.roles
+              const answer = () => {
+                if (now - record.renewed_at < renewEveryMs) {
+                  const principal = principalOf(record, roles, false, record.expires_at)
+                  remember(
+                    value,
+                    principal,
+                    Math.min(now + CACHE_MS, record.renewed_at + renewEveryMs, record.expires_at),
+                    readIn
+                  )
+                  return Effect.succeed(principal)
+                }
+                return repository.renew(record.id, now, now + options.ttlMs).pipe(
+                  Effect.as(principalOf(record, roles, true, now + options.ttlMs)),
+                  // A store that cannot write (a full disk) signs nobody out: the session lasts to its current expiry.
+                  Effect.catchDefect((defect) =>
+                    Effect.as(
+                      Effect.logWarning("renewing a session failed; it lasts until its current expiry", defect),
+                      principalOf(record, roles, false, record.expires_at)
+                    )
                   )
                 )
-              )
+              }
+              return typeof binding === "object" ? Effect.andThen(adopt(record, binding.adopt), answer) : answer()
             })
           })
         },

@@ -94,6 +94,9 @@ const Oidc = Schema.Struct({
   scopes: opt(Schema.Array(NonEmpty)),
   allowed_users: opt(Schema.Array(NonEmpty)),
   allowed_groups: opt(Schema.Array(NonEmpty)),
+  // Admitting every account of the provider is said in so many words: at a public provider (Google, Entra ID's
+  // common endpoint) that is anyone with an account. Without it, one of the lists above must name someone.
+  allow_any_user: opt(Schema.Boolean),
   groups_claim: opt(NonEmpty),
   roles: opt(
     Schema.Struct({

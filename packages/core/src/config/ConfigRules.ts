@@ -66,12 +66,48 @@ const checkAcmeRules = (file: ConfigFile, issues: IssueCollector): void => {
 }
 
 /**
+ * The sign-in rules across keys: user names unique, and an OpenID provider that admits someone in particular.
+ * Two users of one name would each decide part of a sign-in: one's password, the other's role. A provider without
+ * `allowed_users` or `allowed_groups` would admit every account it signs in, at a public provider anyone's; that
+ * is only meant when said (`allow_any_user: true`), and then the lists would be ignored, so they are refused.
+ */
+const checkAuthRules = (file: ConfigFile, issues: IssueCollector): void => {
+  const names = new Map<string, number>()
+  for (const [index, user] of (file.auth?.users ?? []).entries()) {
+    const first = names.get(user.name)
+    if (first !== undefined) {
+      issues.add(["auth", "users", index, "name"], `duplicate name "${user.name}" (auth.users.${first} has it)`)
+    } else names.set(user.name, index)
+  }
+  const oidc = file.auth?.oidc
+  if (oidc === undefined) return
+  oneSecret(issues, ["auth", "oidc"], "client_secret", oidc.client_secret, oidc.client_secret_file)
+  const listed = (oidc.allowed_users?.length ?? 0) > 0 || (oidc.allowed_groups?.length ?? 0) > 0
+  if (oidc.allow_any_user === true && listed) {
+    issues.add(
+      ["auth", "oidc", "allow_any_user"],
+      "allow_any_user: true admits every account the provider signs in, whatever allowed_users and allowed_groups " +
+        "say: leave out the lists, or allow_any_user"
+    )
+  }
+  if (oidc.allow_any_user !== true && !listed) {
+    issues.add(
+      ["auth", "oidc"],
+      "say who may sign in: set allowed_users (verified emails or subject ids, sub) or allowed_groups, or " +
+        "allow_any_user: true to admit every account the provider signs in"
+    )
+  }
+}
+
+/**
  * The rules across keys that the schema cannot express: no non-loopback listener without authentication, no
- * plaintext gRPC off loopback unless `grpc.insecure: true`, and Proxmox credentials that are complete and
- * unambiguous (a token with its secret, or a user with a password).
+ * plaintext gRPC off loopback unless `grpc.insecure: true`, sign-in that is unambiguous and admits someone in
+ * particular, and Proxmox credentials that are complete and unambiguous (a token with its secret, or a user with a
+ * password).
  */
 export const checkConfigRules = (file: ConfigFile, issues: IssueCollector): void => {
   checkAcmeRules(file, issues)
+  checkAuthRules(file, issues)
   const addresses = listenAddresses(file)
   if (!isAuthConfigured(file)) {
     for (const section of ["http", "grpc"] as const) {
@@ -91,9 +127,6 @@ export const checkConfigRules = (file: ConfigFile, issues: IssueCollector): void
     insecure: file.grpc?.insecure === true
   })
   if (refusal !== undefined) issues.add(["grpc", "addr"], refusal)
-  const oidc = file.auth?.oidc
-  if (oidc !== undefined)
-    oneSecret(issues, ["auth", "oidc"], "client_secret", oidc.client_secret, oidc.client_secret_file)
   for (const [index, cluster] of (file.hypervisor?.clusters ?? []).entries()) {
     const at = ["hypervisor", "clusters", index]
     const token = cluster.token_id !== undefined

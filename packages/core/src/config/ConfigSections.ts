@@ -30,7 +30,8 @@ export interface HttpConfig {
   readonly maxQueuedBytes: number
   /**
    * The origin browsers use (`http.public_url`, e.g. behind a TLS-terminating proxy), or `undefined`: then
-   * `http://<addr>`. Sign-in redirects are built on it, and WebSocket upgrades may come from it.
+   * `http://<addr>`. Sign-in redirects are built on it, and WebSocket upgrades may come from it. Normalised as
+   * browsers send `Origin`: `https://h:443/` is `https://h`, a non-ASCII host is in punycode.
    */
   readonly publicUrl: string | undefined
   /** Whether cookies are `Secure`: the public URL is https. */
@@ -87,6 +88,8 @@ export interface OidcConfig {
   readonly scopes: ReadonlyArray<string>
   readonly allowedUsers: ReadonlyArray<string>
   readonly allowedGroups: ReadonlyArray<string>
+  /** `allow_any_user`: every account the provider signs in is admitted (else the lists above must name someone). */
+  readonly allowAnyUser: boolean
   /** The claim (ID token or userinfo) that lists a user's groups. */
   readonly groupsClaim: string
   /** Groups → role: a user gets the highest role one of their groups maps to. */
@@ -95,7 +98,10 @@ export interface OidcConfig {
     readonly operator: ReadonlyArray<string>
     readonly viewer: ReadonlyArray<string>
   }
-  /** The role of an admitted user none of whose groups is mapped (default: `admin` without `roles`, else `viewer`). */
+  /**
+   * The role of an admitted user none of whose groups is mapped (default: `admin` for users the allow-lists
+   * admit when there are no `roles`; `viewer` with `roles` or `allow_any_user`).
+   */
   readonly defaultRole: "admin" | "operator" | "viewer"
 }
 

@@ -128,6 +128,9 @@ export const resolveConfig = (
 ): GatehouseConfig => {
   const { http, grpc } = listenAddresses(file)
   const oidc = file.auth?.oidc
+  // Browsers send their origin normalised (`https://h`, not `https://h:443`; a non-ASCII host in punycode): the
+  // origin check compares it with this, the OIDC redirect URI is built on it, cookies are Secure by its scheme.
+  const publicUrl = file.http?.public_url === undefined ? undefined : new URL(file.http.public_url)
   return {
     configFile,
     http: {
@@ -137,7 +140,8 @@ export const resolveConfig = (
       // A proxy in front passes the public name on as Host.
       allowedHosts: allowedHosts(http.host, [
         ...(file.http?.allowed_hosts ?? []),
-        ...(file.http?.public_url === undefined ? [] : [new URL(file.http.public_url).hostname])
+        // `[2001:db8::1]` is spelled as `Host` checks compare it: without brackets.
+        ...(publicUrl === undefined ? [] : [publicUrl.hostname.replace(/^\[(.*)\]$/, "$1")])
       ]),
       maxRequestsPerClient: file.http?.limits?.requests_per_client ?? ConfigDefaults.maxRequestsPerClient,
       maxStreamsPerClient: file.http?.limits?.streams_per_client ?? ConfigDefaults.maxStreamsPerClient,
@@ -148,8 +152,8 @@ export const resolveConfig = (
         file.http?.limits?.queued ?? ConfigDefaults.maxQueuedBytes
       ),
       maxQueuedBytes: file.http?.limits?.queued ?? ConfigDefaults.maxQueuedBytes,
-      publicUrl: file.http?.public_url?.replace(/\/$/, ""),
-      secureCookies: file.http?.public_url?.startsWith("https://") ?? false,
+      publicUrl: publicUrl?.origin,
+      secureCookies: publicUrl?.protocol === "https:",
       trustedProxies: (file.http?.trusted_proxies ?? []).map((entry) =>
         entry.includes("/") ? entry : `${entry}/${entry.includes(":") ? 128 : 32}`
       )
@@ -197,13 +201,16 @@ export const resolveConfig = (
               scopes: oidc.scopes ?? ConfigDefaults.oidcScopes,
               allowedUsers: oidc.allowed_users ?? [],
               allowedGroups: oidc.allowed_groups ?? [],
+              allowAnyUser: oidc.allow_any_user ?? false,
               groupsClaim: oidc.groups_claim ?? "groups",
               roles: {
                 admin: oidc.roles?.admin ?? [],
                 operator: oidc.roles?.operator ?? [],
                 viewer: oidc.roles?.viewer ?? []
               },
-              defaultRole: oidc.default_role ?? (oidc.roles === undefined ? "admin" : "viewer")
+              // Admin only for users the operator named (by email, id or group) and did not tell apart by role.
+              defaultRole:
+                oidc.default_role ?? (oidc.allow_any_user === true || oidc.roles !== undefined ? "viewer" : "admin")
             },
       sessionTtlMs: file.auth?.session_ttl ?? ConfigDefaults.sessionTtlMs
     },

@@ -1,11 +1,13 @@
 import { apiKeysMigration } from "../auth/ApiKeysMigration.js"
 import { oidcLoginsMigration } from "../auth/OidcLoginsMigration.js"
+import { sessionAdmissionMigration } from "../auth/SessionAdmissionMigration.js"
 import { sessionsMigration } from "../auth/SessionsMigration.js"
 import { authRequestsMigration } from "../authrequests/AuthRequestsMigration.js"
 import { authRequestsPagingMigration } from "../authrequests/AuthRequestsPagingMigration.js"
 import { authRequestsPendingMigration } from "../authrequests/AuthRequestsPendingMigration.js"
 import { eventMarksMigration } from "../events/EventMarksMigration.js"
 import { eventsMigration } from "../events/EventsMigration.js"
+import { loginFailedNamesMigration } from "../events/LoginFailedNamesMigration.js"
 import { uptimeMigration } from "../uptime/UptimeMigration.js"
 
 /**
@@ -22,7 +24,9 @@ export const migrations = {
   "6_oidc_logins_indexes": oidcLoginsMigration,
   "7_auth_requests_paging": authRequestsPagingMigration,
   "8_event_marks": eventMarksMigration,
-  "9_auth_requests_pending": authRequestsPendingMigration
+  "9_auth_requests_pending": authRequestsPendingMigration,
+  "10_session_admission": sessionAdmissionMigration,
+  "11_login_failed_names": loginFailedNamesMigration
 } as const
 
 /** The newest migration id this build knows. */

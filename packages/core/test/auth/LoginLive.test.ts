@@ -121,6 +121,7 @@ const oidc = (overrides: Partial<OidcConfig> = {}): OidcConfig => ({
   scopes: ["openid"],
   allowedUsers: [],
   allowedGroups: [],
+  allowAnyUser: false,
   groupsClaim: "groups",
   roles: { admin: [], operator: [], viewer: [] },
   defaultRole: "admin",
@@ -151,9 +152,11 @@ describe("oidcRoleOf", () => {
     assert.strictEqual(oidcRoleOf(config, { sub: "7", groups: "ops" }), "operator", "a single group as a string")
   })
 
-  it("admits every user of the provider when neither list is set, with the default role", () => {
-    assert.strictEqual(oidcRoleOf(oidc(), { sub: "x" }), "admin")
-    assert.strictEqual(oidcRoleOf(oidc({ defaultRole: "viewer" }), { sub: "x" }), "viewer")
+  it("admits every user of the provider with allow_any_user, with the default role; empty lists admit nobody", () => {
+    assert.strictEqual(oidcRoleOf(oidc({ allowAnyUser: true }), { sub: "x" }), "admin")
+    assert.strictEqual(oidcRoleOf(oidc({ allowAnyUser: true, defaultRole: "viewer" }), { sub: "x" }), "viewer")
+    // The config refuses a provider that admits nobody in particular; were one to get here, it still fails closed.
+    assert.isUndefined(oidcRoleOf(oidc(), { sub: "x", groups: ["staff"] }))
   })
 })
 

@@ -42,12 +42,22 @@ describe("sessions under the configuration the server runs with", () => {
   it.live("a user removed from auth.users is signed out for good, a demoted one has the new role's scopes", () =>
     Effect.gen(function* () {
       const store = StoreLive.layer({ filename: path.join(yield* tempDir, "gatehouse.db") })
-      const oidc = {} as OidcConfig
+      const oidc = {
+        issuer: "https://idp.example",
+        allowedUsers: [],
+        allowedGroups: ["ops"],
+        groupsClaim: "groups",
+        roles: { admin: [], operator: ["ops"], viewer: [] },
+        defaultRole: "viewer"
+      } as unknown as OidcConfig
       const [alice, bob, carol] = yield* withSessions(store, {}, (sessions) =>
         Effect.all([
           sessions.create(holder("user:alice", "session", "admin")),
           sessions.create(holder("user:bob", "session", "admin")),
-          sessions.create(holder("oidc:carol", "oidc", "operator"))
+          sessions.create({
+            ...holder("oidc:carol", "oidc", "operator"),
+            oidcClaims: { iss: "https://idp.example", sub: "carol", groups: ["ops"] }
+          })
         ])
       )
 

@@ -91,7 +91,7 @@ describe("secrets in the config", () => {
     const text = `
 auth:
   users: [{ name: admin, password_hash: "$argon2id$${SECRETS.hash}" }]
-  oidc: { issuer: https://idp.example, client_id: gh, client_secret: "${SECRETS.client}" }
+  oidc: { issuer: https://idp.example, client_id: gh, client_secret: "${SECRETS.client}", allowed_groups: [ops] }
 hypervisor:
   clusters:
     - { name: a, url: https://h:8006, username: root@pam, password: ${SECRETS.override} }

@@ -41,7 +41,7 @@ describe("typed config sections", () => {
       load(`
 auth:
   users: [{ name: admin, password_hash: "${HASH}" }]
-  oidc: { issuer: https://idp.example, client_id: gatehouse, client_secret_file: secrets/oidc }
+  oidc: { issuer: https://idp.example, client_id: gatehouse, client_secret_file: secrets/oidc, allowed_users: [ada@example.org] }
 hypervisor:
   clusters:
     - name: pve
@@ -68,8 +68,9 @@ grpc: { unix_socket: gatehouse.sock, tls: { cert: grpc.pem, key: grpc.key } }
       clientId: "gatehouse",
       clientSecret: { _tag: "File", path: "/srv/app/conf/secrets/oidc", key: "auth.oidc.client_secret_file" },
       scopes: ["openid", "profile", "email"],
-      allowedUsers: [],
+      allowedUsers: ["ada@example.org"],
       allowedGroups: [],
+      allowAnyUser: false,
       groupsClaim: "groups",
       roles: { admin: [], operator: [], viewer: [] },
       defaultRole: "admin"
@@ -122,7 +123,7 @@ grpc: { unix_socket: gatehouse.sock, tls: { cert: grpc.pem, key: grpc.key } }
     const config = configOf(
       load(`
 auth:
-  oidc: { issuer: https://idp.example, client_id: gh, client_secret: s3cr3t, scopes: [openid] }
+  oidc: { issuer: https://idp.example, client_id: gh, client_secret: s3cr3t, scopes: [openid], allowed_groups: [ops] }
   session_ttl: 1h
 hypervisor:
   clusters:
@@ -159,7 +160,7 @@ auth_requests: { ttl: 5m, max_pending: 10, retention: 2h, ipv4_prefix: 10.64.0.0
 
   it("takes a text setting from a variable as it is, not as a YAML number", () => {
     const config = configOf(
-      load("auth: { oidc: { issuer: https://idp, client_id: gh } }\n", {
+      load("auth: { oidc: { issuer: https://idp, client_id: gh, allowed_groups: [ops] } }\n", {
         GATEHOUSE_AUTH_OIDC_CLIENT_SECRET: "0123",
         GATEHOUSE_DATA_DIR: "2024"
       })
@@ -189,7 +190,7 @@ auth_requests: { ipv4_prefix: "fd7a::/48", ipv6_prefix: 100.64.0.0/10 }
     const rules = issuesOf(
       load(`
 auth:
-  oidc: { issuer: https://idp, client_id: gh, client_secret: a, client_secret_file: b }
+  oidc: { issuer: https://idp, client_id: gh, client_secret: a, client_secret_file: b, allowed_groups: [ops] }
 hypervisor:
   clusters:
     - { name: a, url: https://h:8006, token_id: a@pam!b, secret: ${TOKEN_SECRET}, secret_file: s }

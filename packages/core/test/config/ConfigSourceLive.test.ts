@@ -36,7 +36,7 @@ const start = (dir: string, text: string, sources: Omit<ConfigSources, "file" | 
 
 const secretConfig = (secret: string) =>
   `hypervisor:\n  clusters:\n    - { name: pve, url: https://h:8006, token_id: a@pam!b, secret: ${secret} }\n` +
-  `auth: { oidc: { issuer: https://idp, client_id: gh, client_secret: oidc-${secret} } }\n`
+  `auth: { oidc: { issuer: https://idp, client_id: gh, client_secret: oidc-${secret}, allowed_groups: [ops] } }\n`
 
 describe("ConfigSourceLive", () => {
   it.effect("validate checks a candidate as a file first: the server's flags hide none of its values", () =>

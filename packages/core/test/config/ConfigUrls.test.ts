@@ -7,7 +7,7 @@ const check = (text: string) => {
   return result._tag === "Valid" ? [] : result.issues.map(formatIssue)
 }
 
-const oidc = (issuer: string) => `auth:\n  oidc: { issuer: "${issuer}", client_id: gatehouse }\n`
+const oidc = (issuer: string) => `auth:\n  oidc: { issuer: "${issuer}", client_id: gatehouse, allowed_groups: [ops] }\n`
 
 describe("config: the URLs of servers Gatehouse calls", () => {
   it("auth.oidc.issuer must be a URL, reported at its key and position", () => {

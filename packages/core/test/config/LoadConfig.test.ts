@@ -176,7 +176,7 @@ events: { history: 500 }
     const oidc = configOf(
       load(
         "http: { addr: 0.0.0.0:8888, public_url: https://gate.example.com/ }\n" +
-          "auth: { oidc: { issuer: https://idp.example, client_id: g, roles: { operator: [ops] } } }\n"
+          "auth: { oidc: { issuer: https://idp.example, client_id: g, allowed_groups: [ops], roles: { operator: [ops] } } }\n"
       )
     )
     assert.strictEqual(oidc.http.publicUrl, "https://gate.example.com")

@@ -230,11 +230,12 @@ describe("EventRepository (on the SQLite store)", () => {
       yield* Effect.scoped(
         Effect.flatMap(repositoryAt(filename), (store) => Effect.forEach(all, (e) => store.append(e, 5)))
       )
-      // As a build without them left it: the table, the later migrations' indexes and their records gone (the
-      // migrator runs only migrations newer than the newest recorded).
+      // As a build without them left it: the table, the later migrations' indexes and columns and their records gone
+      // (the migrator runs only migrations newer than the newest recorded).
       const db = new Database(filename)
       db.exec(
         "DROP TABLE event_marks; DROP INDEX auth_requests_pending_order; DROP INDEX auth_requests_pending_expiry; " +
+          "ALTER TABLE sessions DROP COLUMN password_fingerprint; ALTER TABLE sessions DROP COLUMN oidc_claims; " +
           "DELETE FROM effect_sql_migrations WHERE migration_id >= 8"
       )
       db.close()

@@ -16,7 +16,7 @@ describe("a config file reached through a link", () => {
       // The config passes its own check by its path (/etc/gatehouse.yml), but the file is in the routes directory.
       const secret =
         `routes_dir: ${routesDir}\n` +
-        'auth: { oidc: { issuer: "https://idp.example", client_id: x, client_secret: TOP-SECRET } }\n'
+        'auth: { oidc: { issuer: "https://idp.example", client_id: x, client_secret: TOP-SECRET, allowed_groups: [ops] } }\n'
       fs.writeFileSync(path.join(routesDir, "gatehouse.yml"), secret)
       fs.symlinkSync(path.join(routesDir, "gatehouse.yml"), path.join(dir, "etc", "gatehouse.yml"))
       fs.writeFileSync(path.join(routesDir, "a.yml"), "app:\n  port: 80\n")

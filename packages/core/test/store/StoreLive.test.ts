@@ -135,7 +135,9 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
           [6, "oidc_logins_indexes"],
           [7, "auth_requests_paging"],
           [8, "event_marks"],
-          [9, "auth_requests_pending"]
+          [9, "auth_requests_pending"],
+          [10, "session_admission"],
+          [11, "login_failed_names"]
         ]
       )
     })

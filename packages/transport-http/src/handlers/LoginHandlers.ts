@@ -21,7 +21,7 @@ import {
   wireMessageOf
 } from "@gatehouse-edge/core/domain"
 import { type IssuedSession, Login, type LoginClient, Sessions } from "@gatehouse-edge/core/services"
-import * as Duration from "effect/Duration"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as HttpEffect from "effect/http/HttpEffect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -32,14 +32,10 @@ import * as Schema from "effect/Schema"
 import { clearSessionCookies, setSessionCookies } from "../middleware/SessionCookies.js"
 import { loginPage } from "../pages/LoginPage.js"
 import { logoutPage } from "../pages/LogoutPage.js"
-
 import { clientAddressOf } from "../websocket/ClientAddress.js"
 import { originProblem } from "../websocket/OriginCheck.js"
 import { WebSocketPolicy } from "../websocket/WebSocketPolicy.js"
-
-/** The cookie binding an OIDC login to the browser that started it, sent back only to the callback. */
-const OidcStateCookie = "gatehouse_oidc_state"
-const CALLBACK_PATH = "/api/v1/auth/callback"
+import { completedStateCookie, heldState, startedStateCookies } from "./OidcStateCookies.js"
 
 const isLogoutForm = Schema.is(LogoutForm)
 
@@ -182,19 +178,10 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
             }
             const started = yield* login.beginOidc(returnTo, clientOf(request))
             const policy = yield* WebSocketPolicy
-            return HttpServerResponse.setCookiesUnsafe(HttpServerResponse.redirect(started.url, { status: 302 }), [
-              [
-                OidcStateCookie,
-                started.state,
-                {
-                  path: CALLBACK_PATH,
-                  httpOnly: true,
-                  sameSite: "lax",
-                  secure: policy.secureCookies,
-                  maxAge: Duration.minutes(10)
-                }
-              ]
-            ])
+            return HttpServerResponse.setCookiesUnsafe(
+              HttpServerResponse.redirect(started.url, { status: 302 }),
+              startedStateCookies(request.cookies, started.state, yield* Clock.currentTimeMillis, policy.secureCookies)
+            )
           }
           if (login.methods.password) {
             return HttpServerResponse.redirect(`/login?return_to=${encodeURIComponent(returnTo)}`, { status: 302 })
@@ -243,16 +230,11 @@ export const LoginHandlers = HttpApiBuilder.group(GatehouseApi, "login", (handle
         Effect.gen(function* () {
           const parameters = new URL(request.url, "http://callback.invalid").searchParams
           const policy = yield* WebSocketPolicy
-          // The state cookie has served its purpose once the login succeeded.
+          const state = parameters.get("state")
+          // This sign-in's state cookie has served its purpose once it succeeded; other pending ones stay.
           const clearState = (response: HttpServerResponse.HttpServerResponse) =>
-            HttpServerResponse.setCookiesUnsafe(response, [
-              [
-                OidcStateCookie,
-                "",
-                { path: CALLBACK_PATH, httpOnly: true, maxAge: Duration.zero, secure: policy.secureCookies }
-              ]
-            ])
-          const signedIn = login.completeOidc(parameters, request.cookies[OidcStateCookie], clientOf(request)).pipe(
+            HttpServerResponse.setCookiesUnsafe(response, [completedStateCookie(state ?? "", policy.secureCookies)])
+          const signedIn = login.completeOidc(parameters, heldState(request.cookies, state), clientOf(request)).pipe(
             Effect.tapError((error) => (error instanceof RateLimited ? retryAfter(error) : Effect.void)),
             Effect.flatMap((done) =>
               withSession(clearState(HttpServerResponse.redirect(done.returnTo, { status: 302 })), done.issued)
