@@ -2,13 +2,12 @@ import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Unauthenticated } from "@gatehouse-edge/contract/domain"
 import { Effect, Layer, Redacted } from "effect"
-import type { SqlClient } from "effect/sql"
 import { Login } from "../../src/auth/Login.js"
 import { admissionClaimsOf } from "../../src/auth/OidcAdmissionClaims.js"
 import type { LocalUserConfig, OidcConfig } from "../../src/config/ConfigSections.js"
-import { hashPassword, LoginLive, Sessions, type SessionsLive, StoreLive } from "../../src/index.js"
+import { hashPassword, LoginLive, type Sessions, StoreLive } from "../../src/index.js"
 import { tempDir } from "../store/TempDir.js"
-import { sessionsOn } from "./SignInTestLayer.js"
+import { sessionsOn, withSessions } from "./SignInTestLayer.js"
 
 // Each `withSessions` is a server started on the same store with the configuration given: what a session is worth
 // after a restart under another `auth` section.
@@ -39,17 +38,6 @@ const user = (name: string, passwordHash: string): LocalUserConfig => ({
 const under = (auth: Pick<LoginLive.LoginOptions, "users" | "oidc">) => ({
   currentRoles: LoginLive.currentSessionRoles(auth)
 })
-
-const withSessions = <A, E>(
-  store: Layer.Layer<SqlClient.SqlClient, unknown>,
-  options: Omit<SessionsLive.SessionsOptions, "ttlMs">,
-  f: (sessions: Sessions["Service"]) => Effect.Effect<A, E>
-) =>
-  Effect.scoped(
-    Effect.flatMap(Layer.build(sessionsOn(store, HOUR, options)), (c) =>
-      Sessions.pipe(Effect.flatMap(f), Effect.provideContext(c))
-    )
-  )
 
 const onDisk = Effect.map(tempDir, (dir) => StoreLive.layer({ filename: path.join(dir, "gatehouse.db") }))
 

@@ -2,7 +2,6 @@ import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Unauthenticated } from "@gatehouse-edge/contract/domain"
 import { Deferred, Effect, Fiber, Layer, Option, Redacted } from "effect"
-import type { SqlClient } from "effect/sql"
 import type { LocalUserConfig, OidcConfig } from "../../src/config/ConfigSections.js"
 import {
   EventBus,
@@ -16,7 +15,7 @@ import {
   StoreLive
 } from "../../src/index.js"
 import { tempDir } from "../store/TempDir.js"
-import { sessionsOn } from "./SignInTestLayer.js"
+import { withSessions } from "./SignInTestLayer.js"
 
 const HOUR = 3_600_000
 
@@ -25,18 +24,6 @@ const holder = (subject: string, method: "session" | "oidc", role: "admin" | "op
 
 const user = (name: string, role: "admin" | "operator" | "viewer") =>
   ({ name, role, passwordHash: Redacted.make("$argon2id$unused") }) as unknown as LocalUserConfig
-
-/** Runs `f` with sessions on `store`, as a server started with `options` would have them. */
-const withSessions = <A, E>(
-  store: Layer.Layer<SqlClient.SqlClient, unknown>,
-  options: Omit<SessionsLive.SessionsOptions, "ttlMs">,
-  f: (sessions: Sessions["Service"]) => Effect.Effect<A, E>
-) =>
-  Effect.scoped(
-    Effect.flatMap(Layer.build(sessionsOn(store, HOUR, options)), (c) =>
-      Sessions.pipe(Effect.flatMap(f), Effect.provideContext(c))
-    )
-  )
 
 describe("sessions under the configuration the server runs with", () => {
   it.live("a user removed from auth.users is signed out for good, a demoted one has the new role's scopes", () =>

@@ -1,4 +1,4 @@
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { LoginOptions } from "../../src/auth/LoginLive.js"
 import {
@@ -9,6 +9,7 @@ import {
   OidcLoginRepository,
   ServerSecrets,
   SessionRepository,
+  Sessions,
   SessionsLive,
   StoreLive
 } from "../../src/index.js"
@@ -32,3 +33,15 @@ export const loginOn = (
   options: LoginOptions,
   store: Layer.Layer<SqlClient.SqlClient, unknown> = StoreLive.layerMemory
 ) => LoginLive.layer(options).pipe(Layer.provideMerge(sessionsOn(store)))
+
+/** Runs `f` with sessions on `store`, as a server started with `options` would have them (an hour's ttl). */
+export const withSessions = <A, E>(
+  store: Layer.Layer<SqlClient.SqlClient, unknown>,
+  options: Omit<SessionsLive.SessionsOptions, "ttlMs">,
+  f: (sessions: Sessions["Service"]) => Effect.Effect<A, E>
+) =>
+  Effect.scoped(
+    Effect.flatMap(Layer.build(sessionsOn(store, 3_600_000, options)), (c) =>
+      Sessions.pipe(Effect.flatMap(f), Effect.provideContext(c))
+    )
+  )

@@ -39,6 +39,15 @@ const recordingConfig = (file: string, seen: Array<string>) =>
     })
   )
 
+/** Waits until a reload of the config found `text` in the file. */
+const reloadedWith = (seen: ReadonlyArray<string>, text: string, what: string, timeoutMs?: number) =>
+  waitFor(
+    Effect.sync(() => seen),
+    (texts) => texts.includes(text),
+    what,
+    timeoutMs
+  )
+
 /** A route table whose reloads are only counted. */
 const countingRoutes = (reloads: { count: number }) =>
   Layer.effect(Routes)(
@@ -198,17 +207,9 @@ describe("the config watcher", () => {
       // As `git checkout` or `rm f; echo > f` do it.
       fs.unlinkSync(configFile)
       fs.writeFileSync(configFile, "v2\n")
-      yield* waitFor(
-        Effect.sync(() => seen),
-        (texts) => texts.includes("v2\n"),
-        "the replaced file reloaded"
-      )
+      yield* reloadedWith(seen, "v2\n", "the replaced file reloaded")
       fs.writeFileSync(configFile, "v3\n")
-      yield* waitFor(
-        Effect.sync(() => seen),
-        (texts) => texts.includes("v3\n"),
-        "the replaced file's next edit reloaded"
-      )
+      yield* reloadedWith(seen, "v3\n", "the replaced file's next edit reloaded")
     }).pipe(Effect.scoped)
   )
 
@@ -232,17 +233,9 @@ describe("the config watcher", () => {
       fs.rmSync(configDir, { recursive: true })
       fs.mkdirSync(configDir)
       fs.writeFileSync(configFile, "v2\n")
-      yield* waitFor(
-        Effect.sync(() => seen),
-        (texts) => texts.includes("v2\n"),
-        "the file of the new directory reloaded"
-      )
+      yield* reloadedWith(seen, "v2\n", "the file of the new directory reloaded")
       fs.writeFileSync(configFile, "v3\n")
-      yield* waitFor(
-        Effect.sync(() => seen),
-        (texts) => texts.includes("v3\n"),
-        "the next edit in the new directory reloaded"
-      )
+      yield* reloadedWith(seen, "v3\n", "the next edit in the new directory reloaded")
       // Its parent replaced with it, later: the look-out finds the new tree.
       fs.rmSync(dir, { recursive: true })
       yield* waitFor(
@@ -252,12 +245,7 @@ describe("the config watcher", () => {
       )
       fs.mkdirSync(configDir, { recursive: true })
       fs.writeFileSync(configFile, "v4\n")
-      yield* waitFor(
-        Effect.sync(() => seen),
-        (texts) => texts.includes("v4\n"),
-        "the file of the new tree reloaded",
-        10_000
-      )
+      yield* reloadedWith(seen, "v4\n", "the file of the new tree reloaded", 10_000)
     }).pipe(Effect.scoped)
   )
 
