@@ -2,6 +2,7 @@ import type { GatehouseConfig } from "@gatehouse-edge/core"
 import { GrpcServer, GrpcServerAddress } from "@gatehouse-edge/transport-grpc"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { listenerConnections, openFilesLimit } from "./ConnectionBudget.js"
 
 /**
  * The gRPC transport (AuthService, health checking, reflection) over the core layer's services, on the configured
@@ -17,16 +18,23 @@ export const layerGrpc = (config: GatehouseConfig) => {
       )
     })
   )
-  return announce.pipe(
-    Layer.provideMerge(
-      GrpcServer.layer({
-        host: config.grpc.host,
-        port: config.grpc.port,
-        tls: config.grpc.tls,
-        insecure: config.grpc.insecure,
-        unixSocket: config.grpc.unixSocket,
-        limits: config.grpc.limits
-      })
+  const limits = config.grpc.limits
+  const server = Layer.unwrap(
+    Effect.map(
+      limits.connections === undefined
+        ? Effect.map(openFilesLimit, listenerConnections)
+        : Effect.succeed(limits.connections),
+      (total) =>
+        GrpcServer.layer({
+          host: config.grpc.host,
+          port: config.grpc.port,
+          tls: config.grpc.tls,
+          insecure: config.grpc.insecure,
+          unixSocket: config.grpc.unixSocket,
+          limits,
+          connections: { perClient: limits.connectionsPerClient, total }
+        })
     )
   )
+  return announce.pipe(Layer.provideMerge(server))
 }

@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as HttpServer from "effect/http/HttpServer"
 import * as Layer from "effect/Layer"
 import { allowedHosts } from "./AllowedHosts.js"
+import { listenerConnections, openFilesLimit } from "./ConnectionBudget.js"
 import { renderOpenApi } from "./OpenApiDocuments.js"
 
 /**
@@ -36,14 +37,28 @@ export const layerHttp = (config: GatehouseConfig, version: VersionInfo) => {
     const prefix = parsePrefix(text)
     return prefix === undefined ? [] : [prefix]
   })
+  const trustedProxy =
+    proxies.length === 0 ? undefined : (address: string) => proxies.some((prefix) => prefixContains(prefix, address))
   const limits = {
     maxBodyBytes: config.http.maxBodyBytes,
     maxConcurrentRequestsPerClient: config.http.maxRequestsPerClient,
-    trustedProxy:
-      proxies.length === 0 ? undefined : (address: string) => proxies.some((prefix) => prefixContains(prefix, address))
+    trustedProxy
   }
+  const server = Layer.unwrap(
+    Effect.map(
+      config.http.maxConnections === undefined
+        ? Effect.map(openFilesLimit, listenerConnections)
+        : Effect.succeed(config.http.maxConnections),
+      (total) =>
+        layerNodeHttpServer(
+          { host: config.http.host, port: config.http.port },
+          // A trusted proxy carries every client's connections: only the total applies to it.
+          { connections: { perClient: config.http.maxConnectionsPerClient, total, exempt: trustedProxy } }
+        )
+    )
+  )
   return Layer.mergeAll(layerHttpApp(limits), announce).pipe(
-    Layer.provideMerge(layerNodeHttpServer({ host: config.http.host, port: config.http.port })),
+    Layer.provideMerge(server),
     Layer.provide([description, policy])
   )
 }

@@ -183,7 +183,8 @@ describe("signing in with a local user", () => {
           { username: "", password: "x" },
           { username: "alice", password: "" },
           { username: "alice" },
-          { username: "alice", password: "x".repeat(1_000_000) }
+          // One past the longest password; a body past 16 KiB is not even read (413, see BodyBeforeAuthentication).
+          { username: "alice", password: "x".repeat(1_025) }
         ]) {
           const reply = yield* request(`${server.baseUrl}/auth/login`, {
             method: "POST",

@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { bearerAuthenticator, type CallAuthenticator, unixSocketAuthenticator } from "./CallAuthentication.js"
 import { defaultGrpcLimits, type GrpcLimits, makeCallLimits } from "./CallLimits.js"
+import { defaultGrpcConnectionLimits, type GrpcConnectionLimits, listenCapped } from "./CappedListener.js"
 import { addHealthService } from "./GrpcHealth.js"
 import { addReflectionService } from "./GrpcReflection.js"
 import { makeAuthServiceHandlers } from "./handlers/AuthServiceHandlers.js"
@@ -35,6 +36,11 @@ export interface GrpcServerOptions {
   readonly maxRequestBytes?: number | undefined
   /** Calls and streams at once per client and in total (default: the HTTP API's, {@link defaultGrpcLimits}). */
   readonly limits?: Partial<GrpcLimits> | undefined
+  /**
+   * TCP connections at once per client and in total (default {@link defaultGrpcConnectionLimits}); not the unix
+   * socket's, whose mode keeps strangers out.
+   */
+  readonly connections?: GrpcConnectionLimits | undefined
   /** How long a watch waits for a client that stopped reading before ending it with `slow_consumer` (30 s). */
   readonly drainTimeoutMs?: number | undefined
   /** How often a pending WatchAuthRequest repeats its state (default 15 s). */
@@ -234,7 +240,21 @@ export const layer = (
         credentials = grpc.ServerCredentials.createInsecure()
       }
       const { server: tcp } = yield* makeServer(options, bearerAuthenticator)
-      const port = yield* bind(tcp, address, credentials)
+      const context = yield* Effect.context<never>()
+      const log = Effect.runForkWith(context)
+      const port = yield* listenCapped({
+        server: tcp,
+        credentials,
+        host: options.host,
+        port: options.port,
+        limits: options.connections ?? defaultGrpcConnectionLimits,
+        onRefused: (notice) => log(Effect.logWarning(`gRPC: ${notice}`)),
+        onError: (error) => log(Effect.logWarning(`gRPC: the listener on ${address} failed: ${error.message}`))
+      }).pipe(
+        Effect.mapError(
+          (failure) => new GrpcServerError({ message: `cannot listen on ${address}: ${failure.message}` })
+        )
+      )
       if (options.unixSocket !== undefined) {
         const socketPath = options.unixSocket
         yield* removeStaleSocket(socketPath)

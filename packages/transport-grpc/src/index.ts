@@ -5,6 +5,7 @@
  */
 
 export { defaultGrpcLimits, type GrpcLimits } from "./CallLimits.js"
+export { defaultGrpcConnectionLimits, type GrpcConnectionLimits } from "./CappedListener.js"
 export * as GrpcServer from "./GrpcServer.js"
 export { GrpcServerAddress, GrpcServerError, type GrpcServerOptions } from "./GrpcServer.js"
 export type { ProtoGrpcType } from "./gen/auth.js"

@@ -33,6 +33,12 @@ import { RoutesHandlers } from "./handlers/RoutesHandlers.js"
 import { ServerDescription, SystemHandlers } from "./handlers/SystemHandlers.js"
 import { type HttpLimits, layerApiResponses } from "./middleware/ApiResponses.js"
 import { layerAuthentication } from "./middleware/AuthenticationAdapter.js"
+import {
+  BodiesInFlight,
+  DEFAULT_BODY_BYTES_IN_FLIGHT,
+  DEFAULT_BODY_BYTES_IN_FLIGHT_PER_CLIENT,
+  makeBodiesInFlight
+} from "./middleware/BodiesInFlight.js"
 import { apiRouterConfig } from "./middleware/EndpointPaths.js"
 import { layerRequestValidation } from "./middleware/RequestValidationLayer.js"
 import { layerPages } from "./pages/PageRoutes.js"
@@ -73,7 +79,16 @@ export const layerHttpApp = (limits: HttpLimits) =>
       }).pipe(
         // The limit on chunked bodies (a declared length is checked by layerApiResponses), set once for every
         // request rather than per request: each change to a request's context slows the lookups after it.
-        Layer.provide(Layer.succeed(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limits.maxBodyBytes)))
+        Layer.provide(Layer.succeed(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(limits.maxBodyBytes))),
+        // This server's own count of the bodies being read (the middleware reads it when the routes are built).
+        Layer.provide(
+          Layer.sync(BodiesInFlight, () =>
+            makeBodiesInFlight({
+              totalBytes: limits.bodiesInFlight?.totalBytes ?? DEFAULT_BODY_BYTES_IN_FLIGHT,
+              perClientBytes: limits.bodiesInFlight?.perClientBytes ?? DEFAULT_BODY_BYTES_IN_FLIGHT_PER_CLIENT
+            })
+          )
+        )
       )
     ),
     // The connection counts stay in the output: an embedding process (or a test) can read them.

@@ -1,7 +1,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from "node:http"
+import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { type ErrorBody, type ErrorCode, httpStatusOf } from "@gatehouse-edge/core/domain"
+import {
+  type ConnectionCaps,
+  type ErrorBody,
+  type ErrorCode,
+  httpStatusOf,
+  makeConnectionCaps
+} from "@gatehouse-edge/core/domain"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { TrackedWebSocket, webSocketOf } from "./websocket/TrackedWebSocket.js"
 
 /** Where the HTTP server listens. */
@@ -65,27 +74,80 @@ const boundUpgrade = (server: Server) => (_request: IncomingMessage, socket: Dup
   socket.once("close", () => clearTimeout(timer))
 }
 
+// Node's defaults let a connection that trickles its headers live 60 s (checked every 30 s, so up to 90 s) and a
+// request 300 s: each such connection holds a file descriptor that long. Headers get 15 s. A request gets 90 s to
+// arrive whole: more than the 60 s a file write's body has once it is queued (FilesLive's receiveTimeout), which
+// must answer 504 itself rather than be cut by Node first. Expiry is checked every 5 s.
+const timeoutsOf = (options: ServerOptions): ServerOptions => {
+  const requestTimeout = options.requestTimeout ?? 90_000
+  return {
+    requestTimeout,
+    // Node refuses a headers timeout longer than the request timeout.
+    headersTimeout: options.headersTimeout ?? (requestTimeout > 0 ? Math.min(15_000, requestTimeout) : 15_000),
+    connectionsCheckingInterval: options.connectionsCheckingInterval ?? 5_000
+  }
+}
+
 /**
  * A Node HTTP server that answers unparseable requests with the shared error body, tells browsers not to guess the
- * type of any answer (`x-content-type-options: nosniff`), and bounds requests that ask for an upgrade as it does
- * the others.
+ * type of any answer (`x-content-type-options: nosniff`), bounds requests that ask for an upgrade as it does
+ * the others, and with `connections` refuses connections past their caps before reading any of them.
  */
-export const createApiServer = (options: ServerOptions = {}): Server => {
-  const server = createServer(options)
+export const createApiServer = (options: ServerOptions = {}, connections?: ConnectionCaps): Server => {
+  const server = createServer({ ...options, ...timeoutsOf(options) })
+  if (connections !== undefined) {
+    server.on("connection", (socket: Socket) => {
+      connections.admit(socket)
+    })
+  }
   server.on("request", noSniff)
   server.on("clientError", answerClientError)
   server.on("upgrade", boundUpgrade(server))
   return server
 }
 
-/** A Node HTTP server configured for the API: tracked WebSockets (see TrackedWebSocket), 1 MiB WebSocket messages. */
+/** How many TCP connections the HTTP listener holds at once (`http.limits.connections_per_client`, `.connections`). */
+export interface HttpConnectionLimits {
+  /** Per client (an IPv4 address, an IPv6 /64 of the socket's peer). */
+  readonly perClient: number
+  readonly total: number
+  /** Peers that count only towards `total`: trusted reverse proxies, which carry every client's connections. */
+  readonly exempt?: ((address: string) => boolean) | undefined
+}
+
+/**
+ * Without configured limits: a client's streams and requests at once (1,000 + 256, each WebSocket is a
+ * connection), and a total a default open-file limit leaves room for.
+ */
+export const defaultHttpConnectionLimits: HttpConnectionLimits = { perClient: 1256, total: 8192 }
+
+/**
+ * A Node HTTP server configured for the API: tracked WebSockets (see TrackedWebSocket), 1 MiB WebSocket messages,
+ * connections capped per client and in total (refusals logged as a warning, at most one a minute).
+ */
 export const layerNodeHttpServer = (
   options: ListenOptions,
-  limits: { readonly maxWebSocketMessageBytes?: number } = {}
+  limits: {
+    readonly maxWebSocketMessageBytes?: number
+    readonly connections?: HttpConnectionLimits | undefined
+    /** Node's server options (timeouts) over the API's defaults; for tests. */
+    readonly server?: ServerOptions | undefined
+  } = {}
 ) =>
-  NodeHttpServer.layer(createApiServer, {
-    host: options.host,
-    port: options.port,
-    gracefulShutdownTimeout: options.gracefulShutdownMs ?? 10_000,
-    websocket: { WebSocket: TrackedWebSocket, maxPayload: limits.maxWebSocketMessageBytes ?? 1024 * 1024 }
-  })
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const context = yield* Effect.context<never>()
+      const warn = (notice: string) => Effect.runForkWith(context)(Effect.logWarning(`HTTP: ${notice}`))
+      const caps = makeConnectionCaps({
+        ...(limits.connections ?? defaultHttpConnectionLimits),
+        configKey: "http.limits",
+        onRefused: warn
+      })
+      return NodeHttpServer.layer(() => createApiServer(limits.server, caps), {
+        host: options.host,
+        port: options.port,
+        gracefulShutdownTimeout: options.gracefulShutdownMs ?? 10_000,
+        websocket: { WebSocket: TrackedWebSocket, maxPayload: limits.maxWebSocketMessageBytes ?? 1024 * 1024 }
+      })
+    })
+  )

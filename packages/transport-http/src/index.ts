@@ -15,7 +15,13 @@ export { errorResponse, type HttpLimits, layerApiResponses } from "./middleware/
 export { layerAuthentication } from "./middleware/AuthenticationAdapter.js"
 export { requestIdOf, withRequestIds } from "./middleware/RequestIds.js"
 export { layerRequestValidation } from "./middleware/RequestValidationLayer.js"
-export { createApiServer, type ListenOptions, layerNodeHttpServer } from "./NodeServer.js"
+export {
+  createApiServer,
+  defaultHttpConnectionLimits,
+  type HttpConnectionLimits,
+  type ListenOptions,
+  layerNodeHttpServer
+} from "./NodeServer.js"
 export { openApiDocument } from "./OpenApiDocument.js"
 export { clientAddressOf, decideClientAddress, type TrustedProxy } from "./websocket/ClientAddress.js"
 export { checkUpgradeOrigin } from "./websocket/OriginCheck.js"

@@ -26,7 +26,10 @@ const HttpLimits = Schema.Struct({
   streams_per_client: opt(PositiveInt),
   streams: opt(PositiveInt),
   queued_per_client: opt(ByteSizeValue.check(Schema.isGreaterThanOrEqualTo(1))),
-  queued: opt(ByteSizeValue.check(Schema.isGreaterThanOrEqualTo(1)))
+  queued: opt(ByteSizeValue.check(Schema.isGreaterThanOrEqualTo(1))),
+  // TCP connections at once, counted by the socket's peer (a trusted proxy only in the total).
+  connections_per_client: opt(PositiveInt),
+  connections: opt(PositiveInt)
 })
 
 const HttpSection = Schema.Struct({
@@ -56,7 +59,9 @@ const TlsFiles = Schema.Struct({ cert: PathValue, key: PathValue })
 const GrpcLimits = Schema.Struct({
   calls_per_client: opt(PositiveInt),
   streams_per_client: opt(PositiveInt),
-  streams: opt(PositiveInt)
+  streams: opt(PositiveInt),
+  connections_per_client: opt(PositiveInt),
+  connections: opt(PositiveInt)
 })
 
 const GrpcSection = Schema.Struct({

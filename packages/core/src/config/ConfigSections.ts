@@ -29,6 +29,17 @@ export interface HttpConfig {
   /** The same for all clients together. */
   readonly maxQueuedBytes: number
   /**
+   * TCP connections one client (the socket's peer: an IPv4 address, an IPv6 /64) may hold open; past it a new one
+   * is closed unread. Default: its streams and requests at once (each WebSocket is a connection). A trusted
+   * proxy counts only towards {@link maxConnections}.
+   */
+  readonly maxConnectionsPerClient: number
+  /**
+   * TCP connections of the whole listener, or `undefined`: then a share of the process's open-file limit, read
+   * when the server starts (the limit is the process's, not the file's).
+   */
+  readonly maxConnections: number | undefined
+  /**
    * The origin browsers use (`http.public_url`, e.g. behind a TLS-terminating proxy), or `undefined`: then
    * `http://<addr>`. Sign-in redirects are built on it, and WebSocket upgrades may come from it. Normalised as
    * browsers send `Origin`: `https://h:443/` is `https://h`, a non-ASCII host is in punycode.
@@ -50,11 +61,17 @@ export interface GrpcConfig {
   readonly unixSocket: string | undefined
   readonly insecure: boolean
   readonly tls: TlsFilesConfig | undefined
-  /** Calls and streams at once, per client (an IPv4 address, an IPv6 /64) and streams in total. */
+  /**
+   * Calls and streams at once, per client (an IPv4 address, an IPv6 /64) and streams in total; TCP connections
+   * per client (default: its calls and streams at once) and in total (`undefined`: a share of the process's
+   * open-file limit, read when the server starts).
+   */
   readonly limits: {
     readonly callsPerClient: number
     readonly streamsPerClient: number
     readonly streams: number
+    readonly connectionsPerClient: number
+    readonly connections: number | undefined
   }
 }
 

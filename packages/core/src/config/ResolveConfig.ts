@@ -152,6 +152,12 @@ export const resolveConfig = (
         file.http?.limits?.queued ?? ConfigDefaults.maxQueuedBytes
       ),
       maxQueuedBytes: file.http?.limits?.queued ?? ConfigDefaults.maxQueuedBytes,
+      // Each WebSocket is a connection, and so is each request in flight on HTTP/1.1: a client may hold both.
+      maxConnectionsPerClient:
+        file.http?.limits?.connections_per_client ??
+        (file.http?.limits?.streams_per_client ?? ConfigDefaults.maxStreamsPerClient) +
+          (file.http?.limits?.requests_per_client ?? ConfigDefaults.maxRequestsPerClient),
+      maxConnections: file.http?.limits?.connections,
       publicUrl: publicUrl?.origin,
       secureCookies: publicUrl?.protocol === "https:",
       trustedProxies: (file.http?.trusted_proxies ?? []).map((entry) =>
@@ -167,7 +173,12 @@ export const resolveConfig = (
       limits: {
         callsPerClient: file.grpc?.limits?.calls_per_client ?? ConfigDefaults.maxRequestsPerClient,
         streamsPerClient: file.grpc?.limits?.streams_per_client ?? ConfigDefaults.maxStreamsPerClient,
-        streams: file.grpc?.limits?.streams ?? ConfigDefaults.maxStreams
+        streams: file.grpc?.limits?.streams ?? ConfigDefaults.maxStreams,
+        connectionsPerClient:
+          file.grpc?.limits?.connections_per_client ??
+          (file.grpc?.limits?.calls_per_client ?? ConfigDefaults.maxRequestsPerClient) +
+            (file.grpc?.limits?.streams_per_client ?? ConfigDefaults.maxStreamsPerClient),
+        connections: file.grpc?.limits?.connections
       },
       tls:
         file.grpc?.tls === undefined

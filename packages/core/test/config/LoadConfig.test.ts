@@ -28,11 +28,20 @@ describe("loadConfig", () => {
       maxStreams: 4000,
       maxQueuedBytesPerClient: 16 * 1024 * 1024,
       maxQueuedBytes: 256 * 1024 * 1024,
+      maxConnectionsPerClient: 1256,
+      maxConnections: undefined,
       publicUrl: undefined,
       secureCookies: false,
       trustedProxies: []
     })
     assert.strictEqual(config.grpc.port, 50443)
+    assert.deepStrictEqual(config.grpc.limits, {
+      callsPerClient: 256,
+      streamsPerClient: 1000,
+      streams: 4000,
+      connectionsPerClient: 1256,
+      connections: undefined
+    })
     assert.strictEqual(config.dataDir, "/srv/app/data")
     assert.strictEqual(config.routesDir, "/srv/app/routes")
     assert.strictEqual(config.events.history, 1000)
@@ -91,6 +100,33 @@ events: { history: 500 }
     assert.deepStrictEqual(issuesOf(load("http:\n  limits: { queued: 0 }\n")), [
       "gatehouse.yml:2:21: http.limits.queued: expected a value greater than or equal to 1, got 0"
     ])
+  })
+
+  it("reads the connection caps of both listeners; a client's default follows its streams and requests", () => {
+    const capped = configOf(
+      load(
+        "http:\n  limits: { connections_per_client: 20, connections: 300 }\n" +
+          "grpc:\n  limits: { connections_per_client: 5, connections: 50 }\n"
+      )
+    )
+    assert.strictEqual(capped.http.maxConnectionsPerClient, 20)
+    assert.strictEqual(capped.http.maxConnections, 300)
+    assert.strictEqual(capped.grpc.limits.connectionsPerClient, 5)
+    assert.strictEqual(capped.grpc.limits.connections, 50)
+    // Each WebSocket or call in flight may be a connection of its own: the cap is never below what they allow.
+    const raised = configOf(
+      load(
+        "http:\n  limits: { streams_per_client: 3000, requests_per_client: 100 }\n" +
+          "grpc:\n  limits: { streams_per_client: 2000, calls_per_client: 10 }\n"
+      )
+    )
+    assert.strictEqual(raised.http.maxConnectionsPerClient, 3100)
+    assert.strictEqual(raised.grpc.limits.connectionsPerClient, 2010)
+    assert.deepStrictEqual(issuesOf(load("grpc:\n  limits: { connections: 0 }\n")), [
+      "gatehouse.yml:2:26: grpc.limits.connections: expected a value greater than or equal to 1, got 0"
+    ])
+    // The schema drives the environment overrides too.
+    assert.strictEqual(configOf(load(undefined, { GATEHOUSE_HTTP_LIMITS_CONNECTIONS: "700" })).http.maxConnections, 700)
   })
 
   it("reports every problem with the key and its line and column", () => {

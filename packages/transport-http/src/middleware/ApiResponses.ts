@@ -15,6 +15,7 @@ import { decideClientAddress, type TrustedProxy } from "../websocket/ClientAddre
 import { pathOf, shortened } from "../websocket/RequestedPath.js"
 import { isWebSocketUpgrade } from "../websocket/StreamEndpoint.js"
 import { logAccess } from "./AccessLog.js"
+import type { BodiesInFlightLimits } from "./BodiesInFlight.js"
 import { bodyLimitFor } from "./BodyLimits.js"
 import { allowedMethods, emptyPathParameter, hasMalformedEscape, isStreamEndpoint } from "./EndpointPaths.js"
 import { rememberRequestId } from "./RequestIds.js"
@@ -33,6 +34,11 @@ export interface HttpLimits {
   readonly maxConcurrentRequestsPerClient?: number | undefined
   /** Reverse proxies whose `X-Forwarded-For` names the client (`http.trusted_proxies`); none by default. */
   readonly trustedProxy?: TrustedProxy | undefined
+  /**
+   * Bytes the request bodies being read may hold, all clients together and each client's share (see
+   * `BodiesInFlight`); 64 MiB and 16 MiB by default.
+   */
+  readonly bodiesInFlight?: Partial<BodiesInFlightLimits> | undefined
 }
 
 /** Seconds a client over a cap is told to wait (`Retry-After`). */

@@ -17,12 +17,15 @@ import { Authentication, CurrentPrincipal, Sessions } from "@gatehouse-edge/core
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { StreamCredential } from "../websocket/StreamCredential.js"
 import { isWebSocketUpgrade } from "../websocket/StreamEndpoint.js"
 import { WebSocketPolicy } from "../websocket/WebSocketPolicy.js"
+import { BodiesInFlight } from "./BodiesInFlight.js"
+import { bodyReadAhead, withCheckedBody } from "./CheckedBody.js"
 import { renewSessionCookies } from "./SessionCookies.js"
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
@@ -71,6 +74,7 @@ export const layerAuthentication = Layer.effect(
   Effect.gen(function* () {
     const authentication = yield* Authentication
     const sessions = yield* Sessions
+    const bodies = yield* BodiesInFlight
 
     const byKey = (key: Redacted.Redacted<string>) => authentication.authenticate({ _tag: "ApiKey", key })
 
@@ -114,14 +118,27 @@ export const layerAuthentication = Layer.effect(
         return problem !== undefined ? Effect.fail(problem) : Effect.as(renewed(principal, cookie), principal)
       })
 
+    // A body's refusals (400 not UTF-8, 415 another charset) are RequestValidation's errors, which every endpoint
+    // declares: HttpApi renders them as it renders that middleware's own, so they pass here as the handler's do.
+    // Under the bearer scheme such a failure has the session scheme try again: it checks the key and the same
+    // (cached) body again, and fails the same way.
+    const checkedBody = <E, R>(
+      request: HttpServerRequest.HttpServerRequest,
+      httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ) => withCheckedBody(bodies, request, httpEffect) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+
     // The handler runs as the principal. An upgrade's stream outlives this check, so it also gets what ends it
     // when the credential does (revoked, expired, signed out); a plain request is over before that matters.
-    const serve = <A, E, R>(
-      httpEffect: Effect.Effect<A, E, R>,
+    // The body is read only now, the caller admitted and its scope checked (RequestValidation leaves it unread):
+    // an anonymous client gets its 401 at once, without making the server wait for or hold a body.
+    const serve = <E, R>(
+      httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
       principal: Principal,
-      request: HttpServerRequest.HttpServerRequest
+      request: HttpServerRequest.HttpServerRequest,
+      endpoint: HttpApiEndpoint.Top
     ) => {
-      const served = Effect.provideService(httpEffect, CurrentPrincipal, principal)
+      const withBody = bodyReadAhead(request, endpoint) ? checkedBody(request, httpEffect) : httpEffect
+      const served = Effect.provideService(withBody, CurrentPrincipal, principal)
       return !isWebSocketUpgrade(request)
         ? served
         : Effect.provideService(served, StreamCredential, authentication.validUntilRevoked(principal))
@@ -137,7 +154,12 @@ export const layerAuthentication = Layer.effect(
               Effect.andThen(
                 checkScope(principal, endpoint),
                 Effect.withFiber((fiber) =>
-                  serve(httpEffect, principal, Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest))
+                  serve(
+                    httpEffect,
+                    principal,
+                    Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest),
+                    endpoint
+                  )
                 )
               )
             ),
@@ -162,7 +184,7 @@ export const layerAuthentication = Layer.effect(
           } else if (Redacted.value(credential) === "") principal = Effect.fail(noCredentials)
           else principal = bySession(request, credential, endpoint)
           return Effect.flatMap(principal, (p) =>
-            Effect.andThen(checkScope(p, endpoint), serve(httpEffect, p, request))
+            Effect.andThen(checkScope(p, endpoint), serve(httpEffect, p, request, endpoint))
           )
         })
     })

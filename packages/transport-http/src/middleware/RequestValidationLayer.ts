@@ -1,4 +1,4 @@
-import { maxBodyBytesOf, RequestValidation } from "@gatehouse-edge/contract/api"
+import { Authorization, RequestValidation } from "@gatehouse-edge/contract/api"
 import { InvalidArgument, UnsupportedMediaType, type ValidationIssue } from "@gatehouse-edge/core/domain"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -7,8 +7,9 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiError from "effect/http-api/HttpApiError"
 import * as Layer from "effect/Layer"
+import { BodiesInFlight } from "./BodiesInFlight.js"
+import { bodyReadAhead, withCheckedBody } from "./CheckedBody.js"
 import { formatRequestIssues } from "./IssueMessages.js"
-import { checkTextBody } from "./TextBody.js"
 
 const slotNames = { Params: "path", Query: "query", Headers: "headers", Payload: "body" } as const
 
@@ -73,35 +74,40 @@ const unsupportedContentType = (request: HttpServerRequest.HttpServerRequest, en
  * Every request's parameters are checked before anything else runs (and so before any WebSocket upgrade):
  * decoding failures of path, query, headers or body become `400 invalid_argument` with one issue per problem,
  * and so do query parameters on an endpoint that declares none. A body of a content type the endpoint does not declare
- * is a 415 naming the ones it does. The body of an endpoint that takes more than the server's limit is read after
- * authentication instead (see below). Response encoding failures are bugs: they are reported and become a generic
- * 500.
+ * is a 415 naming the ones it does. No byte of a body is read here unless anyone may call the endpoint (sign-in,
+ * sign-out): the authorization reads the others once it has admitted the caller (see `withCheckedBody`), so an
+ * anonymous client cannot make the server hold a body, nor wait for one. Response encoding failures are bugs: they
+ * are reported and become a generic 500.
  */
-export const layerRequestValidation = Layer.succeed(RequestValidation)((httpEffect, { endpoint }) =>
-  // Chained, not Effect.gen: this runs on every request, and the generator form measured ~10 times the cost.
-  Effect.service(HttpServerRequest.HttpServerRequest).pipe(
-    Effect.flatMap((request) => {
-      if (endpoint.query === undefined) {
-        const issues = unexpectedParameters(request.url)
-        if (issues.length > 0) return Effect.fail(invalid(issues))
-      }
-      if (endpoint.payload.size > 0 && request.method !== "GET" && request.method !== "HEAD") {
-        const unsupported = unsupportedContentType(request, endpoint)
-        if (unsupported !== undefined) return Effect.fail(unsupported)
-        // A body larger than the server's limit (a file write takes a whole file) is read by its handler, once the
-        // caller is authenticated and the write has room for it (`readTextBody`, which checks the UTF-8): an
-        // anonymous client must not make the server hold 8 MiB per request.
-        if (maxBodyBytesOf(endpoint.annotations) !== undefined) return httpEffect
-        return Effect.andThen(checkTextBody(request), httpEffect)
-      }
-      return httpEffect
-    }),
-    Effect.catch((error) => {
-      if (!HttpApiError.HttpApiSchemaError.is(error)) return Effect.fail(error)
-      if (error.kind === "Body" || error.kind === "ResponseHeaders") {
-        return Effect.andThen(ErrorReporter.report(Cause.fail(error)), Effect.die(error))
-      }
-      return Effect.fail(invalid(toIssues(error)))
-    })
+export const layerRequestValidation = Layer.effect(
+  RequestValidation,
+  Effect.map(Effect.service(BodiesInFlight), (bodies) =>
+    RequestValidation.of((httpEffect, { endpoint }) =>
+      // Chained, not Effect.gen: this runs on every request, and the generator form measured ~10 times the cost.
+      Effect.service(HttpServerRequest.HttpServerRequest).pipe(
+        Effect.flatMap((request) => {
+          if (endpoint.query === undefined) {
+            const issues = unexpectedParameters(request.url)
+            if (issues.length > 0) return Effect.fail(invalid(issues))
+          }
+          if (endpoint.payload.size > 0 && request.method !== "GET" && request.method !== "HEAD") {
+            const unsupported = unsupportedContentType(request, endpoint)
+            if (unsupported !== undefined) return Effect.fail(unsupported)
+            // A public endpoint's body is small (BodyLimits caps it); any other waits for its caller's credential.
+            if (!endpoint.middlewares.has(Authorization) && bodyReadAhead(request, endpoint)) {
+              return withCheckedBody(bodies, request, httpEffect)
+            }
+          }
+          return httpEffect
+        }),
+        Effect.catch((error) => {
+          if (!HttpApiError.HttpApiSchemaError.is(error)) return Effect.fail(error)
+          if (error.kind === "Body" || error.kind === "ResponseHeaders") {
+            return Effect.andThen(ErrorReporter.report(Cause.fail(error)), Effect.die(error))
+          }
+          return Effect.fail(invalid(toIssues(error)))
+        })
+      )
+    )
   )
 )

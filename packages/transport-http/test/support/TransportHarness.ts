@@ -114,6 +114,8 @@ export interface HarnessOptions {
   readonly policy?: Partial<WebSocketPolicyShape>
   readonly maxBodyBytes?: number
   readonly maxConcurrentRequestsPerClient?: number
+  /** Bytes the request bodies being read may hold (all clients, each client); the server's defaults otherwise. */
+  readonly bodiesInFlight?: { readonly totalBytes?: number; readonly perClientBytes?: number }
   /** Proxies whose `X-Forwarded-For` is believed (none otherwise). */
   readonly trustedProxy?: (address: string) => boolean
   readonly configYaml?: string
@@ -219,7 +221,8 @@ export const startHarness = (options: HarnessOptions = {}): Effect.Effect<Harnes
     const app = layerHttpApp({
       maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
       maxConcurrentRequestsPerClient: options.maxConcurrentRequestsPerClient,
-      trustedProxy: options.trustedProxy
+      trustedProxy: options.trustedProxy,
+      bodiesInFlight: options.bodiesInFlight
     }).pipe(
       Layer.provideMerge(layerNodeHttpServer({ host: "127.0.0.1", port: 0 })),
       Layer.provideMerge(Layer.mergeAll(core, authentication, description, policy)),
