@@ -12,6 +12,8 @@ const MiB = 1024 * KiB
 interface RawExchange {
   /** The status line of the answer, failing if none comes within `ms`. */
   readonly statusWithin: (ms: number) => Effect.Effect<string, Error>
+  /** Succeeds once the server has closed the connection, failing if it has not within `ms`. */
+  readonly closedWithin: (ms: number) => Effect.Effect<void, Error>
 }
 
 const rawExchange = (h: Harness, head: string, body = "") =>
@@ -29,6 +31,7 @@ const rawExchange = (h: Harness, head: string, body = "") =>
         socket.on("error", reject)
         socket.on("close", () => reject(new Error(`closed without an answer: ${JSON.stringify(received)}`)))
       })
+      const ended = new Promise<void>((resolve) => socket.on("end", () => resolve()))
       // A refusal that is never awaited must not be reported as unhandled.
       status.catch(() => {})
       const exchange: RawExchange = {
@@ -37,6 +40,13 @@ const rawExchange = (h: Harness, head: string, body = "") =>
             Effect.timeoutOrElse({
               duration: ms,
               orElse: () => Effect.fail(new Error(`no answer within ${ms} ms`))
+            })
+          ),
+        closedWithin: (ms) =>
+          Effect.promise(() => ended).pipe(
+            Effect.timeoutOrElse({
+              duration: ms,
+              orElse: () => Effect.fail(new Error(`the connection still open after ${ms} ms`))
             })
           )
       }
@@ -81,6 +91,9 @@ describe("a body is read only once its caller may send it", () => {
         // The body is still withheld on that connection, yet its request is over: the client's next one is served.
         const next = yield* request(`${h.baseUrl}/version`)
         assert.strictEqual(next.status, 200, next.text)
+        // And the connection is closed after the answer, rather than held (with its descriptor) for the rest of a
+        // body that may never come, until the request timeout.
+        yield* withheld.exchange.closedWithin(1000)
       })
     )
   )
