@@ -15,6 +15,7 @@ import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import { AuthRequests, AuthRequestsLive, EventBus, EventRepository, StoreLive } from "@gatehouse-edge/core"
+import type { Principal } from "@gatehouse-edge/core/domain"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { fmt, median, parseArgs, printTable, repoRoot } from "./support.js"
 
@@ -30,6 +31,9 @@ const Database = createRequire(path.join(repoRoot, "packages/core/package.json")
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gatehouse-auth-core-"))
 const sshCheck = { kind: "ssh_check", ssh_check: { src: "127.0.0.1", dst: "bench", local_user: "root" } } as const
+
+// An operator's key, as the gRPC benchmark's: its creates have no allowance (only a create-only key's have).
+const operator: Principal = { method: "api_key", subject: "api-key:bench", roles: [], scopes: ["admin"] }
 
 const layer = AuthRequestsLive.layer({ ...AuthRequestsLive.defaultConfig, maxPending: 20_000 }).pipe(
   Layer.provideMerge(EventBus.layer({ historyCap: 1000 })),
@@ -47,7 +51,7 @@ const corePairs = (ms: number) =>
       const until = performance.now() + ms
       const loop = Effect.gen(function* () {
         while (performance.now() < until) {
-          const created = yield* service.create(sshCheck)
+          const created = yield* service.create(sshCheck, operator)
           yield* service.approve(created.auth_id, "api-key:bench")
           done++
         }

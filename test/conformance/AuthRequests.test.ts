@@ -1,12 +1,15 @@
 import { describe } from "@effect/vitest"
 import { GatehouseClient } from "@gatehouse-edge/client"
 import { AuthRequestsLive, EventBus, EventRepository, StoreLive } from "@gatehouse-edge/core"
-import { errorCodeOf } from "@gatehouse-edge/core/domain"
+import { errorCodeOf, type Principal } from "@gatehouse-edge/core/domain"
 import { AuthRequests } from "@gatehouse-edge/core/services"
 import { authServiceEffectClient, makeAuthServiceClient } from "@gatehouse-edge/transport-grpc/client"
 import { Context, Effect, Layer, Stream } from "effect"
 import { startTestServer } from "../support/TestServer.js"
 import { type AuthRequestsBinding, authRequestsConformance, type Failure } from "./AuthRequestsConformance.js"
+
+// The caller of the core binding: an operator, as the other bindings' admin key is.
+const operator: Principal = { method: "session", subject: "user:conformance", roles: ["admin"], scopes: ["admin"] }
 
 // Typed errors become their code and message, as a caller would read them; anything else fails the case loudly.
 const asFailure = (error: unknown): Failure => ({
@@ -28,7 +31,7 @@ describe("auth requests conformance: the core service", () => {
       const s = Context.get(context, AuthRequests)
       return {
         principal: "user:conformance",
-        create: (input) => mapped(s.create(input)),
+        create: (input) => mapped(s.create(input, operator)),
         get: (id) => mapped(s.get(id)),
         list: (filter) => mapped(s.list(filter)),
         approve: (id) => mapped(Effect.asVoid(s.approve(id, "user:conformance"))),

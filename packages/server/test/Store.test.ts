@@ -9,37 +9,42 @@ import { request } from "../../transport-http/test/support/Http.js"
 
 const storeDir = tempDir("gatehouse-storecli-")
 
+// Each of the first and the damaged-store test runs the CLI five or six times (a process each): on a loaded machine
+// that takes longer than the default 30 s.
 describe("the store at start, and gatehouse store init", () => {
-  it.live("serve refuses a 0-byte store file with a message naming it; store init --force moves it aside", () =>
-    Effect.scoped(
-      Effect.gen(function* () {
-        const dir = yield* storeDir
-        fs.mkdirSync(path.join(dir, "data"))
-        const db = path.join(dir, "data", "gatehouse.db")
-        fs.writeFileSync(db, "")
-        const refused = yield* runCli(["serve", "--http", "127.0.0.1:0"], { cwd: dir })
-        assert.strictEqual(refused.code, 1)
-        assert.include(refused.stderr, `the store ${db} is empty (0 bytes), not a Gatehouse store`)
-        assert.strictEqual(fs.statSync(db).size, 0, "nothing was reset")
+  it.live(
+    "serve refuses a 0-byte store file with a message naming it; store init --force moves it aside",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const dir = yield* storeDir
+          fs.mkdirSync(path.join(dir, "data"))
+          const db = path.join(dir, "data", "gatehouse.db")
+          fs.writeFileSync(db, "")
+          const refused = yield* runCli(["serve", "--http", "127.0.0.1:0"], { cwd: dir })
+          assert.strictEqual(refused.code, 1)
+          assert.include(refused.stderr, `the store ${db} is empty (0 bytes), not a Gatehouse store`)
+          assert.strictEqual(fs.statSync(db).size, 0, "nothing was reset")
 
-        const withoutForce = yield* runCli(["store", "init"], { cwd: dir })
-        assert.strictEqual(withoutForce.code, 1)
-        assert.include(withoutForce.stderr, "not a Gatehouse store")
+          const withoutForce = yield* runCli(["store", "init"], { cwd: dir })
+          assert.strictEqual(withoutForce.code, 1)
+          assert.include(withoutForce.stderr, "not a Gatehouse store")
 
-        const forced = yield* runCli(["store", "init", "--force"], { cwd: dir })
-        assert.strictEqual(forced.code, 0, forced.stderr)
-        assert.match(forced.stdout, /moved .*gatehouse\.db to .*gatehouse\.db\.bak-\S+ and created a new store/)
-        const backups = fs.readdirSync(path.join(dir, "data")).filter((name) => name.includes(".bak-"))
-        assert.strictEqual(backups.length, 1)
-        assert.strictEqual(fs.statSync(path.join(dir, "data", backups[0]!)).size, 0, "the old file is kept")
+          const forced = yield* runCli(["store", "init", "--force"], { cwd: dir })
+          assert.strictEqual(forced.code, 0, forced.stderr)
+          assert.match(forced.stdout, /moved .*gatehouse\.db to .*gatehouse\.db\.bak-\S+ and created a new store/)
+          const backups = fs.readdirSync(path.join(dir, "data")).filter((name) => name.includes(".bak-"))
+          assert.strictEqual(backups.length, 1)
+          assert.strictEqual(fs.statSync(path.join(dir, "data", backups[0]!)).size, 0, "the old file is kept")
 
-        const again = yield* runCli(["store", "init"], { cwd: dir })
-        assert.strictEqual(again.code, 0)
-        assert.include(again.stdout, "is ready")
-        const server = yield* spawnServer(["--http", "127.0.0.1:0"], { cwd: dir })
-        yield* server.stop()
-      })
-    )
+          const again = yield* runCli(["store", "init"], { cwd: dir })
+          assert.strictEqual(again.code, 0)
+          assert.include(again.stdout, "is ready")
+          const server = yield* spawnServer(["--http", "127.0.0.1:0"], { cwd: dir })
+          yield* server.stop()
+        })
+      ),
+    90_000
   )
 
   it.live("a store file that is not a SQLite database is refused by serve and moved aside by store init --force", () =>
@@ -60,37 +65,40 @@ describe("the store at start, and gatehouse store init", () => {
     )
   )
 
-  it.live("a damaged store is refused at start with what to do, found by store init, and moved aside by --force", () =>
-    Effect.scoped(
-      Effect.gen(function* () {
-        const dir = yield* storeDir
-        const first = yield* spawnServer(["--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0"], { cwd: dir })
-        yield* first.stop()
-        const db = path.join(dir, "data", "gatehouse.db")
-        // The event history's first page overwritten, as a failing disk or a copy taken mid-write leaves it.
-        const store = new Database(db)
-        const pageSize = store.pragma("page_size", { simple: true }) as number
-        const root = store.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'events'").pluck().get() as number
-        store.close()
-        const handle = fs.openSync(db, "r+")
-        fs.writeSync(handle, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (root - 1) * pageSize)
-        fs.closeSync(handle)
+  it.live(
+    "a damaged store is refused at start with what to do, found by store init, and moved aside by --force",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const dir = yield* storeDir
+          const first = yield* spawnServer(["--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0"], { cwd: dir })
+          yield* first.stop()
+          const db = path.join(dir, "data", "gatehouse.db")
+          // The event history's first page overwritten, as a failing disk or a copy taken mid-write leaves it.
+          const store = new Database(db)
+          const pageSize = store.pragma("page_size", { simple: true }) as number
+          const root = store.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'events'").pluck().get() as number
+          store.close()
+          const handle = fs.openSync(db, "r+")
+          fs.writeSync(handle, Buffer.alloc(pageSize, 0x5a), 0, pageSize, (root - 1) * pageSize)
+          fs.closeSync(handle)
 
-        const refused = yield* runCli(["serve", "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0"], { cwd: dir })
-        assert.strictEqual(refused.code, 1)
-        assert.include(refused.stderr, `the store ${db} is damaged. Restore it from a backup, or run`)
-        assert.notMatch(refused.stderr, /^\s+at /m, "no stack trace")
+          const refused = yield* runCli(["serve", "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0"], { cwd: dir })
+          assert.strictEqual(refused.code, 1)
+          assert.include(refused.stderr, `the store ${db} is damaged. Restore it from a backup, or run`)
+          assert.notMatch(refused.stderr, /^\s+at /m, "no stack trace")
 
-        const checked = yield* runCli(["store", "init"], { cwd: dir })
-        assert.strictEqual(checked.code, 1, "store init checks every page")
-        assert.match(checked.stderr, /is damaged|database disk image is malformed/)
-        const forced = yield* runCli(["store", "init", "--force"], { cwd: dir })
-        assert.strictEqual(forced.code, 0, forced.stderr)
-        assert.match(forced.stdout, /moved .*gatehouse\.db to .*gatehouse\.db\.bak-\S+ and created a new store/)
-        const server = yield* spawnServer(["--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0"], { cwd: dir })
-        yield* server.stop()
-      })
-    )
+          const checked = yield* runCli(["store", "init"], { cwd: dir })
+          assert.strictEqual(checked.code, 1, "store init checks every page")
+          assert.match(checked.stderr, /is damaged|database disk image is malformed/)
+          const forced = yield* runCli(["store", "init", "--force"], { cwd: dir })
+          assert.strictEqual(forced.code, 0, forced.stderr)
+          assert.match(forced.stdout, /moved .*gatehouse\.db to .*gatehouse\.db\.bak-\S+ and created a new store/)
+          const server = yield* spawnServer(["--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0"], { cwd: dir })
+          yield* server.stop()
+        })
+      ),
+    90_000
   )
 
   it.live("a data directory of the foundation keeps its events and its admin key (adopted into the store)", () =>

@@ -15,6 +15,7 @@ import {
   MissingScope,
   NewAuthRequest,
   Node,
+  RateLimited,
   toWireError,
   User,
   UserAlreadyExists,
@@ -99,7 +100,7 @@ export class AuthRequestsApi extends HttpApiGroup.make("authRequests")
     HttpApiEndpoint.post("create", "/auth/requests", {
       payload: NewAuthRequest,
       success: AuthRequest.annotate({ httpApiStatus: 201 }),
-      error: [toWireError(InvalidArgument), toWireError(MissingScope)]
+      error: [toWireError(InvalidArgument), toWireError(MissingScope), toWireError(RateLimited)]
     })
       // Not write: the SSH gate's key creates and watches requests, and must never decide them (approve, ...). A
       // `registration` needs write (`scopeToCreate`), checked by the handler: only the body says the kind.
@@ -110,7 +111,8 @@ export class AuthRequestsApi extends HttpApiGroup.make("authRequests")
           description:
             "A pending `registration` (machine_key, node_key, hostname) or `ssh_check` (src, dst, local_user) " +
             "request; past the pending cap the oldest pending request expires. An `ssh_check` needs " +
-            "`auth_requests:create`, a `registration` `auth_requests:write` (403 `MissingScope` otherwise)."
+            "`auth_requests:create`, a `registration` `auth_requests:write` (403 `MissingScope` otherwise). A key " +
+            "that may create but not decide creates at most 20 a second, 100 at once (429 `RateLimited`)."
         })
       ),
     HttpApiEndpoint.get("list", "/auth/requests", {

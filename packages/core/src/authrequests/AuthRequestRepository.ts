@@ -137,6 +137,12 @@ export class AuthRequestRepository extends Context.Service<
     readonly nextExpiry: Effect.Effect<Option.Option<number>>
     /** Deletes final requests decided (or expired) before `cutoff`; how many. */
     readonly deleteHistoryBefore: (cutoff: number) => Effect.Effect<number>
+    /** Deletes the requests that expired (ended without a verdict) before `cutoff`; how many. */
+    readonly deleteExpiredBefore: (cutoff: number) => Effect.Effect<number>
+    /** Deletes the oldest expired requests beyond the newest `keep`; how many. */
+    readonly deleteExpiredBeyond: (keep: number) => Effect.Effect<number>
+    /** When the request that expired first of those kept expired. */
+    readonly oldestExpired: Effect.Effect<Option.Option<number>>
     /**
      * Holds the directory of users and nodes for the rest of the transaction: servers sharing a PostgreSQL store
      * would otherwise compute the same next id, or both find a user name free, and one of them fail on the unique
@@ -288,6 +294,35 @@ export class AuthRequestRepository extends Context.Service<
           )
           return deleted.length
         }),
+        // The three read the expired requests from their partial index (AuthRequestsExpiredMigration), in the order
+        // they expired: `state = 'expired'` stays a literal so both dialects match it.
+        deleteExpiredBefore: Effect.fn("AuthRequestRepository.deleteExpiredBefore")(function* (cutoff: number) {
+          const deleted = yield* rows(
+            sql`DELETE FROM auth_requests WHERE state = 'expired' AND decided_at < ${cutoff} RETURNING auth_id`,
+            (r) => r.auth_id
+          )
+          return deleted.length
+        }),
+        deleteExpiredBeyond: Effect.fn("AuthRequestRepository.deleteExpiredBeyond")(function* (keep: number) {
+          const [kept] = yield* rows(sql`SELECT count(*) AS n FROM auth_requests WHERE state = 'expired'`, (r) =>
+            num(r.n)
+          )
+          const excess = (kept ?? 0) - keep
+          if (excess <= 0) return 0
+          const deleted = yield* rows(
+            sql`DELETE FROM auth_requests WHERE auth_id IN (
+                SELECT auth_id FROM auth_requests WHERE state = 'expired' ORDER BY decided_at, auth_id LIMIT ${excess}
+              ) RETURNING auth_id`,
+            (r) => r.auth_id
+          )
+          return deleted.length
+        }),
+        oldestExpired: rows(sql`SELECT MIN(decided_at) AS at FROM auth_requests WHERE state = 'expired'`, (r) =>
+          numOrNull(r.at)
+        ).pipe(
+          Effect.map((found) => Option.fromNullishOr(found[0])),
+          Effect.withSpan("AuthRequestRepository.oldestExpired")
+        ),
         lockDirectory: sql
           .onDialectOrElse({
             pg: () => sql`SELECT pg_advisory_xact_lock(${DIRECTORY_LOCK})`,

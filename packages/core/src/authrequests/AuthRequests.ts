@@ -11,6 +11,8 @@ import type {
   NewAuthRequest,
   NewUser,
   Node,
+  Principal,
+  RateLimited,
   User,
   UserAlreadyExists,
   UserNotFound
@@ -37,8 +39,15 @@ export type VerdictError =
 export class AuthRequests extends Context.Service<
   AuthRequests,
   {
-    /** Creates a pending request; past the pending cap, the oldest pending request expires to make room. */
-    readonly create: (input: NewAuthRequest) => Effect.Effect<AuthRequest, InvalidArgument>
+    /**
+     * Creates a pending request; past the pending cap, the oldest pending request expires to make room. `creator` is
+     * the caller's principal (transports take it from authentication): a credential that may create but not decide
+     * has an allowance of creates (`RateLimited` past it, see `AuthRequestCreateLimit`), whichever transport it uses.
+     */
+    readonly create: (
+      input: NewAuthRequest,
+      creator: Principal
+    ) => Effect.Effect<AuthRequest, InvalidArgument | RateLimited>
     readonly get: (authId: string) => Effect.Effect<AuthRequest, InvalidArgument | AuthRequestNotFound>
     /**
      * One page of the requests matching the filter, newest first: pending ones and the decided history within the

@@ -12,6 +12,7 @@ import {
   isFinalState,
   type NewAuthRequest,
   type NewUser,
+  type Principal,
   UserAlreadyExists,
   UserNotFound
 } from "@gatehouse-edge/contract/domain"
@@ -29,11 +30,13 @@ import { ConfigDefaults } from "../config/GatehouseConfig.js"
 import { Events } from "../events/Events.js"
 import { randomBytesPooled } from "../util/RandomPool.js"
 import { create as createChange, decide, eventOf, refusal, renderPlain } from "./AuthRequestChanges.js"
+import { type CreateRatePolicy, defaultCreateRatePolicy, makeCreateLimit } from "./AuthRequestCreateLimit.js"
 import { checkAuthId, checkNewAuthRequest, checkNewUser, checkUserName } from "./AuthRequestInput.js"
 import { makeListPage } from "./AuthRequestListing.js"
 import { givenNameFor, renderNode, renderRequest, renderUser } from "./AuthRequestRendering.js"
 import { AuthRequestRepository, type NodeRecord, type RequestRecord, type UserRecord } from "./AuthRequestRepository.js"
 import { AuthRequests, type VerdictError } from "./AuthRequests.js"
+import { maxUndecidedKept, undecidedRetention } from "./AuthRequestUndecided.js"
 import { makeAuthRequestWaiters } from "./AuthRequestWaiters.js"
 import { makeAuthRequestWriter } from "./AuthRequestWriter.js"
 import { firstFreeAddress, parsePrefix } from "./IpPrefix.js"
@@ -63,7 +66,24 @@ export class AuthRequestWaiterCount extends Context.Service<
   { readonly get: Effect.Effect<number> }
 >()("@gatehouse-edge/core/AuthRequestWaiterCount") {}
 
-const make = (config: AuthRequestsConfig) =>
+/** Limits that are not (yet) configuration: defaults for a server, smaller ones for tests. */
+export interface AuthRequestsLimits {
+  /** How fast a credential that may create but not decide may create (see `AuthRequestCreateLimit`). */
+  readonly createRate: CreateRatePolicy
+  /** How long a request that ended without a verdict is kept (see `AuthRequestUndecided`). */
+  readonly undecidedRetentionMs: number
+  /** The most such requests kept, the oldest deleted first. */
+  readonly maxUndecidedKept: number
+}
+
+/** The limits of a server. */
+export const defaultLimits: AuthRequestsLimits = {
+  createRate: defaultCreateRatePolicy,
+  undecidedRetentionMs: Duration.toMillis(undecidedRetention),
+  maxUndecidedKept
+}
+
+const make = (config: AuthRequestsConfig, limits: AuthRequestsLimits) =>
   Effect.gen(function* () {
     const repository = yield* AuthRequestRepository
     const events = yield* Events
@@ -73,6 +93,11 @@ const make = (config: AuthRequestsConfig) =>
     // When the sweeper means to wake next: a new request expiring sooner wakes it. Infinity while it is awake
     // (or before its first plan), so a request committed meanwhile always wakes it again.
     let sweeperWakesAt = Number.POSITIVE_INFINITY
+    // Requests created since the sweeper last trimmed the undecided ones: each may end without a verdict, and a
+    // flood of them (each pushing an older one out past the pending cap) wakes it every hundredth of the bound.
+    let createdSinceSweep = 0
+    const trimEvery = Math.max(1, Math.floor(limits.maxUndecidedKept / 100))
+    const createLimit = makeCreateLimit(limits.createRate)
     const ipv4 = parsePrefix(config.ipv4Prefix)
     const ipv6 = parsePrefix(config.ipv6Prefix)
     if (ipv4 === undefined || ipv6 === undefined) {
@@ -237,12 +262,15 @@ const make = (config: AuthRequestsConfig) =>
       return renderNode(outcome.node, outcome.user)
     })
 
-    const create = (input: NewAuthRequest) =>
+    const create = (input: NewAuthRequest, creator: Principal) =>
       Effect.withSpan(
-        Effect.flatMap(checkNewAuthRequest(input), () =>
+        Effect.flatMap(Effect.andThen(createLimit.take(creator), checkNewAuthRequest(input)), () =>
           Effect.tap(writer.submit(createChange(repository, config, newAuthId(), input)), (created) =>
             Effect.sync(() => {
-              if (Date.parse(created.expires_at) < sweeperWakesAt) Queue.offerUnsafe(wakeSweeper, undefined)
+              createdSinceSweep += 1
+              if (Date.parse(created.expires_at) < sweeperWakesAt || createdSinceSweep >= trimEvery) {
+                Queue.offerUnsafe(wakeSweeper, undefined)
+              }
             })
           )
         ),
@@ -274,16 +302,23 @@ const make = (config: AuthRequestsConfig) =>
       )
       for (const request of expired) waiters.notify(request)
       yield* repository.deleteHistoryBefore(now - config.retentionMs)
+      // Those that ended without a verdict go much sooner, and beyond a count: see `AuthRequestUndecided`.
+      yield* repository.deleteExpiredBefore(now - limits.undecidedRetentionMs)
+      yield* repository.deleteExpiredBeyond(limits.maxUndecidedKept)
       return now
     })
-    // Expires what is due; how long until the next request is due (at most `maxSweepInterval`), and when that is.
+    // Expires what is due; how long until the next request is due or the oldest undecided one is to be deleted (at
+    // most `maxSweepInterval`), and when that is.
     const expireDue = Effect.gen(function* () {
       const now = yield* expireAndPrune
-      const next = yield* repository.nextExpiry
-      const wait = Option.match(next, {
-        onNone: () => maxSweepInterval,
-        onSome: (at) => Duration.min(Duration.millis(Math.max(0, at - now)), maxSweepInterval)
-      })
+      const nextExpiry = yield* repository.nextExpiry
+      // Deleted once older than the retention (`decided_at < cutoff`): a millisecond after it is reached.
+      const nextPurge = Option.map(yield* repository.oldestExpired, (at) => at + limits.undecidedRetentionMs + 1)
+      const due = [nextExpiry, nextPurge].flatMap((at) => (Option.isSome(at) ? [at.value] : []))
+      const wait =
+        due.length === 0
+          ? maxSweepInterval
+          : Duration.min(Duration.millis(Math.max(0, Math.min(...due) - now)), maxSweepInterval)
       return { wait, at: now + Duration.toMillis(wait) }
     })
     // A store that fails once (a full disk, a lock held past its timeout) is a warning and another try soon: the
@@ -294,6 +329,7 @@ const make = (config: AuthRequestsConfig) =>
     }))
     const sweep = Effect.gen(function* () {
       sweeperWakesAt = Number.POSITIVE_INFINITY
+      createdSinceSweep = 0
       const { wait, at } = yield* expireDue.pipe(
         Effect.catchDefect((defect) =>
           Effect.andThen(Effect.logWarning("expiring auth requests failed; trying again shortly", defect), afterFailure)
@@ -378,6 +414,7 @@ const make = (config: AuthRequestsConfig) =>
 
 /** The durable auth-request service on the store, publishing to the shared event history. */
 export const layer = (
-  config: AuthRequestsConfig = defaultConfig
+  config: AuthRequestsConfig = defaultConfig,
+  limits: Partial<AuthRequestsLimits> = {}
 ): Layer.Layer<AuthRequests | AuthRequestWaiterCount, never, SqlClient.SqlClient | Events> =>
-  Layer.effectContext(make(config)).pipe(Layer.provide(AuthRequestRepository.layer))
+  Layer.effectContext(make(config, { ...defaultLimits, ...limits })).pipe(Layer.provide(AuthRequestRepository.layer))

@@ -7,6 +7,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlError from "effect/sql/SqlError"
+import { eventShares } from "./EventShares.js"
 
 /** An `events` row: the event with `data` as JSON text. */
 interface EventRow {
@@ -32,6 +33,8 @@ export interface HistoryExtent {
   readonly trimmedThrough: string | undefined
   /** The newest failed sign-in dropped beyond its share: a read from before it has a gap. */
   readonly failedTrimmedThrough: string | undefined
+  /** The newest new or expired auth request dropped beyond its share: a read from before it has a gap. */
+  readonly requestTrimmedThrough: string | undefined
 }
 
 const decodeEvent = Schema.decodeUnknownSync(Event)
@@ -44,12 +47,7 @@ const toEvent = (row: EventRow): Event => decodeEvent({ ...row, data: JSON.parse
 const count = (n: number | undefined): number | undefined =>
   n === undefined || n === Number.POSITIVE_INFINITY ? undefined : n > 0 ? Math.min(Math.floor(n), 2 ** 31 - 1) : 0
 
-/**
- * How many of the newest `keep` events failed sign-ins (`auth/login_failed`) may be: a tenth, at least one. Anybody
- * can make them, without a key, so without a share of their own a flood of wrong passwords or broken OIDC
- * callbacks from many addresses would push every other event (a key created, a config changed) out of the history.
- */
-export const failedSignInShare = (keep: number): number => Math.max(1, Math.floor(keep / 10))
+export { authRequestTrafficShare, failedSignInShare } from "./EventShares.js"
 
 /**
  * The durable event history (the `events` table), in SQL that SQLite and PostgreSQL both accept. Storage failures
@@ -62,7 +60,7 @@ export class EventRepository extends Context.Service<
     readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
     /**
      * Stores events (in id order, one statement) and drops the oldest beyond `cap` (`Infinity`: none), failed
-     * sign-ins beyond their share of it ({@link failedSignInShare}), in the caller's transaction: the bus runs it
+     * sign-ins and new or expired auth requests beyond their shares of it (`eventShares`), in the caller's transaction: the bus runs it
      * inside {@link transaction}, with the state change the events describe. Trimming is batched: between trims
      * up to 1 % more than `cap` (at least one more) stay, never fewer than `cap`.
      */
@@ -77,8 +75,8 @@ export class EventRepository extends Context.Service<
     /**
      * The oldest `count` (`undefined`: all) events after `since` (of `category`, if given), oldest first: a page of
      * a replay; `None` when `since` itself is not stored. Read in one statement with `since`: trimming drops only
-     * the oldest events, so while `since` is kept every later event is too, failed sign-ins beyond their share
-     * aside (see {@link HistoryExtent.failedTrimmedThrough}, read after the page: it only grows).
+     * the oldest events, so while `since` is kept every later event is too, events beyond their share aside (see
+     * {@link HistoryExtent.failedTrimmedThrough} and `requestTrimmedThrough`, read after the page: they only grow).
      */
     readonly page: (
       since: string,
@@ -133,17 +131,22 @@ export class EventRepository extends Context.Service<
           statements.push(sql`INSERT INTO events ${sql.insert([first!, ...rest])}`)
         }
         // Everything up to the newest `keep` goes: the subquery finds the (keep+1)-th newest id, none if short.
-        // Failed sign-ins first, down to their share: see {@link failedSignInShare}. Each trim first marks what
-        // it drops (`event_marks`), so a `since` it dropped is told from one never stored, and a resume from
-        // before a dropped failed sign-in from one that missed nothing.
+        // First each share's events, down to their share (see `eventShares`). Each trim first marks what it drops
+        // (`event_marks`), so a `since` it dropped is told from one never stored, and a resume from before a
+        // dropped event of a share from one that missed nothing.
         if (keep !== undefined && trimDue(keep, events.length)) {
-          const failedBoundary = sql`(SELECT id FROM events WHERE category = 'auth' AND action = 'login_failed'
-            ORDER BY id DESC LIMIT 1 OFFSET ${failedSignInShare(keep)})`
+          statements.push(sql`UPDATE event_marks SET first_id = COALESCE(first_id, (SELECT MIN(id) FROM events))`)
+          for (const share of eventShares) {
+            const ofShare = sql`category = ${share.category} AND ${sql.in("action", share.actions)}`
+            const shareBoundary = sql`(SELECT id FROM events WHERE ${ofShare}
+              ORDER BY id DESC LIMIT 1 OFFSET ${share.share(keep)})`
+            statements.push(
+              sql`UPDATE event_marks SET ${sql(share.mark)} = COALESCE(${shareBoundary}, ${sql(share.mark)})`,
+              sql`DELETE FROM events WHERE ${ofShare} AND id <= ${shareBoundary}`
+            )
+          }
           const boundary = sql`(SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ${keep})`
           statements.push(
-            sql`UPDATE event_marks SET first_id = COALESCE(first_id, (SELECT MIN(id) FROM events)),
-              failed_trimmed_through = COALESCE(${failedBoundary}, failed_trimmed_through)`,
-            sql`DELETE FROM events WHERE category = 'auth' AND action = 'login_failed' AND id <= ${failedBoundary}`,
             sql`UPDATE event_marks SET trimmed_through = COALESCE(${boundary}, trimmed_through)`,
             sql`DELETE FROM events WHERE id <= ${boundary}`
           )
@@ -200,8 +203,9 @@ export class EventRepository extends Context.Service<
         first_id: string | null
         trimmed_through: string | null
         failed_trimmed_through: string | null
+        request_trimmed_through: string | null
       }>`SELECT (SELECT MIN(id) FROM events) AS oldest, (SELECT MAX(id) FROM events) AS newest,
-          first_id, trimmed_through, failed_trimmed_through FROM event_marks`.pipe(
+          first_id, trimmed_through, failed_trimmed_through, request_trimmed_through FROM event_marks`.pipe(
         Effect.orDie,
         Effect.map(([row]) => ({
           oldest: row?.oldest ?? undefined,
@@ -209,7 +213,8 @@ export class EventRepository extends Context.Service<
           // Never trimmed: the oldest kept is the first.
           first: row?.first_id ?? row?.oldest ?? undefined,
           trimmedThrough: row?.trimmed_through ?? undefined,
-          failedTrimmedThrough: row?.failed_trimmed_through ?? undefined
+          failedTrimmedThrough: row?.failed_trimmed_through ?? undefined,
+          requestTrimmedThrough: row?.request_trimmed_through ?? undefined
         })),
         Effect.withSpan("EventRepository.extent")
       )

@@ -2,6 +2,7 @@ import type { Event } from "@gatehouse-edge/contract/domain"
 import { EventNotFound, EventsTrimmed } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
 import type { HistoryExtent } from "./EventRepository.js"
+import { eventShares, followsShare } from "./EventShares.js"
 
 /** The newest id the history ever held: the newest kept, or with a cap of 0 the newest dropped. */
 export const newestEver = (extent: HistoryExtent): string | undefined =>
@@ -13,12 +14,12 @@ export const newestEver = (extent: HistoryExtent): string | undefined =>
  * What a read after `since` gives when `since` is not stored, told by where it falls in what the history ever held.
  * Ids are UUIDv7, so in time order, and each is greater than every id before it (a generator seeded with the newest
  * ever held: also across a restart, a clock set back, a `TestClock` at 0); trimming drops only the oldest events,
- * and failed sign-ins beyond their share, marking the newest of each it drops. So:
+ * and failed sign-ins and new or expired auth requests beyond their shares, marking the newest of each it drops. So:
  * - outside [first, newest] ever held (older than the store's first event, newer than its last): never an event
  *   here, from another server, a store since reset, or made up: `EventNotFound`;
  * - the newest ever held (with `events.history: 0` it is not kept): nothing came after it, nothing was missed;
  * - older than every kept event (with a cap of 0, any other in range: nothing is kept), or at most the newest
- *   dropped failed sign-in: it was ours and dropped, events after it may be gone too: `EventsTrimmed`;
+ *   event dropped beyond a share: it was ours and dropped, events after it may be gone too: `EventsTrimmed`;
  * - between kept events: never stored here (`EventNotFound`).
  */
 export const missingSince = (
@@ -33,16 +34,20 @@ export const missingSince = (
   const trimmed =
     extent.oldest === undefined ||
     since < extent.oldest ||
-    (extent.failedTrimmedThrough !== undefined && since <= extent.failedTrimmedThrough)
+    eventShares.some((share) => {
+      const mark = extent[share.extent]
+      return mark !== undefined && since <= mark
+    })
   return trimmed
     ? Effect.fail(new EventsTrimmed({ since, oldest_id: extent.oldest ?? null }))
     : Effect.fail(new EventNotFound({ since }))
 }
 
 /**
- * Whether a page read after a stored `since` is whole. Trimming keeps every event after a kept one, except failed
- * sign-ins beyond their share: a client that follows them (every category, or `auth`) and resumes from before the
- * newest one dropped has missed it, and hears so as from any other gap (`EventsTrimmed`), never a silent hole.
+ * Whether a page read after a stored `since` is whole. Trimming keeps every event after a kept one, except the
+ * events of a share beyond it (failed sign-ins, new and expired auth requests): a client that follows them (every
+ * category, or theirs) and resumes from before the newest one dropped has missed it, and hears so as from any
+ * other gap (`EventsTrimmed`), never a silent hole.
  */
 export const checkedPage = (
   since: string,
@@ -50,10 +55,13 @@ export const checkedPage = (
   page: ReadonlyArray<Event>,
   extent: HistoryExtent
 ): Effect.Effect<ReadonlyArray<Event>, EventsTrimmed> =>
-  followsFailedSignIns(category) && extent.failedTrimmedThrough !== undefined && since < extent.failedTrimmedThrough
+  eventShares.some((share) => {
+    const mark = extent[share.extent]
+    return followsShare(category, share) && mark !== undefined && since < mark
+  })
     ? Effect.fail(new EventsTrimmed({ since, oldest_id: extent.oldest ?? null }))
     : Effect.succeed(page)
 
-/** Whether a read of `category` (`undefined`: every one) includes failed sign-ins (`auth/login_failed`). */
-export const followsFailedSignIns = (category: string | undefined): boolean =>
-  category === undefined || category === "auth"
+/** Whether a read of `category` (`undefined`: every one) includes the events of a share, which may leave gaps. */
+export const followsShares = (category: string | undefined): boolean =>
+  eventShares.some((share) => followsShare(category, share))

@@ -2,10 +2,12 @@ import { apiKeysMigration } from "../auth/ApiKeysMigration.js"
 import { oidcLoginsMigration } from "../auth/OidcLoginsMigration.js"
 import { sessionAdmissionMigration } from "../auth/SessionAdmissionMigration.js"
 import { sessionsMigration } from "../auth/SessionsMigration.js"
+import { authRequestsExpiredMigration } from "../authrequests/AuthRequestsExpiredMigration.js"
 import { authRequestsMigration } from "../authrequests/AuthRequestsMigration.js"
 import { authRequestsPagingMigration } from "../authrequests/AuthRequestsPagingMigration.js"
 import { authRequestsPendingMigration } from "../authrequests/AuthRequestsPendingMigration.js"
 import { eventMarksMigration } from "../events/EventMarksMigration.js"
+import { eventMarksRequestsMigration } from "../events/EventMarksRequestsMigration.js"
 import { eventsMigration } from "../events/EventsMigration.js"
 import { loginFailedNamesMigration } from "../events/LoginFailedNamesMigration.js"
 import { uptimeMigration } from "../uptime/UptimeMigration.js"
@@ -26,7 +28,9 @@ export const migrations = {
   "8_event_marks": eventMarksMigration,
   "9_auth_requests_pending": authRequestsPendingMigration,
   "10_session_admission": sessionAdmissionMigration,
-  "11_login_failed_names": loginFailedNamesMigration
+  "11_login_failed_names": loginFailedNamesMigration,
+  "12_event_marks_requests": eventMarksRequestsMigration,
+  "13_auth_requests_expired": authRequestsExpiredMigration
 } as const
 
 /** The newest migration id this build knows. */

@@ -18,7 +18,7 @@ import {
   UserAlreadyExists,
   UserNotFound
 } from "../../src/index.js"
-import { authRequestsOn } from "./AuthRequestsTestLayer.js"
+import { authRequestsOn, operator } from "./AuthRequestsTestLayer.js"
 
 const registration = (machine: string, hostname = "laptop") =>
   ({ kind: "registration", registration: { machine_key: machine, node_key: `nk-${machine}`, hostname } }) as const
@@ -42,7 +42,7 @@ describe("AuthRequests", () => {
   it.effect("creates a pending request with a ghreq_ id and records it in the history", () =>
     Effect.gen(function* () {
       const service = yield* AuthRequests
-      const created = yield* service.create(sshCheck)
+      const created = yield* service.create(sshCheck, operator)
       assert.match(created.auth_id, /^ghreq_[A-Za-z0-9_-]{24}$/)
       assert.strictEqual(created.state, "pending")
       assert.strictEqual(Date.parse(created.expires_at) - Date.parse(created.created_at), 15 * 60_000)
@@ -59,7 +59,7 @@ describe("AuthRequests", () => {
   it.effect("the first verdict is final: the same verdict again is fine, the opposite one fails", () =>
     Effect.gen(function* () {
       const service = yield* AuthRequests
-      const { auth_id } = yield* service.create(sshCheck)
+      const { auth_id } = yield* service.create(sshCheck, operator)
       const approved = yield* service.approve(auth_id, "api-key:admin")
       assert.strictEqual(approved.state, "approved")
       assert.strictEqual(approved.decided_by, "api-key:admin")
@@ -69,7 +69,7 @@ describe("AuthRequests", () => {
       assert.instanceOf(refused, AuthRequestAlreadyDecided)
       assert.strictEqual((refused as AuthRequestAlreadyDecided).message, "auth request already approved")
 
-      const other = yield* service.create(sshCheck)
+      const other = yield* service.create(sshCheck, operator)
       yield* service.reject(other.auth_id, "user:alice")
       assert.strictEqual((yield* service.reject(other.auth_id, "user:alice")).state, "rejected")
       assert.instanceOf(yield* failureOf(service.approve(other.auth_id, "user:alice")), AuthRequestAlreadyDecided)
@@ -113,7 +113,7 @@ describe("AuthRequests", () => {
   it.effect("expires after the TTL, wakes its watchers with expired, and refuses verdicts after", () =>
     Effect.gen(function* () {
       const service = yield* AuthRequests
-      const { auth_id } = yield* service.create(sshCheck)
+      const { auth_id } = yield* service.create(sshCheck, operator)
       const watcher = yield* service.watch(auth_id).pipe(Stream.runCollect, Effect.forkChild)
       yield* TestClock.adjust("14 minutes")
       assert.strictEqual((yield* service.get(auth_id)).state, "pending")
@@ -139,7 +139,7 @@ describe("AuthRequests", () => {
       // One storage failure when the sweeper marks a request expired (a full disk, an I/O error).
       yield* sql`CREATE TRIGGER fail_expiry BEFORE UPDATE ON auth_requests WHEN NEW.state = 'expired'
         BEGIN SELECT RAISE(ABORT, 'simulated I/O error'); END`
-      const { auth_id } = yield* service.create(sshCheck)
+      const { auth_id } = yield* service.create(sshCheck, operator)
       const watcher = yield* service.watch(auth_id).pipe(Stream.runCollect, Effect.forkChild)
       yield* TestClock.adjust("15 minutes")
       yield* sql`DROP TRIGGER fail_expiry`
@@ -158,7 +158,7 @@ describe("AuthRequests", () => {
       const service = yield* AuthRequests
       const ids: Array<string> = []
       for (let i = 0; i < 4; i++) {
-        ids.push((yield* service.create(sshCheck)).auth_id)
+        ids.push((yield* service.create(sshCheck, operator)).auth_id)
         yield* TestClock.adjust("1 second")
       }
       const states = yield* Effect.forEach(ids, (id) => service.get(id).pipe(Effect.map((r) => r.state)))
@@ -175,7 +175,7 @@ describe("AuthRequests", () => {
   it.effect("concurrent creates past the pending cap (one group commit) leave exactly the cap pending", () =>
     Effect.gen(function* () {
       const service = yield* AuthRequests
-      const created = yield* Effect.forEach(Array.from({ length: 10 }), () => service.create(sshCheck), {
+      const created = yield* Effect.forEach(Array.from({ length: 10 }), () => service.create(sshCheck, operator), {
         concurrency: "unbounded"
       })
       assert.deepStrictEqual([...new Set(created.map((r) => r.state))], ["pending"])
@@ -198,8 +198,8 @@ describe("AuthRequests", () => {
         assert.isBelow(createdAt, history.indexOf(e), "created before it expired")
       }
       // Two more, one at a time: the count the batches keep is the one the store has.
-      yield* service.create(sshCheck)
-      yield* service.create(sshCheck)
+      yield* service.create(sshCheck, operator)
+      yield* service.create(sshCheck, operator)
       assert.strictEqual((yield* service.list({ state: "pending" })).length, 3)
     }).pipe(Effect.provide(authRequestsOn(undefined, { maxPending: 3 })))
   )
@@ -207,7 +207,7 @@ describe("AuthRequests", () => {
   it.effect("register binds a registration to a user and allocates addresses; the same machine keeps its node", () =>
     Effect.gen(function* () {
       const service = yield* AuthRequests
-      const first = yield* service.create(registration("mkey-1", "Alice's Laptop"))
+      const first = yield* service.create(registration("mkey-1", "Alice's Laptop"), operator)
       assert.instanceOf(yield* failureOf(service.register(first.auth_id, "alice", "api-key:admin")), UserNotFound)
       assert.instanceOf(yield* failureOf(service.register(first.auth_id, "", "api-key:admin")), InvalidArgument)
       const alice = yield* service.createUser({ name: "alice", email: "alice@example.test" })
@@ -226,15 +226,18 @@ describe("AuthRequests", () => {
       assert.deepStrictEqual(yield* service.register(first.auth_id, "alice", "api-key:admin"), node)
       assert.instanceOf(yield* failureOf(service.approve(first.auth_id, "x")), AuthRequestAlreadyDecided)
 
-      const second = yield* service.create(registration("mkey-2", "Alice's Laptop"))
+      const second = yield* service.create(registration("mkey-2", "Alice's Laptop"), operator)
       const other = yield* service.register(second.auth_id, "alice", "api-key:admin")
       assert.deepStrictEqual(other.ip_addresses, ["100.64.0.2", "fd7a:115c:a1e0::2"])
       assert.strictEqual(other.given_name, "alice-s-laptop-2")
 
-      const again = yield* service.create({
-        kind: "registration",
-        registration: { machine_key: "mkey-1", node_key: "nk-new", hostname: "laptop" }
-      })
+      const again = yield* service.create(
+        {
+          kind: "registration",
+          registration: { machine_key: "mkey-1", node_key: "nk-new", hostname: "laptop" }
+        },
+        operator
+      )
       const reauthorised = yield* service.register(again.auth_id, "alice", "api-key:admin")
       assert.strictEqual(reauthorised.id, node.id)
       assert.deepStrictEqual(reauthorised.ip_addresses, node.ip_addresses)
@@ -245,7 +248,7 @@ describe("AuthRequests", () => {
       )
       assert.instanceOf(yield* failureOf(service.listNodes("bob")), UserNotFound)
 
-      const check = yield* service.create(sshCheck)
+      const check = yield* service.create(sshCheck, operator)
       const wrong = yield* failureOf(service.register(check.auth_id, "alice", "api-key:admin"))
       assert.instanceOf(wrong, AuthRequestWrongKind)
       assert.strictEqual((yield* service.get(check.auth_id)).state, "pending")
@@ -263,7 +266,7 @@ describe("AuthRequests", () => {
     Effect.gen(function* () {
       const service = yield* AuthRequests
       yield* service.createUser({ name: "alice" })
-      const request = yield* service.create(registration("mkey-approved"))
+      const request = yield* service.create(registration("mkey-approved"), operator)
       assert.strictEqual((yield* service.approve(request.auth_id, "api-key:admin")).state, "approved")
       assert.deepStrictEqual(yield* service.listNodes(), [])
       const refused = yield* failureOf(service.register(request.auth_id, "alice", "api-key:admin"))
@@ -271,7 +274,7 @@ describe("AuthRequests", () => {
       assert.strictEqual((refused as AuthRequestAlreadyDecided).message, "auth request already approved")
       assert.deepStrictEqual(yield* service.listNodes(), [])
       // Asking again is the way in.
-      const again = yield* service.create(registration("mkey-approved"))
+      const again = yield* service.create(registration("mkey-approved"), operator)
       const node = yield* service.register(again.auth_id, "alice", "api-key:admin")
       assert.strictEqual(node.machine_key, "mkey-approved")
     }).pipe(Effect.provide(authRequestsOn()))
@@ -281,9 +284,9 @@ describe("AuthRequests", () => {
     Effect.gen(function* () {
       const service = yield* AuthRequests
       yield* service.createUser({ name: "alice" })
-      const a = yield* service.create(registration("m1"))
-      const b = yield* service.create(registration("m2"))
-      const c = yield* service.create(registration("m3"))
+      const a = yield* service.create(registration("m1"), operator)
+      const b = yield* service.create(registration("m2"), operator)
+      const c = yield* service.create(registration("m3"), operator)
       yield* service.register(a.auth_id, "alice", "x")
       yield* service.register(b.auth_id, "alice", "x")
       const error = yield* failureOf(service.register(c.auth_id, "alice", "x"))
@@ -296,7 +299,7 @@ describe("AuthRequests", () => {
   it.effect("watch sends the current state first, then each change, and ends when final", () =>
     Effect.gen(function* () {
       const service = yield* AuthRequests
-      const { auth_id } = yield* service.create(sshCheck)
+      const { auth_id } = yield* service.create(sshCheck, operator)
       const watcher = yield* service.watch(auth_id).pipe(Stream.runCollect, Effect.forkChild)
       // The watcher is registered once it has read the current state; wait for that, not for a timer.
       const counter = yield* AuthRequestsLive.AuthRequestWaiterCount
@@ -326,7 +329,7 @@ describe("AuthRequests", () => {
     Effect.gen(function* () {
       const service = yield* AuthRequests
       const counter = yield* AuthRequestsLive.AuthRequestWaiterCount
-      const { auth_id } = yield* service.create(sshCheck)
+      const { auth_id } = yield* service.create(sshCheck, operator)
       const watchers = yield* Effect.forEach([1, 2, 3], () =>
         service.watch(auth_id).pipe(Stream.runCollect, Effect.forkChild)
       )
@@ -341,7 +344,7 @@ describe("AuthRequests", () => {
     Effect.gen(function* () {
       const service = yield* AuthRequests
       for (let round = 0; round < 20; round++) {
-        const { auth_id } = yield* service.create(sshCheck)
+        const { auth_id } = yield* service.create(sshCheck, operator)
         const [approve, reject] = yield* Effect.all(
           [Effect.exit(service.approve(auth_id, "a")), Effect.exit(service.reject(auth_id, "b"))],
           { concurrency: 2 }
@@ -356,10 +359,10 @@ describe("AuthRequests", () => {
   it.effect("decided requests stay listable until their retention has passed", () =>
     Effect.gen(function* () {
       const service = yield* AuthRequests
-      const old = yield* service.create(sshCheck)
+      const old = yield* service.create(sshCheck, operator)
       yield* service.approve(old.auth_id, "x")
       yield* TestClock.adjust("70 minutes")
-      const recent = yield* service.create(sshCheck)
+      const recent = yield* service.create(sshCheck, operator)
       yield* service.reject(recent.auth_id, "x")
       assert.strictEqual((yield* service.list({})).length, 2)
       // The sweeper runs at least hourly (it is not woken by a new request that expires after its next run): by
@@ -377,11 +380,11 @@ describe("AuthRequests", () => {
   it.effect("lists with filters, newest first", () =>
     Effect.gen(function* () {
       const service = yield* AuthRequests
-      const a = yield* service.create(sshCheck)
+      const a = yield* service.create(sshCheck, operator)
       yield* TestClock.adjust("1 second")
-      const b = yield* service.create(registration("m"))
+      const b = yield* service.create(registration("m"), operator)
       yield* TestClock.adjust("1 second")
-      const c = yield* service.create(sshCheck)
+      const c = yield* service.create(sshCheck, operator)
       yield* service.approve(c.auth_id, "x")
       const ids = (filter: Parameters<AuthRequests["Service"]["list"]>[0]) =>
         service.list(filter).pipe(Effect.map((list) => list.map((r) => r.auth_id)))
@@ -397,7 +400,7 @@ describe("AuthRequests", () => {
       const service = yield* AuthRequests
       for (const local_user of ["", "ro\not", "x".repeat(256), "a\u202eb"]) {
         const error = yield* failureOf(
-          service.create({ kind: "ssh_check", ssh_check: { ...sshCheck.ssh_check, local_user } })
+          service.create({ kind: "ssh_check", ssh_check: { ...sshCheck.ssh_check, local_user } }, operator)
         )
         assert.instanceOf(error, InvalidArgument, JSON.stringify(local_user))
       }
@@ -437,7 +440,7 @@ describe("AuthRequests", () => {
       )
       yield* Effect.gen(function* () {
         const service = yield* AuthRequests
-        const request = yield* service.create(registration("mkey-cancel"))
+        const request = yield* service.create(registration("mkey-cancel"), operator)
         yield* service.createUser({ name: "alice" })
         const states = yield* Effect.forkChild(
           Stream.runCollect(Stream.map(service.watch(request.auth_id), (r) => r.state))

@@ -8,7 +8,7 @@ import { AuthRequests, Events, StoreLive } from "../../src/index.js"
 import * as PostgresStore from "../../src/store/PostgresStore.js"
 import { freshPostgresSchema } from "../store/FreshPostgresSchema.js"
 import { tempDir } from "../store/TempDir.js"
-import { authRequestsOn } from "./AuthRequestsTestLayer.js"
+import { authRequestsOn, operator } from "./AuthRequestsTestLayer.js"
 
 const sshCheck = { kind: "ssh_check", ssh_check: { src: "127.0.0.1", dst: "db1", local_user: "root" } } as const
 
@@ -27,13 +27,16 @@ const restartScenario = (
       Effect.gen(function* () {
         const service = yield* AuthRequests
         yield* service.createUser({ name: "alice", display_name: "Alice" })
-        const approved = yield* service.create(sshCheck)
+        const approved = yield* service.create(sshCheck, operator)
         yield* service.approve(approved.auth_id, "api-key:admin")
-        const pending = yield* service.create(sshCheck)
-        const registration = yield* service.create({
-          kind: "registration",
-          registration: { machine_key: "m1", node_key: "n1", hostname: "host-1" }
-        })
+        const pending = yield* service.create(sshCheck, operator)
+        const registration = yield* service.create(
+          {
+            kind: "registration",
+            registration: { machine_key: "m1", node_key: "n1", hostname: "host-1" }
+          },
+          operator
+        )
         const node = yield* service.register(registration.auth_id, "alice", "user:bob")
         return { approved: approved.auth_id, pending: pending.auth_id, registration: registration.auth_id, node }
       }).pipe(Effect.provide(Layer.fresh(authRequestsOn(store, { ttlMs }))))
@@ -103,7 +106,7 @@ describe("AuthRequests on PostgreSQL", () => {
         const { schema } = yield* freshPostgresSchema(pg.skip ? "" : pg.value)
         yield* Effect.gen(function* () {
           const service = yield* AuthRequests
-          const created = yield* Effect.forEach(Array.from({ length: 60 }), () => service.create(sshCheck), {
+          const created = yield* Effect.forEach(Array.from({ length: 60 }), () => service.create(sshCheck, operator), {
             concurrency: "unbounded"
           })
           // Each request gets an approval and a rejection at once: exactly one of the two wins.

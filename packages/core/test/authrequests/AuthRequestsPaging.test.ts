@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { type AuthRequest, type AuthRequestFilter, AuthRequests, InvalidArgument } from "../../src/index.js"
 import { storesUnderTest } from "../store/StoresUnderTest.js"
-import { authRequestsOn } from "./AuthRequestsTestLayer.js"
+import { authRequestsOn, operator } from "./AuthRequestsTestLayer.js"
 
 // Listing a page at a time (limit, before) with the filters of the SSH gate (src, dst, local_user, decided_after),
 // on SQLite and, with GATEHOUSE_TEST_PG_URL (skipped without it, except under GATEHOUSE_E2E=1), on PostgreSQL:
@@ -50,7 +50,7 @@ for (const store of stores) {
         const service = yield* AuthRequests
         const created: Array<string> = []
         for (let i = 0; i < 7; i++) {
-          created.push((yield* service.create(check("10.0.0.1", `h${i}`, "root"))).auth_id)
+          created.push((yield* service.create(check("10.0.0.1", `h${i}`, "root"), operator)).auth_id)
           yield* TestClock.adjust("1 second")
         }
         const newestFirst = [...created].reverse()
@@ -70,7 +70,8 @@ for (const store of stores) {
       Effect.gen(function* () {
         const service = yield* AuthRequests
         const created = new Set<string>()
-        for (let i = 0; i < 9; i++) created.add((yield* service.create(check("10.0.0.1", "h", "root"))).auth_id)
+        for (let i = 0; i < 9; i++)
+          created.add((yield* service.create(check("10.0.0.1", "h", "root"), operator)).auth_id)
         const whole = ids(yield* service.list({}))
         const pages = yield* allPages({}, 2)
         assert.deepStrictEqual(pages.flat(), whole)
@@ -85,13 +86,14 @@ for (const store of stores) {
       Effect.gen(function* () {
         const service = yield* AuthRequests
         for (let i = 0; i < 6; i++) {
-          yield* service.create(check("10.0.0.1", `h${i}`, "root"))
+          yield* service.create(check("10.0.0.1", `h${i}`, "root"), operator)
           yield* TestClock.adjust("1 second")
         }
         const before = ids(yield* service.list({}))
         const first = yield* service.listPage({ limit: 2 })
         const added: Array<string> = []
-        for (let i = 0; i < 3; i++) added.push((yield* service.create(check("10.0.0.9", "new", "root"))).auth_id)
+        for (let i = 0; i < 3; i++)
+          added.push((yield* service.create(check("10.0.0.9", "new", "root"), operator)).auth_id)
         const rest = yield* allPages({}, 2, first.next_before)
         assert.deepStrictEqual([...ids(first.auth_requests), ...rest.flat()], before)
         // The new requests are there for whoever starts again.
@@ -105,7 +107,7 @@ for (const store of stores) {
         const service = yield* AuthRequests
         // Each request a second after the one before, so the expected order is the order of creation.
         const create = (input: Parameters<typeof service.create>[0]) =>
-          Effect.tap(service.create(input), () => TestClock.adjust("1 second"))
+          Effect.tap(service.create(input, operator), () => TestClock.adjust("1 second"))
         const target = yield* create(check("10.0.0.5", "web1", "root"))
         yield* service.approve(target.auth_id, "x")
         const decidedAt = Date.parse((yield* service.get(target.auth_id)).decided_at!)
@@ -156,7 +158,7 @@ for (const store of stores) {
       "a bad cursor, page size or filter value is refused with InvalidArgument naming it",
       Effect.gen(function* () {
         const service = yield* AuthRequests
-        const request = yield* service.create(check("10.0.0.1", "h", "root"))
+        const request = yield* service.create(check("10.0.0.1", "h", "root"), operator)
         const unknown = `ghreq_${"u".repeat(24)}`
         const cases: ReadonlyArray<readonly [AuthRequestFilter, string]> = [
           [{ before: "nope" }, "before: not an auth_id: auth_id must start with ghreq_"],

@@ -8,7 +8,7 @@ import { AuthRequestRepository } from "../../src/authrequests/AuthRequestReposit
 import type { Batch } from "../../src/authrequests/AuthRequestWriter.js"
 import { AuthRequests, Events, StoreLive } from "../../src/index.js"
 import { storesUnderTest } from "../store/StoresUnderTest.js"
-import { authRequestsOn } from "./AuthRequestsTestLayer.js"
+import { authRequestsOn, operator } from "./AuthRequestsTestLayer.js"
 
 // The pending cap holds per kind: the SSH check gate's key (which may create only ssh_check requests) must not
 // expire the registrations waiting for an operator, nor a flood of registrations the logins waiting at the gate.
@@ -55,7 +55,7 @@ for (const store of stores) {
         Effect.gen(function* () {
           const service = yield* AuthRequests
           const created = (kind: AuthRequestKind) =>
-            Effect.tap(service.create(newRequest(kind)), () => TestClock.adjust("1 second"))
+            Effect.tap(service.create(newRequest(kind), operator), () => TestClock.adjust("1 second"))
           const waiting = [(yield* created(other[flooding])).auth_id, (yield* created(other[flooding])).auth_id]
           const flood: Array<string> = []
           for (let i = 0; i < 10; i++) flood.push((yield* created(flooding)).auth_id)
@@ -75,7 +75,7 @@ for (const store of stores) {
         const expected: Array<ReturnType<typeof pushedOut>[number]> = []
         for (let i = 0; i < 7; i++) {
           for (const kind of ["registration", "ssh_check"] as const) {
-            made[kind].push((yield* service.create(newRequest(kind))).auth_id)
+            made[kind].push((yield* service.create(newRequest(kind), operator)).auth_id)
             // Past the cap, each create pushes out exactly the oldest pending request of its own kind.
             if (made[kind].length > maxPending) expected.push(...pushedOut(kind, [made[kind].at(-maxPending - 1)!]))
             yield* TestClock.adjust("1 second")
@@ -93,7 +93,7 @@ for (const store of stores) {
         const service = yield* AuthRequests
         const ids = new Map<string, string>()
         const make = (name: string) =>
-          Effect.map(service.create(newRequest(name.startsWith("s") ? "ssh_check" : "registration")), (r) => {
+          Effect.map(service.create(newRequest(name.startsWith("s") ? "ssh_check" : "registration"), operator), (r) => {
             ids.set(name, r.auth_id)
           })
         for (const name of ["s1", "s2", "s3", "r1", "r2"]) {

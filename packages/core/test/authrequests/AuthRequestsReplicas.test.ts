@@ -4,7 +4,7 @@ import { requireEnv } from "../../../../test/support/e2e.js"
 import { AuthRequests, UserAlreadyExists } from "../../src/index.js"
 import * as PostgresStore from "../../src/store/PostgresStore.js"
 import { freshPostgresSchema } from "../store/FreshPostgresSchema.js"
-import { authRequestsOn } from "./AuthRequestsTestLayer.js"
+import { authRequestsOn, operator } from "./AuthRequestsTestLayer.js"
 
 // Two servers on one PostgreSQL store, each with its own connection pool and event bus: only the database
 // serialises what they do. GATEHOUSE_TEST_PG_URL as in the store's PostgreSQL tests (skipped without it, except
@@ -54,7 +54,7 @@ describe.skipIf(pg.skip)("auth requests on a PostgreSQL store shared by two serv
 
       const requests = yield* Effect.forEach(
         Array.from({ length: 12 }, (_, i) => i),
-        (i) => a.create(registration(`m${i}`))
+        (i) => a.create(registration(`m${i}`), operator)
       )
       const nodes = yield* Effect.forEach(
         requests,
@@ -92,13 +92,13 @@ describe.skipIf(pg.skip)("auth requests on a PostgreSQL store shared by two serv
           )
           return states
         })
-      const approved = yield* a.create(registration("approved-on-a"))
+      const approved = yield* a.create(registration("approved-on-a"), operator)
       const approval = yield* watchOnB(approved.auth_id)
       assert.strictEqual(yield* Queue.take(approval), "pending")
       yield* a.approve(approved.auth_id, "api-key:test")
       assert.deepStrictEqual(yield* Stream.runCollect(Stream.fromQueue(approval)), ["approved"])
 
-      const expiring = yield* a.create(registration("expired-by-a"))
+      const expiring = yield* a.create(registration("expired-by-a"), operator)
       const expiry = yield* watchOnB(expiring.auth_id)
       assert.deepStrictEqual(yield* Stream.runCollect(Stream.fromQueue(expiry)), ["pending", "expired"])
     }).pipe(Effect.scoped)

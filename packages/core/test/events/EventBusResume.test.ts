@@ -1,7 +1,7 @@
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import type { Event } from "@gatehouse-edge/contract/domain"
-import { EventNotFound, EventsTrimmed, LoginFailedEvent } from "@gatehouse-edge/contract/domain"
+import { AuthRequestEvents, EventNotFound, EventsTrimmed, LoginFailedEvent } from "@gatehouse-edge/contract/domain"
 import { Deferred, Effect, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { v7 } from "uuid"
@@ -271,6 +271,34 @@ describe("EventBus resume (since)", () => {
       assert.deepStrictEqual(
         (yield* bus.history({ since: failed[1]!.id })).map((e) => e.id),
         [failed[2]!.id, last.id]
+      )
+    })
+  )
+
+  it.effect("new auth requests dropped beyond their share are a gap to their followers, not to others", () =>
+    Effect.gen(function* () {
+      // A cap of 4 keeps 2 new or expired requests.
+      const { bus } = yield* busIn(yield* tempDir, { historyCap: 4 })
+      const first = yield* bus.publish(input("first"))
+      const created = (i: number) =>
+        bus.publish(AuthRequestEvents.created({ auth_id: `ghreq_${i}`, kind: "ssh_check" }))
+      const requests = [yield* created(0), yield* created(1), yield* created(2)]
+      const last = yield* bus.publish(input("last"))
+      assert.deepStrictEqual(
+        (yield* bus.history({})).map((e) => e.id),
+        [first.id, requests[1]!.id, requests[2]!.id, last.id]
+      )
+      // `first` is kept, but a resume from it would miss the dropped request.
+      assert.instanceOf(yield* failureOf(bus.history({ since: first.id })), EventsTrimmed)
+      assert.instanceOf(yield* failureOf(bus.history({ since: first.id, category: "auth_request" })), EventsTrimmed)
+      // The dropped request itself: ours, and gone.
+      assert.instanceOf(yield* failureOf(bus.history({ since: requests[0]!.id })), EventsTrimmed)
+      // Readers of other categories never follow them; after the dropped one nothing is missing.
+      assert.deepStrictEqual(actions(yield* bus.history({ since: first.id, category: "config" })), ["last"])
+      assert.deepStrictEqual(actions(yield* bus.history({ since: first.id, category: "auth" })), [])
+      assert.deepStrictEqual(
+        (yield* bus.history({ since: requests[1]!.id })).map((e) => e.id),
+        [requests[2]!.id, last.id]
       )
     })
   )

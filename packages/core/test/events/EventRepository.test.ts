@@ -1,9 +1,9 @@
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { type Event, LoginFailedEvent } from "@gatehouse-edge/contract/domain"
+import { AuthRequestEvents, type Event, LoginFailedEvent } from "@gatehouse-edge/contract/domain"
 import { Cause, Effect, Exit, Option } from "effect"
 import { v7 } from "uuid"
-import { failedSignInShare } from "../../src/events/EventRepository.js"
+import { authRequestTrafficShare, failedSignInShare } from "../../src/events/EventRepository.js"
 import { Database } from "../../src/store/SqliteDriver.js"
 import { tempDir } from "../store/TempDir.js"
 import { actions, input, repositoryAt } from "./TestBus.js"
@@ -27,6 +27,23 @@ const failedSignIns = Array.from({ length: 500 }, (_, i): Event => {
   return { ...failed, id: v7({ msecs: 5_000 + i, seq: 0 }), timestamp: new Date(5_000 + i).toISOString() } as Event
 })
 const failedSignIn = (i: number): Event => failedSignIns[i]!
+
+// What the SSH gate's key makes: `ghreq_<i>` created, and (odd ones) another expired by the pending cap; after
+// every failed sign-in.
+const requestTraffic = Array.from({ length: 500 }, (_, i): Event => {
+  const made =
+    i % 2 === 0
+      ? AuthRequestEvents.created({ auth_id: `ghreq_${i}`, kind: "ssh_check" })
+      : AuthRequestEvents.expired({ auth_id: `ghreq_${i}`, kind: "ssh_check", reason: "pending_cap" })
+  return { ...made, id: v7({ msecs: 10_000 + i, seq: 0 }), timestamp: new Date(10_000 + i).toISOString() } as Event
+})
+// An operator's verdict, made between the gate's requests.
+const verdict = (i: number): Event =>
+  ({
+    ...AuthRequestEvents.approved({ auth_id: `ghreq_v${i}`, kind: "ssh_check", decided_by: "user:alice" }),
+    id: v7({ msecs: 9_000 + i, seq: 0 }),
+    timestamp: new Date(9_000 + i).toISOString()
+  }) as Event
 
 // 1..10, alternating categories: odd = config, even = health.
 const all = Array.from({ length: 10 }, (_, i) => event(i + 1, (i + 1) % 2 === 1 ? "config" : "health"))
@@ -106,6 +123,49 @@ describe("EventRepository (on the SQLite store)", () => {
       })
   )
 
+  it.effect(
+    "new and expired auth requests, which the SSH gate's key can make, keep to half the history; verdicts are kept",
+    () =>
+      Effect.gen(function* () {
+        const store = yield* repositoryAt(path.join(yield* tempDir, "gatehouse.db"))
+        const kept = [...all.slice(0, 6), verdict(0), verdict(1)]
+        for (const e of kept) yield* store.append(e, 100)
+        for (const e of requestTraffic) yield* store.append(e, 100)
+        const history = yield* store.list({})
+        // Every other event and every verdict is still there: the flood pushed out only its own.
+        assert.deepStrictEqual(
+          history.filter((e) => e.category !== "auth_request" || e.action === "approved"),
+          kept
+        )
+        // The newest fifty of the flood, in order.
+        assert.deepStrictEqual(
+          history.filter((e) => e.action === "created" || e.action === "expired"),
+          requestTraffic.slice(-50)
+        )
+        assert.strictEqual(authRequestTrafficShare(100), 50)
+        assert.strictEqual(authRequestTrafficShare(1), 1)
+        assert.deepStrictEqual((yield* store.extent).requestTrimmedThrough, requestTraffic.at(-51)!.id)
+      })
+  )
+
+  it.effect("both shares at once still leave the rest of the history to the other events", () =>
+    Effect.gen(function* () {
+      const store = yield* repositoryAt(path.join(yield* tempDir, "gatehouse.db"))
+      const kept = all.slice(0, 6)
+      for (const e of kept) yield* store.append(e, 20)
+      for (let i = 0; i < 100; i++) yield* store.append(failedSignIn(i), 20)
+      for (const e of requestTraffic.slice(0, 100)) yield* store.append(e, 20)
+      const history = yield* store.list({})
+      // 2 failed sign-ins and 10 requests of a cap of 20 leave 8 places: the 6 others all keep theirs.
+      assert.deepStrictEqual(
+        history.filter((e) => e.category !== "auth" && e.category !== "auth_request"),
+        kept
+      )
+      assert.strictEqual(history.filter((e) => e.category === "auth").length, 2)
+      assert.strictEqual(history.filter((e) => e.category === "auth_request").length, 10)
+    })
+  )
+
   it.effect("since is exclusive and need not be a stored id", () =>
     Effect.gen(function* () {
       const events = yield* seeded
@@ -182,7 +242,8 @@ describe("EventRepository (on the SQLite store)", () => {
         newest: undefined,
         first: undefined,
         trimmedThrough: undefined,
-        failedTrimmedThrough: undefined
+        failedTrimmedThrough: undefined,
+        requestTrimmedThrough: undefined
       }
       assert.deepStrictEqual(yield* store.extent, none)
       for (const e of all.slice(0, 4)) yield* store.append(e, 100)
@@ -211,7 +272,8 @@ describe("EventRepository (on the SQLite store)", () => {
         newest: failedSignIn(5).id,
         first: all[0]!.id,
         trimmedThrough: all[2]!.id,
-        failedTrimmedThrough: failedSignIn(4).id
+        failedTrimmedThrough: failedSignIn(4).id,
+        requestTrimmedThrough: undefined
       })
       // A cap of 0 keeps nothing; the marks say what there was.
       yield* store.append(failedSignIn(6), 0)
@@ -235,6 +297,7 @@ describe("EventRepository (on the SQLite store)", () => {
       const db = new Database(filename)
       db.exec(
         "DROP TABLE event_marks; DROP INDEX auth_requests_pending_order; DROP INDEX auth_requests_pending_expiry; " +
+          "DROP INDEX auth_requests_expired; " +
           "ALTER TABLE sessions DROP COLUMN password_fingerprint; ALTER TABLE sessions DROP COLUMN oidc_claims; " +
           "DELETE FROM effect_sql_migrations WHERE migration_id >= 8"
       )
@@ -245,7 +308,8 @@ describe("EventRepository (on the SQLite store)", () => {
         newest: all[9]!.id,
         first: all[5]!.id,
         trimmedThrough: undefined,
-        failedTrimmedThrough: undefined
+        failedTrimmedThrough: undefined,
+        requestTrimmedThrough: undefined
       })
     })
   )

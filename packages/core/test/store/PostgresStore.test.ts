@@ -118,7 +118,8 @@ describe.skipIf(pg.skip)("the store on PostgreSQL", () => {
         newest: written[5]!.id,
         first: written[0]!.id,
         trimmedThrough: written[0]!.id,
-        failedTrimmedThrough: undefined
+        failedTrimmedThrough: undefined,
+        requestTrimmedThrough: undefined
       })
       assert.isTrue(onPostgres.duplicate)
       assert.deepStrictEqual(onPostgres.revoked, Option.some("2026-03-01T00:00:00.000Z"))

@@ -137,7 +137,9 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
           [8, "event_marks"],
           [9, "auth_requests_pending"],
           [10, "session_admission"],
-          [11, "login_failed_names"]
+          [11, "login_failed_names"],
+          [12, "event_marks_requests"],
+          [13, "auth_requests_expired"]
         ]
       )
     })

@@ -149,7 +149,7 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
           const missing = missingScope(principal.scopes, scopeToCreate(input.kind))
           return Effect.andThen(
             missing === undefined ? Effect.void : Effect.fail(new MissingScope({ scope: missing })),
-            service.create(input)
+            service.create(input, principal)
           )
         }),
         Effect.map((created) => ({ authRequest: toProtoAuthRequest(created) }))

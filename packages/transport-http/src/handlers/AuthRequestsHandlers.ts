@@ -18,7 +18,7 @@ export const AuthRequestsHandlers = HttpApiBuilder.group(GatehouseApi, "authRequ
         const missing = missingScope(principal.scopes, scopeToCreate(payload.kind))
         return Effect.andThen(
           missing === undefined ? Effect.void : Effect.fail(new MissingScope({ scope: missing })),
-          requests.create(payload)
+          requests.create(payload, principal)
         )
       })
     return handlers
