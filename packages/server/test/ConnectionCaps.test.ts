@@ -1,30 +1,8 @@
-import * as net from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { closedUnanswered, rawConnection } from "../../../test/support/RawConnection.js"
 import { startTestServer } from "../../../test/support/TestServer.js"
 import { listenerConnections, openFilesLimit } from "../src/ConnectionBudget.js"
-
-/** A raw connection to `host:port` that sends `text`; resolves once it is closed, with the bytes it received. */
-const heldOrClosed = (port: number, text: string) =>
-  Effect.acquireRelease(
-    Effect.callback<{ readonly socket: net.Socket; readonly received: () => number }>((resume) => {
-      let received = 0
-      const socket = net.connect(port, "127.0.0.1", () => resume(Effect.succeed({ socket, received: () => received })))
-      socket.on("data", (chunk: Buffer) => (received += chunk.length))
-      socket.on("error", () => {})
-      socket.write(text)
-    }),
-    ({ socket }) => Effect.sync(() => socket.destroy())
-  )
-
-const closedAtOnce = (connection: { readonly socket: net.Socket; readonly received: () => number }) =>
-  Effect.gen(function* () {
-    yield* Effect.callback<void>((resume) => {
-      if (connection.socket.destroyed) return resume(Effect.void)
-      connection.socket.once("close", () => resume(Effect.void))
-    }).pipe(Effect.timeout("2 seconds"))
-    assert.strictEqual(connection.received(), 0)
-  })
 
 describe("connection caps from the config", () => {
   it.live("http.limits and grpc.limits cap a client's TCP connections on each listener", () =>
@@ -36,11 +14,11 @@ describe("connection caps from the config", () => {
         const httpPort = Number(new URL(server.origin).port)
         const grpcPort = Number(server.grpcAddress.split(":").pop())
         // One connection each is held (headers not finished, HTTP/2 preface sent); the next is closed unread.
-        yield* heldOrClosed(httpPort, "GET /health HTTP/1.1\r\n")
-        yield* heldOrClosed(grpcPort, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        yield* rawConnection(httpPort, "GET /health HTTP/1.1\r\n")
+        yield* rawConnection(grpcPort, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
         // The listener accepts in order: the held connection is counted before the next one is seen.
-        yield* closedAtOnce(yield* heldOrClosed(httpPort, "GET /health HTTP/1.1\r\n"))
-        yield* closedAtOnce(yield* heldOrClosed(grpcPort, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"))
+        yield* closedUnanswered(yield* rawConnection(httpPort, "GET /health HTTP/1.1\r\n"))
+        yield* closedUnanswered(yield* rawConnection(grpcPort, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"))
       })
     )
   )

@@ -1,6 +1,6 @@
-import * as net from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { closedUnanswered, type RawConnection, rawConnection } from "../../../test/support/RawConnection.js"
 import { GrpcServerAddress } from "../src/index.js"
 import { call, clientOf, grpcServerLayer, keys, ok } from "./support/GrpcHarness.js"
 
@@ -8,38 +8,17 @@ import { call, clientOf, grpcServerLayer, keys, ok } from "./support/GrpcHarness
 // them, and hands the admitted ones to grpc-js. One past a cap is closed before anything of it is read (no HTTP/2
 // SETTINGS from the server), while the connections already held are served.
 
-/** A raw TCP connection to the gRPC port; `received` is what the server sent on it. */
-const rawConnection = Effect.gen(function* () {
-  const address = yield* GrpcServerAddress
-  return yield* Effect.acquireRelease(
-    Effect.callback<{ readonly socket: net.Socket; readonly received: () => number }>((resume) => {
-      let received = 0
-      const socket = net.connect(address.port, "127.0.0.1", () =>
-        resume(Effect.succeed({ socket, received: () => received }))
-      )
-      socket.on("data", (chunk: Buffer) => (received += chunk.length))
-      socket.on("error", () => {})
-      socket.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
-    }),
-    ({ socket }) => Effect.sync(() => socket.destroy())
-  )
-})
+/** A raw TCP connection to the gRPC port that sent the HTTP/2 preface. */
+const rawGrpcConnection = Effect.flatMap(GrpcServerAddress, (address) =>
+  rawConnection(address.port, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+)
 
 /** Resolves once the server has sent something on the connection (its SETTINGS): it was admitted. */
-const answered = (connection: { readonly socket: net.Socket; readonly received: () => number }) =>
+const answered = (connection: RawConnection) =>
   Effect.callback<void>((resume) => {
     if (connection.received() > 0) return resume(Effect.void)
     connection.socket.once("data", () => resume(Effect.void))
   }).pipe(Effect.timeout("5 seconds"))
-
-const closedUnanswered = (connection: { readonly socket: net.Socket; readonly received: () => number }) =>
-  Effect.gen(function* () {
-    yield* Effect.callback<void>((resume) => {
-      if (connection.socket.destroyed) return resume(Effect.void)
-      connection.socket.once("close", () => resume(Effect.void))
-    }).pipe(Effect.timeout("2 seconds"))
-    assert.strictEqual(connection.received(), 0)
-  })
 
 const listCall = Effect.gen(function* () {
   const client = yield* clientOf({ apiKey: keys.valid.key })
@@ -51,8 +30,8 @@ describe("gRPC connection caps", () => {
     Effect.gen(function* () {
       const list = yield* listCall
       assert.isArray(ok(yield* list()).authRequests)
-      yield* answered(yield* rawConnection)
-      yield* closedUnanswered(yield* rawConnection)
+      yield* answered(yield* rawGrpcConnection)
+      yield* closedUnanswered(yield* rawGrpcConnection)
       assert.isArray(ok(yield* list()).authRequests)
     }).pipe(Effect.scoped, Effect.provide(grpcServerLayer({ connections: { perClient: 2, total: 100 } })))
   )
@@ -61,22 +40,22 @@ describe("gRPC connection caps", () => {
     Effect.gen(function* () {
       const list = yield* listCall
       assert.isArray(ok(yield* list()).authRequests)
-      yield* answered(yield* rawConnection)
-      yield* answered(yield* rawConnection)
-      yield* closedUnanswered(yield* rawConnection)
+      yield* answered(yield* rawGrpcConnection)
+      yield* answered(yield* rawGrpcConnection)
+      yield* closedUnanswered(yield* rawGrpcConnection)
       assert.isArray(ok(yield* list()).authRequests)
     }).pipe(Effect.scoped, Effect.provide(grpcServerLayer({ connections: { perClient: 100, total: 3 } })))
   )
 
   it.live("a closed connection gives its place back", () =>
     Effect.gen(function* () {
-      const first = yield* rawConnection
+      const first = yield* rawGrpcConnection
       yield* answered(first)
       first.socket.destroy()
       // The server sees the close a moment later: connect until one is admitted.
       let admitted = false
       for (let i = 0; i < 200 && !admitted; i++) {
-        const next = yield* rawConnection
+        const next = yield* rawGrpcConnection
         admitted = yield* answered(next).pipe(
           Effect.timeout("100 millis"),
           Effect.as(true),

@@ -1,23 +1,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { keyWith, postJson } from "./support/HarnessKeys.js"
 import { openWs, request } from "./support/Http.js"
 import { type Harness, startHarness } from "./support/TransportHarness.js"
 
 const sshCheck = { kind: "ssh_check", ssh_check: { src: "10.0.0.7", dst: "db1", local_user: "root" } } as const
 const registration = { kind: "registration", registration: { machine_key: "mk-1", node_key: "nk-1", hostname: "h" } }
 
-const post = (h: Harness, path: string, key: string, body: object) =>
-  request(`${h.baseUrl}${path}`, { method: "POST", key, contentType: "application/json", body: JSON.stringify(body) })
-
-/** A new API key holding `scopes`, created through the API by the harness's admin key. */
-const keyWith = (h: Harness, name: string, scopes: ReadonlyArray<string>) =>
-  Effect.map(post(h, "/apikeys", h.apiKey, { name, scopes }), (created) => {
-    assert.strictEqual(created.status, 201, created.text)
-    return created.json.key as string
-  })
 
 const created = (h: Harness, key: string, body: object) =>
-  Effect.map(post(h, "/auth/requests", key, body), (reply) => {
+  Effect.map(postJson(h, "/auth/requests", key, body), (reply) => {
     assert.strictEqual(reply.status, 201, reply.text)
     return reply.json.auth_id as string
   })
@@ -34,10 +26,10 @@ describe("HTTP: auth_requests:create, the SSH gate's key", () => {
       Effect.gen(function* () {
         const h = yield* startHarness()
         const gate = yield* keyWith(h, "ssh-gate", ["auth_requests:create"])
-        assert.strictEqual((yield* post(h, "/users", h.apiKey, { name: "alice" })).status, 201)
+        assert.strictEqual((yield* postJson(h, "/users", h.apiKey, { name: "alice" })).status, 201)
         const authId = yield* created(h, gate, sshCheck)
         // A machine's registration would wait in the operators' queue to be admitted: it takes write.
-        const planted = yield* post(h, "/auth/requests", gate, registration)
+        const planted = yield* postJson(h, "/auth/requests", gate, registration)
         assert.strictEqual(planted.status, 403, planted.text)
         assert.deepStrictEqual(planted.json.error.details, [{ reason: "MissingScope", scope: "auth_requests:write" }])
         const registrationId = yield* created(h, h.apiKey, registration)
@@ -57,7 +49,7 @@ describe("HTTP: auth_requests:create, the SSH gate's key", () => {
           ["/auth/reject", { auth_id: authId }],
           ["/auth/register", { auth_id: registrationId, user: "alice" }]
         ] as const) {
-          const refused = yield* post(h, path, gate, body)
+          const refused = yield* postJson(h, path, gate, body)
           assert.strictEqual(refused.status, 403, `${path}: ${refused.text}`)
           assert.deepStrictEqual(
             refused.json.error.details,
@@ -69,7 +61,7 @@ describe("HTTP: auth_requests:create, the SSH gate's key", () => {
         assert.strictEqual(yield* stateOf(h, h.apiKey, authId), "pending", "nothing was decided")
         assert.strictEqual(yield* stateOf(h, h.apiKey, registrationId), "pending", "nothing was registered")
 
-        assert.strictEqual((yield* post(h, "/auth/approve", h.apiKey, { auth_id: authId })).status, 200)
+        assert.strictEqual((yield* postJson(h, "/auth/approve", h.apiKey, { auth_id: authId })).status, 200)
         assert.strictEqual((yield* watcher.until((frame) => frame.state !== "pending")).state, "approved")
         assert.strictEqual((yield* Effect.promise(() => watcher.closed)).code, 1000)
         // The gate's "a recent approval of this login?": one page of one, filtered in the store.
@@ -90,7 +82,7 @@ describe("HTTP: auth_requests:create, the SSH gate's key", () => {
       Effect.gen(function* () {
         const h = yield* startHarness()
         const operator = yield* keyWith(h, "operator", ["auth_requests:write"])
-        assert.strictEqual((yield* post(h, "/users", h.apiKey, { name: "alice" })).status, 201)
+        assert.strictEqual((yield* postJson(h, "/users", h.apiKey, { name: "alice" })).status, 201)
         const approvedId = yield* created(h, operator, sshCheck)
         const rejectedId = yield* created(h, operator, sshCheck)
         const registrationId = yield* created(h, operator, registration)
@@ -101,10 +93,10 @@ describe("HTTP: auth_requests:create, the SSH gate's key", () => {
         )
         const watcher = yield* openWs(`${h.wsUrl}/auth/requests/${approvedId}`, { key: operator })
         assert.strictEqual((yield* watcher.until(() => true)).state, "pending")
-        const approved = yield* post(h, "/auth/approve", operator, { auth_id: approvedId })
+        const approved = yield* postJson(h, "/auth/approve", operator, { auth_id: approvedId })
         assert.deepStrictEqual([approved.status, approved.json.decided_by], [200, "api-key:operator"])
-        assert.strictEqual((yield* post(h, "/auth/reject", operator, { auth_id: rejectedId })).status, 200)
-        const registered = yield* post(h, "/auth/register", operator, { auth_id: registrationId, user: "alice" })
+        assert.strictEqual((yield* postJson(h, "/auth/reject", operator, { auth_id: rejectedId })).status, 200)
+        const registered = yield* postJson(h, "/auth/register", operator, { auth_id: registrationId, user: "alice" })
         assert.strictEqual(registered.status, 200, registered.text)
         assert.strictEqual((yield* watcher.until((frame) => frame.state !== "pending")).state, "approved")
         assert.strictEqual(yield* stateOf(h, operator, rejectedId), "rejected")

@@ -2,6 +2,7 @@ import net from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { PUBLIC_BODY_BYTES } from "../src/middleware/BodyLimits.js"
+import { keyWith } from "./support/HarnessKeys.js"
 import { request } from "./support/Http.js"
 import { type Harness, startHarness } from "./support/TransportHarness.js"
 
@@ -59,16 +60,6 @@ const headOf = (method: string, path: string, headers: Record<string, string | n
   `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join("")}\r\n`
-
-const post = (h: Harness, path: string, key: string, body: object) =>
-  request(`${h.baseUrl}${path}`, { method: "POST", key, contentType: "application/json", body: JSON.stringify(body) })
-
-/** A new API key holding `scopes`, created through the API by the harness's admin key. */
-const keyWith = (h: Harness, name: string, scopes: ReadonlyArray<string>) =>
-  Effect.map(post(h, "/apikeys", h.apiKey, { name, scopes }), (created) => {
-    assert.strictEqual(created.status, 201, created.text)
-    return created.json.key as string
-  })
 
 // A valid route file of `bytes` bytes: one route, then a comment.
 const routeFileOf = (bytes: number) => {

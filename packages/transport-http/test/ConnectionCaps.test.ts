@@ -1,9 +1,9 @@
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import * as net from "node:net"
 import { assert, describe, it } from "@effect/vitest"
 import { makeConnectionCaps } from "@gatehouse-edge/core/domain"
 import { Effect } from "effect"
+import { closed, closedUnanswered, rawConnection } from "../../../test/support/RawConnection.js"
 import { createApiServer } from "../src/NodeServer.js"
 
 // Every connection holds a file descriptor whatever it sends: past a client's cap, or the server's, a new one is
@@ -30,24 +30,8 @@ const apiServer = (caps: { readonly perClient: number; readonly total: number },
     return { port: (server.address() as AddressInfo).port, notices, connections }
   })
 
-/** A connection that sent the start of a request and nothing more; `received` is what came back. */
-const partialRequest = (port: number) =>
-  Effect.acquireRelease(
-    Effect.callback<{ readonly socket: net.Socket; readonly received: () => string }>((resume) => {
-      let received = ""
-      const socket = net.connect(port, "127.0.0.1", () => resume(Effect.succeed({ socket, received: () => received })))
-      socket.on("data", (chunk) => (received += chunk))
-      socket.on("error", () => {})
-      socket.write("GET /health HTTP/1.1\r\nHost: x\r\n")
-    }),
-    ({ socket }) => Effect.sync(() => socket.destroy())
-  )
-
-const closed = (socket: net.Socket) =>
-  Effect.callback<void>((resume) => {
-    if (socket.destroyed) return resume(Effect.void)
-    socket.once("close", () => resume(Effect.void))
-  })
+/** A connection that sent the start of a request and nothing more. */
+const partialRequest = (port: number) => rawConnection(port, "GET /health HTTP/1.1\r\nHost: x\r\n")
 
 /** `GET /health` on the keep-alive agent's connection: the status and body. */
 const health = (port: number, agent: http.Agent) =>
@@ -81,15 +65,14 @@ describe("the HTTP server's connection caps", () => {
       yield* heldCount(connections, 4)
       const over = yield* partialRequest(port)
       // Well within the headers timeout (15 s): it was closed because of the cap, with no answer.
-      yield* closed(over.socket).pipe(Effect.timeout("2 seconds"))
-      assert.strictEqual(over.received(), "")
+      yield* closedUnanswered(over)
       assert.strictEqual(yield* health(port, agent), "200 ok")
       assert.strictEqual(connections.open(), 4)
       assert.deepStrictEqual(notices, [
         "refusing a connection from 127.0.0.1: it holds 4 connections (http.limits.connections_per_client 4)"
       ])
       // Refusals that follow are counted into the next notice, not logged one by one.
-      yield* closed((yield* partialRequest(port)).socket).pipe(Effect.timeout("2 seconds"))
+      yield* closedUnanswered(yield* partialRequest(port))
       assert.strictEqual(notices.length, 1)
     }).pipe(Effect.scoped)
   )
@@ -102,8 +85,7 @@ describe("the HTTP server's connection caps", () => {
       for (let i = 0; i < 2; i++) yield* partialRequest(port)
       yield* heldCount(connections, 3)
       const over = yield* partialRequest(port)
-      yield* closed(over.socket).pipe(Effect.timeout("2 seconds"))
-      assert.strictEqual(over.received(), "")
+      yield* closedUnanswered(over)
       assert.strictEqual(yield* health(port, agent), "200 ok")
       assert.deepStrictEqual(notices, [
         "refusing a connection from 127.0.0.1: the server holds 3 connections (http.limits.connections 3)"
@@ -146,8 +128,8 @@ describe("the HTTP server's timeouts", () => {
       // A header line every 50 ms: never idle, never complete.
       const feeder = setInterval(() => trickling.socket.write("X-Slow: 1\r\n"), 50)
       yield* Effect.addFinalizer(() => Effect.sync(() => clearInterval(feeder)))
-      yield* closed(trickling.socket).pipe(Effect.timeout("3 seconds"))
-      assert.match(trickling.received(), /^HTTP\/1\.1 408 Request Timeout\r\n/)
+      yield* closed(trickling).pipe(Effect.timeout("3 seconds"))
+      assert.match(trickling.text(), /^HTTP\/1\.1 408 Request Timeout\r\n/)
     }).pipe(Effect.scoped)
   )
 })
