@@ -7,7 +7,6 @@ import { type Harness, startHarness } from "./support/TransportHarness.js"
 const sshCheck = { kind: "ssh_check", ssh_check: { src: "10.0.0.7", dst: "db1", local_user: "root" } } as const
 const registration = { kind: "registration", registration: { machine_key: "mk-1", node_key: "nk-1", hostname: "h" } }
 
-
 const created = (h: Harness, key: string, body: object) =>
   Effect.map(postJson(h, "/auth/requests", key, body), (reply) => {
     assert.strictEqual(reply.status, 201, reply.text)
