@@ -248,8 +248,100 @@ const makeConnection = (
 }
 
 /**
- * An effect/sql `SqlClient` over better-sqlite3: one connection shared through a semaphore (SQLite has one writer;
- * a transaction holds the connection until it ends, and nested transactions are savepoints), errors classified
+ * A second connection to the same file for reads outside a transaction: in WAL mode a reader sees the last commit
+ * and never waits for the writer, so a request that only reads goes on while the writer's connection is busy (a
+ * transaction of this server, or a write waiting up to the busy timeout for another process's lock). It refuses
+ * to write (`query_only`), whatever is sent to it.
+ */
+const openReader = (filename: string) =>
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      const db = yield* Effect.try({
+        try: () => new Database(filename, { fileMustExist: true }),
+        catch: (cause) => classify(cause, `cannot open ${filename} for reading`, "open")
+      })
+      yield* Effect.try({
+        try: () => {
+          db.pragma(`busy_timeout = ${BLOCKING_BUSY_TIMEOUT_MS}`)
+          db.pragma("query_only = ON")
+        },
+        catch: (cause) => classify(cause, `cannot open ${filename} for reading`, "open")
+      }).pipe(Effect.tapError(() => Effect.sync(() => db.close())))
+      return db
+    }),
+    (db) => Effect.sync(() => db.close())
+  )
+
+// Only a plain query may go to the reader: one SQLite itself calls read-only (a WITH may end in an INSERT). PRAGMAs
+// stay on the writer even when they only read, since many set or report state of the connection they run on.
+const mayRead = (sql: string) => /^\s*(SELECT|WITH)\b/i.test(sql)
+
+/**
+ * The connection statements outside a transaction are lent: plain queries run on the reader at once, everything
+ * else waits for the writer (`onWriter`), as before. A query the reader cannot even prepare goes to the writer too,
+ * which answers with its own error.
+ */
+const splitConnection = (
+  reader: SqlConnection.Connection,
+  isPlainRead: (sql: string) => Effect.Effect<boolean>,
+  onWriter: SqlConnection.Borrower
+): SqlConnection.Connection => {
+  const either = <A, E>(sql: string, onReader: () => Effect.Effect<A, E>, writing: () => Effect.Effect<A, E>) =>
+    Effect.flatMap(isPlainRead(sql), (plain) => (plain ? onReader() : writing()))
+  return {
+    execute: (sql, params, transformRows) =>
+      either(
+        sql,
+        () => reader.execute(sql, params, transformRows),
+        () => onWriter((writer) => writer.execute(sql, params, transformRows))
+      ),
+    executeValues: (sql, params) =>
+      either(
+        sql,
+        () => reader.executeValues(sql, params),
+        () => onWriter((writer) => writer.executeValues(sql, params))
+      ),
+    executeStream: (sql, params, transformRows) =>
+      Stream.unwrap(
+        either(
+          sql,
+          () => Effect.succeed(reader.executeStream(sql, params, transformRows)),
+          () => onWriter((writer) => Effect.succeed(writer.executeStream(sql, params, transformRows)))
+        )
+      ),
+    executeRaw: (sql, params) => onWriter((writer) => writer.executeRaw(sql, params)),
+    executeUnprepared: (sql, params, transformRows) =>
+      onWriter((writer) => writer.executeUnprepared(sql, params, transformRows)),
+    executeValuesUnprepared: (sql, params) => onWriter((writer) => writer.executeValuesUnprepared(sql, params))
+  }
+}
+
+/**
+ * Whether SQLite calls a statement read-only, asked of the reader's connection; remembered for the last
+ * `cacheSize` statements, since the same few run again and again. One it cannot prepare is not.
+ */
+const readOnlyStatements = (db: BetterSqlite3.Database, cacheSize: number) => {
+  const known = new Map<string, boolean>()
+  return (sql: string): Effect.Effect<boolean> => {
+    if (!mayRead(sql)) return Effect.succeed(false)
+    const cached = known.get(sql)
+    if (cached !== undefined) return Effect.succeed(cached)
+    return Effect.try({ try: () => db.prepare(sql).readonly, catch: () => false }).pipe(
+      Effect.orElseSucceed(() => false),
+      Effect.tap((readonly) =>
+        Effect.sync(() => {
+          if (known.size >= cacheSize) known.delete(known.keys().next().value!)
+          known.set(sql, readonly)
+        })
+      )
+    )
+  }
+}
+
+/**
+ * An effect/sql `SqlClient` over better-sqlite3: one writing connection shared through a semaphore (SQLite has one
+ * writer; a transaction holds the connection until it ends, and nested transactions are savepoints), and, for a
+ * file, a reading one that plain queries outside a transaction use without waiting for it. Errors are classified
  * into `SqlError` reasons (unique and constraint violations, a lock held too long, ...). The database closes with
  * the scope.
  */
@@ -258,25 +350,45 @@ export const make = (
 ): Effect.Effect<SqlClient.SqlClient, SqlError.SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function* () {
     const db = yield* open(options)
-    const connection = makeConnection(db, options.statementCacheSize ?? 200, busyTimeoutOf(options))
+    const cacheSize = options.statementCacheSize ?? 200
+    const connection = makeConnection(db, cacheSize, busyTimeoutOf(options))
     const acquirers = SqlClient.makeSqliteAcquirers({
       connection: Effect.succeed(connection),
       semaphore: yield* Semaphore.make(1),
       isTransaction: () => db.inTransaction
     })
+    // A database in memory is private to its connection, and one opened read-only has no writer to wait for.
+    const borrower =
+      isMemory(options.filename) || options.readonly === true
+        ? acquirers.borrower
+        : yield* readingBeside(options.filename, cacheSize, busyTimeoutOf(options), acquirers.borrower)
     return yield* SqlClient.make({
       ...acquirers,
+      borrower,
       compiler: Statement.makeCompilerSqlite(),
       // SQLite prepares BEGIN, COMMIT, ROLLBACK and savepoints like any statement: kept in the statement cache
       // rather than parsed again for every transaction (two prepares a transaction, ~5 us each).
       prepareTransactionControls: true,
       // The write lock is taken at BEGIN, where waiting for another process's lock can be retried, rather than at a
-      // transaction's first write, where SQLite says it cannot (see `patiently`). One connection: no reader waits
-      // on it that would not wait on the semaphore anyway.
+      // transaction's first write, where SQLite says it cannot (see `patiently`). In WAL mode the lock keeps no
+      // reader out, so the reading connection goes on meanwhile.
       beginTransaction: "BEGIN IMMEDIATE",
       driver: "sqlite-better",
       spanAttributes: [["db.system.name", "sqlite"]]
     })
+  })
+
+/** Opens the reading connection and lends statements outside a transaction a connection split between the two. */
+const readingBeside = (
+  filename: string,
+  cacheSize: number,
+  busyTimeoutMs: number,
+  onWriter: SqlConnection.Borrower
+): Effect.Effect<SqlConnection.Borrower, SqlError.SqlError, Scope.Scope> =>
+  Effect.map(openReader(filename), (readerDb) => {
+    const reader = makeConnection(readerDb, cacheSize, busyTimeoutMs)
+    const split = splitConnection(reader, readOnlyStatements(readerDb, cacheSize), onWriter)
+    return (f) => f(split)
   })
 
 /** The client as a layer: `SqliteClient.layer({ filename: "data/gatehouse.db" })`. */

@@ -169,6 +169,36 @@ describe("SqliteClient: an effect/sql driver over better-sqlite3", () => {
     }).pipe(Effect.scoped)
   )
 
+  // A query outside a transaction does not wait for the writing connection: not for a transaction of this server,
+  // nor for a write waiting there for another process's lock. In WAL mode it reads the last commit.
+  it.live("a query goes on while another fiber's transaction holds the writer, and sees the last commit", () =>
+    Effect.gen(function* () {
+      const filename = path.join(yield* tempDir, "read.db")
+      const sql = yield* withTable(yield* clientAt(filename))
+      yield* sql`INSERT INTO items (name) VALUES ('before')`
+      const release = yield* holdLock(sql)
+      // On one shared connection the query would wait for the transaction, and the deadline would end it.
+      assert.deepStrictEqual(yield* names(sql).pipe(Effect.timeout("1 second")), ["before"])
+      yield* release
+      assert.deepStrictEqual(yield* names(sql), ["before", "held"])
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("only plain queries read beside the writer: a WITH that writes, a PRAGMA and RETURNING still write", () =>
+    Effect.gen(function* () {
+      const filename = path.join(yield* tempDir, "writes.db")
+      const sql = yield* withTable(yield* clientAt(filename))
+      yield* sql`WITH n AS (SELECT 'with' AS name) INSERT INTO items (name) SELECT name FROM n`
+      const [returned] = yield* sql<{ name: string }>`INSERT INTO items (name) VALUES ('returning') RETURNING name`
+      yield* sql`PRAGMA user_version = 7`
+      const [version] = yield* sql<{ user_version: number }>`PRAGMA user_version`
+      assert.deepStrictEqual(
+        [yield* names(sql), returned?.name, version?.user_version],
+        [["with", "returning"], "returning", 7]
+      )
+    }).pipe(Effect.scoped)
+  )
+
   it.effect("concurrent transactions on one client run one at a time (one writer)", () =>
     Effect.gen(function* () {
       const sql = yield* withTable(yield* clientAt(":memory:"))
