@@ -42,7 +42,8 @@ export const layerHttp = (config: GatehouseConfig, version: VersionInfo) => {
   const limits = {
     maxBodyBytes: config.http.maxBodyBytes,
     maxConcurrentRequestsPerClient: config.http.maxRequestsPerClient,
-    trustedProxy
+    trustedProxy,
+    bodiesInFlight: config.http.bodiesInFlight
   }
   const server = Layer.unwrap(
     Effect.map(

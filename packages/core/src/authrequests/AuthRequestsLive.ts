@@ -36,7 +36,6 @@ import { makeListPage } from "./AuthRequestListing.js"
 import { givenNameFor, renderNode, renderRequest, renderUser } from "./AuthRequestRendering.js"
 import { AuthRequestRepository, type NodeRecord, type RequestRecord, type UserRecord } from "./AuthRequestRepository.js"
 import { AuthRequests, type VerdictError } from "./AuthRequests.js"
-import { maxUndecidedKept, undecidedRetention } from "./AuthRequestUndecided.js"
 import { makeAuthRequestWaiters } from "./AuthRequestWaiters.js"
 import { makeAuthRequestWriter } from "./AuthRequestWriter.js"
 import { firstFreeAddress, parsePrefix } from "./IpPrefix.js"
@@ -46,6 +45,10 @@ export const defaultConfig: AuthRequestsConfig = {
   ttlMs: ConfigDefaults.authRequestTtlMs,
   maxPending: ConfigDefaults.authRequestsMaxPending,
   retentionMs: ConfigDefaults.authRequestsRetentionMs,
+  expiredRetentionMs: ConfigDefaults.authRequestsExpiredRetentionMs,
+  expiredMax: ConfigDefaults.authRequestsExpiredMax,
+  createPerSecond: ConfigDefaults.authRequestsCreatePerSecond,
+  createBurst: ConfigDefaults.authRequestsCreateBurst,
   ipv4Prefix: ConfigDefaults.authRequestsIpv4Prefix,
   ipv6Prefix: ConfigDefaults.authRequestsIpv6Prefix
 }
@@ -66,7 +69,7 @@ export class AuthRequestWaiterCount extends Context.Service<
   { readonly get: Effect.Effect<number> }
 >()("@gatehouse-edge/core/AuthRequestWaiterCount") {}
 
-/** Limits that are not (yet) configuration: defaults for a server, smaller ones for tests. */
+/** The limits a server runs with, from `auth_requests` (a test may narrow them further). */
 export interface AuthRequestsLimits {
   /** How fast a credential that may create but not decide may create (see `AuthRequestCreateLimit`). */
   readonly createRate: CreateRatePolicy
@@ -76,12 +79,11 @@ export interface AuthRequestsLimits {
   readonly maxUndecidedKept: number
 }
 
-/** The limits of a server. */
-export const defaultLimits: AuthRequestsLimits = {
-  createRate: defaultCreateRatePolicy,
-  undecidedRetentionMs: Duration.toMillis(undecidedRetention),
-  maxUndecidedKept
-}
+const limitsOf = (config: AuthRequestsConfig): AuthRequestsLimits => ({
+  createRate: { ...defaultCreateRatePolicy, burst: config.createBurst, perSecond: config.createPerSecond },
+  undecidedRetentionMs: config.expiredRetentionMs,
+  maxUndecidedKept: config.expiredMax
+})
 
 const make = (config: AuthRequestsConfig, limits: AuthRequestsLimits) =>
   Effect.gen(function* () {
@@ -417,4 +419,4 @@ export const layer = (
   config: AuthRequestsConfig = defaultConfig,
   limits: Partial<AuthRequestsLimits> = {}
 ): Layer.Layer<AuthRequests | AuthRequestWaiterCount, never, SqlClient.SqlClient | Events> =>
-  Layer.effectContext(make(config, { ...defaultLimits, ...limits })).pipe(Layer.provide(AuthRequestRepository.layer))
+  Layer.effectContext(make(config, { ...limitsOf(config), ...limits })).pipe(Layer.provide(AuthRequestRepository.layer))

@@ -29,7 +29,10 @@ const HttpLimits = Schema.Struct({
   queued: opt(ByteSizeValue.check(Schema.isGreaterThanOrEqualTo(1))),
   // TCP connections at once, counted by the socket's peer (a trusted proxy only in the total).
   connections_per_client: opt(PositiveInt),
-  connections: opt(PositiveInt)
+  connections: opt(PositiveInt),
+  // Bytes the request bodies being read may hold, all clients and one client (see BodiesInFlight).
+  bodies_in_flight: opt(ByteSizeValue.check(Schema.isGreaterThanOrEqualTo(1))),
+  bodies_in_flight_per_client: opt(ByteSizeValue.check(Schema.isGreaterThanOrEqualTo(1)))
 })
 
 const HttpSection = Schema.Struct({
@@ -254,6 +257,12 @@ const AuthRequests = Schema.Struct({
   ttl: opt(GoDuration({ minimum: 1000 })),
   max_pending: opt(PositiveInt),
   retention: opt(GoDuration({ minimum: 60_000 })),
+  // Requests that expired without a verdict: kept this long and at most this many (see AuthRequestUndecided).
+  expired_retention: opt(GoDuration({ minimum: 60_000 })),
+  expired_max: opt(PositiveInt),
+  // Creates a second, and at once, by a credential that may create but not decide (see AuthRequestCreateLimit).
+  create_rate: opt(Schema.Number.check(Schema.isGreaterThan(0), Schema.isFinite())),
+  create_burst: opt(PositiveInt),
   ipv4_prefix: opt(PrefixValue(4)),
   ipv6_prefix: opt(PrefixValue(6))
 })

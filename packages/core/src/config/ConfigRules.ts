@@ -1,4 +1,4 @@
-import { grpcPlaintextRefusal, isLoopbackHost } from "@gatehouse-edge/contract/domain"
+import { bytesInUnits, grpcPlaintextRefusal, isLoopbackHost } from "@gatehouse-edge/contract/domain"
 import type { IssueCollector } from "../yaml/IssueCollector.js"
 import type { ConfigFile } from "./ConfigFile.js"
 import { formatListenAddress, type ListenAddress, parseListenAddress } from "./ConfigValues.js"
@@ -100,6 +100,23 @@ const checkAuthRules = (file: ConfigFile, issues: IssueCollector): void => {
 }
 
 /**
+ * A body budget smaller than `http.max_body` would refuse a body the server accepts every time, while telling the
+ * client to retry shortly.
+ */
+const checkBodyBudgets = (file: ConfigFile, issues: IssueCollector): void => {
+  const maxBody = file.http?.max_body ?? ConfigDefaults.maxBodyBytes
+  for (const key of ["bodies_in_flight", "bodies_in_flight_per_client"] as const) {
+    const budget = file.http?.limits?.[key]
+    if (budget !== undefined && budget < maxBody) {
+      issues.add(
+        ["http", "limits", key],
+        `${bytesInUnits(budget)} cannot hold one body of http.max_body (${bytesInUnits(maxBody)}): set at least that`
+      )
+    }
+  }
+}
+
+/**
  * The rules across keys that the schema cannot express: no non-loopback listener without authentication, no
  * plaintext gRPC off loopback unless `grpc.insecure: true`, sign-in that is unambiguous and admits someone in
  * particular, and Proxmox credentials that are complete and unambiguous (a token with its secret, or a user with a
@@ -108,6 +125,7 @@ const checkAuthRules = (file: ConfigFile, issues: IssueCollector): void => {
 export const checkConfigRules = (file: ConfigFile, issues: IssueCollector): void => {
   checkAcmeRules(file, issues)
   checkAuthRules(file, issues)
+  checkBodyBudgets(file, issues)
   const addresses = listenAddresses(file)
   if (!isAuthConfigured(file)) {
     for (const section of ["http", "grpc"] as const) {

@@ -40,6 +40,12 @@ export interface HttpConfig {
    */
   readonly maxConnections: number | undefined
   /**
+   * Bytes the request bodies being read may hold, all clients together and one client (an address, an IPv6 /64);
+   * a body that does not fit waits for none and is refused (503, or 429 past its client's share). Each is at
+   * least `maxBodyBytes`, so a body the server accepts can always fit.
+   */
+  readonly bodiesInFlight: { readonly totalBytes: number; readonly perClientBytes: number }
+  /**
    * The origin browsers use (`http.public_url`, e.g. behind a TLS-terminating proxy), or `undefined`: then
    * `http://<addr>`. Sign-in redirects are built on it, and WebSocket upgrades may come from it. Normalised as
    * browsers send `Origin`: `https://h:443/` is `https://h`, a non-ASCII host is in punycode.
@@ -234,8 +240,17 @@ export interface AuthRequestsConfig {
   readonly ttlMs: number
   /** Pending requests of each kind (registration, ssh_check) at most; past it the oldest of that kind expires. */
   readonly maxPending: number
-  /** How long decided and expired requests stay listable as history. */
+  /** How long decided requests stay listable as history. */
   readonly retentionMs: number
+  /** How long requests that expired without a verdict stay listable, and how many at most (oldest go first). */
+  readonly expiredRetentionMs: number
+  readonly expiredMax: number
+  /**
+   * Creates a second, and at once, by one credential that may create but not decide (an SSH gate's key): past it,
+   * `RateLimited`. Operators' and admins' keys are not held.
+   */
+  readonly createPerSecond: number
+  readonly createBurst: number
   readonly ipv4Prefix: string
   readonly ipv6Prefix: string
 }

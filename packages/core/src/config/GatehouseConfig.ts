@@ -1,3 +1,6 @@
+import * as Duration from "effect/Duration"
+import { defaultCreateRatePolicy } from "../authrequests/AuthRequestCreateLimit.js"
+import { maxUndecidedKept, undecidedRetention } from "../authrequests/AuthRequestUndecided.js"
 import type { ConfigFile } from "./ConfigFile.js"
 import type {
   AcmeConfig,
@@ -48,6 +51,8 @@ export const ConfigDefaults = {
   maxStreams: 4000,
   maxQueuedBytesPerClient: 16 * 1024 * 1024,
   maxQueuedBytes: 256 * 1024 * 1024,
+  bodiesInFlightBytes: 64 * 1024 * 1024,
+  bodiesInFlightPerClientBytes: 16 * 1024 * 1024,
   dataDir: "./data",
   routesDir: "./routes",
   eventsHistory: 1000,
@@ -61,6 +66,10 @@ export const ConfigDefaults = {
   authRequestTtlMs: 15 * 60_000,
   authRequestsMaxPending: 1024,
   authRequestsRetentionMs: 30 * 24 * 3_600_000,
+  authRequestsExpiredRetentionMs: Duration.toMillis(undecidedRetention),
+  authRequestsExpiredMax: maxUndecidedKept,
+  authRequestsCreatePerSecond: defaultCreateRatePolicy.perSecond,
+  authRequestsCreateBurst: defaultCreateRatePolicy.burst,
   authRequestsIpv4Prefix: "100.64.0.0/10",
   authRequestsIpv6Prefix: "fd7a:115c:a1e0::/48",
   acmeRenewBeforeMs: 30 * 24 * 3_600_000,

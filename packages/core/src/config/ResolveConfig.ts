@@ -118,6 +118,19 @@ const allowedHosts = (listenHost: string, configured: ReadonlyArray<string>): Re
 ]
 
 /**
+ * The request bodies' budgets: the defaults grow with `http.max_body` (a body the server accepts always fits; the
+ * rules refuse explicit ones smaller than it), and one client's share is never more than everyone's.
+ */
+const bodiesInFlight = (file: ConfigFile) => {
+  const maxBody = file.http?.max_body ?? ConfigDefaults.maxBodyBytes
+  const limits = file.http?.limits
+  const perClient =
+    limits?.bodies_in_flight_per_client ?? Math.max(ConfigDefaults.bodiesInFlightPerClientBytes, maxBody)
+  const total = limits?.bodies_in_flight ?? Math.max(ConfigDefaults.bodiesInFlightBytes, perClient)
+  return { totalBytes: total, perClientBytes: Math.min(perClient, total) }
+}
+
+/**
  * Turns a validated file (overrides applied, cross-key rules passed) into the configuration the server runs
  * with: defaults applied, every path absolute, every secret `Redacted` or a {@link SecretSource} to read later.
  */
@@ -158,6 +171,7 @@ export const resolveConfig = (
         (file.http?.limits?.streams_per_client ?? ConfigDefaults.maxStreamsPerClient) +
           (file.http?.limits?.requests_per_client ?? ConfigDefaults.maxRequestsPerClient),
       maxConnections: file.http?.limits?.connections,
+      bodiesInFlight: bodiesInFlight(file),
       publicUrl: publicUrl?.origin,
       secureCookies: publicUrl?.protocol === "https:",
       trustedProxies: (file.http?.trusted_proxies ?? []).map((entry) =>
@@ -258,6 +272,10 @@ export const resolveConfig = (
       ttlMs: file.auth_requests?.ttl ?? ConfigDefaults.authRequestTtlMs,
       maxPending: file.auth_requests?.max_pending ?? ConfigDefaults.authRequestsMaxPending,
       retentionMs: file.auth_requests?.retention ?? ConfigDefaults.authRequestsRetentionMs,
+      expiredRetentionMs: file.auth_requests?.expired_retention ?? ConfigDefaults.authRequestsExpiredRetentionMs,
+      expiredMax: file.auth_requests?.expired_max ?? ConfigDefaults.authRequestsExpiredMax,
+      createPerSecond: file.auth_requests?.create_rate ?? ConfigDefaults.authRequestsCreatePerSecond,
+      createBurst: file.auth_requests?.create_burst ?? ConfigDefaults.authRequestsCreateBurst,
       ipv4Prefix: file.auth_requests?.ipv4_prefix ?? ConfigDefaults.authRequestsIpv4Prefix,
       ipv6Prefix: file.auth_requests?.ipv6_prefix ?? ConfigDefaults.authRequestsIpv6Prefix
     },

@@ -94,7 +94,7 @@ for (const store of storesUnderTest) {
         assert.deepStrictEqual(yield* idsIn("expired"), made.slice(13, 18))
         assert.instanceOf(yield* Effect.flip(service.get(made[0]!)), AuthRequestNotFound)
         assert.deepStrictEqual(yield* idsIn("approved"), [approved.auth_id])
-      }).pipe(on({ maxPending: 2 }, { limits: { maxUndecidedKept: 5 } }))
+      }).pipe(on({ maxPending: 2, expiredMax: 5 }))
     )
 
     it.effect("the store deletes requests that expired before a time, and the oldest beyond a count", () =>
@@ -192,6 +192,20 @@ for (const store of storesUnderTest) {
           for (let i = 0; i < 100; i++) yield* service.create(sshCheck(), gateKey)
           assert.instanceOf(yield* Effect.flip(service.create(sshCheck(), gateKey)), RateLimited)
         }).pipe(on())
+    )
+
+    it.effect("auth_requests.create_rate and create_burst set the allowance", () =>
+      Effect.gen(function* () {
+        const service = yield* AuthRequests
+        for (let i = 0; i < 3; i++) yield* service.create(sshCheck(), gateKey)
+        const refused = yield* Effect.flip(service.create(sshCheck(), gateKey))
+        assert.instanceOf(refused, RateLimited)
+        assert.strictEqual(refused.retry_after_s, 2)
+        assert.include(refused.message, "at most 0.5 a second (3 at once)")
+        yield* TestClock.adjust("2 seconds")
+        yield* service.create(sshCheck(), gateKey)
+        assert.instanceOf(yield* Effect.flip(service.create(sshCheck(), gateKey)), RateLimited)
+      }).pipe(on({ createPerSecond: 0.5, createBurst: 3 }))
     )
   })
 }

@@ -31,6 +31,10 @@ describe("typed config sections", () => {
       ttlMs: 15 * 60_000,
       maxPending: 1024,
       retentionMs: 30 * 24 * 3_600_000,
+      expiredRetentionMs: 3_600_000,
+      expiredMax: 10_000,
+      createPerSecond: 20,
+      createBurst: 100,
       ipv4Prefix: "100.64.0.0/10",
       ipv6Prefix: "fd7a:115c:a1e0::/48"
     })
@@ -128,7 +132,9 @@ auth:
 hypervisor:
   clusters:
     - { name: pve, url: https://h:8006, token_id: a@pam!b, secret: ${TOKEN_SECRET}, refresh_interval: 10s, lookup_concurrency: 8 }
-auth_requests: { ttl: 5m, max_pending: 10, retention: 2h, ipv4_prefix: 10.64.0.0/10, ipv6_prefix: "fd00::/48" }
+auth_requests:
+  { ttl: 5m, max_pending: 10, retention: 2h, ipv4_prefix: 10.64.0.0/10, ipv6_prefix: "fd00::/48",
+    expired_retention: 10m, expired_max: 500, create_rate: 2.5, create_burst: 5 }
 `)
     )
     const clientSecret = config.auth.oidc!.clientSecret
@@ -147,6 +153,10 @@ auth_requests: { ttl: 5m, max_pending: 10, retention: 2h, ipv4_prefix: 10.64.0.0
       ttlMs: 300_000,
       maxPending: 10,
       retentionMs: 2 * 3_600_000,
+      expiredRetentionMs: 600_000,
+      expiredMax: 500,
+      createPerSecond: 2.5,
+      createBurst: 5,
       ipv4Prefix: "10.64.0.0/10",
       ipv6Prefix: "fd00::/48"
     })

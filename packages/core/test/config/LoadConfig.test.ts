@@ -30,6 +30,7 @@ describe("loadConfig", () => {
       maxQueuedBytes: 256 * 1024 * 1024,
       maxConnectionsPerClient: 1256,
       maxConnections: undefined,
+      bodiesInFlight: { totalBytes: 64 * 1024 * 1024, perClientBytes: 16 * 1024 * 1024 },
       publicUrl: undefined,
       secureCookies: false,
       trustedProxies: []
@@ -127,6 +128,49 @@ events: { history: 500 }
     ])
     // The schema drives the environment overrides too.
     assert.strictEqual(configOf(load(undefined, { GATEHOUSE_HTTP_LIMITS_CONNECTIONS: "700" })).http.maxConnections, 700)
+  })
+
+  it("reads the request bodies' budgets; their defaults grow with max_body, and one too small for a body is refused", () => {
+    const MiB = 1024 * 1024
+    const set = configOf(load("http:\n  limits: { bodies_in_flight: 8MiB, bodies_in_flight_per_client: 2MiB }\n"))
+    assert.deepStrictEqual(set.http.bodiesInFlight, { totalBytes: 8 * MiB, perClientBytes: 2 * MiB })
+    // A 32 MiB max_body: the defaults (16 / 64 MiB) would refuse a 20 MiB body every time, with "retry shortly".
+    const large = configOf(load("http: { max_body: 32MiB }\n"))
+    assert.deepStrictEqual(large.http.bodiesInFlight, { totalBytes: 64 * MiB, perClientBytes: 32 * MiB })
+    const huge = configOf(load("http: { max_body: 100MiB }\n"))
+    assert.deepStrictEqual(huge.http.bodiesInFlight, { totalBytes: 100 * MiB, perClientBytes: 100 * MiB })
+    // One client's share is at most everyone's.
+    const total = configOf(load("http:\n  limits: { bodies_in_flight: 4MiB }\n"))
+    assert.deepStrictEqual(total.http.bodiesInFlight, { totalBytes: 4 * MiB, perClientBytes: 4 * MiB })
+    assert.deepStrictEqual(
+      issuesOf(
+        load("http:\n  max_body: 4MiB\n  limits: { bodies_in_flight: 2MiB, bodies_in_flight_per_client: 1MiB }\n")
+      ),
+      [
+        "gatehouse.yml:3:31: http.limits.bodies_in_flight: 2 MiB cannot hold one body of http.max_body (4 MiB): set at least that",
+        "gatehouse.yml:3:66: http.limits.bodies_in_flight_per_client: 1 MiB cannot hold one body of http.max_body (4 MiB): set at least that"
+      ]
+    )
+    assert.deepStrictEqual(
+      configOf(load(undefined, { GATEHOUSE_HTTP_LIMITS_BODIES_IN_FLIGHT_PER_CLIENT: "3MiB" })).http.bodiesInFlight,
+      { totalBytes: 64 * MiB, perClientBytes: 3 * MiB }
+    )
+  })
+
+  it("reads the auth requests' create rate and what is kept of expired ones, from the file or a variable", () => {
+    const config = configOf(load(undefined, { GATEHOUSE_AUTH_REQUESTS_CREATE_RATE: "0.5" }))
+    assert.strictEqual(config.authRequests.createPerSecond, 0.5)
+    assert.deepStrictEqual(
+      issuesOf(load("auth_requests: { create_rate: 0, create_burst: 0, expired_retention: 1s, expired_max: 0 }\n")).map(
+        (issue) => issue.replace(/^gatehouse\.yml:\d+:\d+: /, "").replace(/:.*/, "")
+      ),
+      [
+        "auth_requests.expired_retention",
+        "auth_requests.expired_max",
+        "auth_requests.create_rate",
+        "auth_requests.create_burst"
+      ]
+    )
   })
 
   it("reports every problem with the key and its line and column", () => {
