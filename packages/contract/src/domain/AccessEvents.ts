@@ -29,12 +29,20 @@ export const LoginFailedEvent = defineEvent("auth", "login_failed", {
   })
 })
 
-/** `auth/logout`: a session ended (signed out, or revoked by an admin). */
+/**
+ * `auth/logout`: a session ended: signed out, revoked by an admin, or ended by the configuration the server runs
+ * with (`by: "config"`, the user no longer admitted or their password changed; `reason` says which).
+ */
 export const LogoutEvent = defineEvent("auth", "logout", {
   level: "info",
   identifier: "LogoutEvent",
   description: "a session ended",
-  data: Schema.Struct({ subject: Schema.String, session_id: Schema.String, by: Schema.String })
+  data: Schema.Struct({
+    subject: Schema.String,
+    session_id: Schema.String,
+    by: Schema.String,
+    reason: Schema.optionalKey(Schema.String)
+  })
 })
 
 /** `api_key/created`. */

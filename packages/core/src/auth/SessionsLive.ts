@@ -141,8 +141,26 @@ export const layer = (
         scopes: roles.length === 1 ? scopesOfRole(roles[0]!) : [...new Set(roles.flatMap(scopesOfRole))],
         session: { id: record.id, expires_at: iso(expiresAt), renewed }
       })
+      // Ended by the configuration: recorded like a revocation (with its event, in one transaction; the cache and the
+      // session's streams told), so the history says why a user was signed out. Of requests racing with one cookie,
+      // only the one whose update ended it records it.
       const endedBecause = (record: SessionRecord, now: number, why: string) =>
-        Effect.andThen(repository.revoke(record.id, now), Effect.fail(new Unauthenticated({ message: why })))
+        Effect.andThen(
+          Effect.uninterruptible(
+            Effect.tap(
+              events.transaction(
+                Effect.map(repository.revoke(record.id, now), (ended) => ({
+                  value: ended,
+                  events: Option.isSome(ended)
+                    ? [LogoutEvent.make({ subject: record.subject, session_id: record.id, by: "config", reason: why })]
+                    : []
+                }))
+              ),
+              (ended) => (Option.isSome(ended) ? Effect.andThen(forget, announce(record.id, why)) : Effect.void)
+            )
+          ),
+          Effect.fail(new Unauthenticated({ message: why }))
+        )
       // A password session is bound to the hash it was signed in with: another hash in the config means the password
       // was changed (perhaps because it leaked), and whoever signed in with the old one must sign in again. A session
       // stored before fingerprints were kept takes the current hash's (best effort, as renewing): signing every user

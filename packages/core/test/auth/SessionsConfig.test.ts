@@ -6,7 +6,7 @@ import type { LocalUserConfig, OidcConfig } from "../../src/config/ConfigSection
 import {
   EventBus,
   EventRepository,
-  type Events,
+  Events,
   LoginLive,
   ServerSecrets,
   SessionRepository,
@@ -15,7 +15,7 @@ import {
   StoreLive
 } from "../../src/index.js"
 import { tempDir } from "../store/TempDir.js"
-import { withSessions } from "./SignInTestLayer.js"
+import { sessionsOn, withSessions } from "./SignInTestLayer.js"
 
 const HOUR = 3_600_000
 
@@ -79,6 +79,43 @@ describe("sessions under the configuration the server runs with", () => {
           )
         })
       )
+    })
+  )
+
+  it.live("a session the configuration ends is one auth/logout event by config, and its streams end", () =>
+    Effect.gen(function* () {
+      const store = StoreLive.layer({ filename: path.join(yield* tempDir, "gatehouse.db") })
+      const bob = yield* withSessions(store, {}, (sessions) => sessions.create(holder("user:bob", "session", "admin")))
+      // Restarted without bob: his next request ends the session.
+      const restarted = { currentRoles: LoginLive.currentSessionRoles({ users: [], oidc: undefined }) }
+      yield* Effect.gen(function* () {
+        const sessions = yield* Sessions
+        const events = yield* Events
+        const stream = yield* Effect.forkChild(
+          sessions.validUntilEnded({ id: bob.session.id, expires_at: bob.session.expires_at, renewed: false })
+        )
+        // Two requests with the cookie at once: both refused (the later one may find it ended already), the end
+        // recorded once.
+        const refusals = yield* Effect.all(
+          [Effect.flip(sessions.authenticate(bob.cookie)), Effect.flip(sessions.authenticate(bob.cookie))],
+          { concurrency: 2 }
+        )
+        assert.strictEqual(refusals[0].message, "user:bob may no longer sign in: session ended")
+        assert.instanceOf(refusals[1], Unauthenticated)
+        const logouts = (yield* events.history({ category: "auth" })).filter((event) => event.action === "logout")
+        assert.deepStrictEqual(
+          logouts.map((event) => event.data),
+          [
+            {
+              subject: "user:bob",
+              session_id: bob.session.id,
+              by: "config",
+              reason: "user:bob may no longer sign in: session ended"
+            }
+          ]
+        )
+        assert.instanceOf(yield* Effect.flip(Fiber.join(stream)), Unauthenticated)
+      }).pipe(Effect.provide(sessionsOn(store, HOUR, restarted)), Effect.scoped)
     })
   )
 
