@@ -66,7 +66,20 @@ describe("LXC actions: how a task's end is read", () => {
           lxcEvents.map((e) => e.action),
           ["lxc_start", "lxc_stop"]
         )
-        assert.deepInclude(lxcEvents[0]?.data as object, { vmid: 102, status: "running", task: started.task })
+        // The warnings are in the event history too, not only in the answer to whoever asked.
+        assert.deepInclude(lxcEvents[0]?.data as object, {
+          vmid: 102,
+          status: "running",
+          task: started.task,
+          warnings: 1
+        })
+        assert.deepInclude(lxcEvents[1]?.data as object, { status: "stopped", task: stopped.task, warnings: 2 })
+        // A task that ended OK logged none: the event says nothing of warnings.
+        const clean = yield* hypervisor.lxc("pve1", 102, "start", "alice")
+        assert.strictEqual(clean.message, "container started")
+        const last = (yield* events.history({ category: "hypervisor" })).findLast((e) => e.action === "lxc_start")
+        assert.deepInclude(last?.data as object, { status: "running", task: clean.task })
+        assert.notProperty(last?.data, "warnings")
       })
     )
   )

@@ -4,6 +4,7 @@ import {
   httpStatusOf,
   ProxmoxAccessDenied,
   ProxmoxCertificateMismatch,
+  ProxmoxCertificateUntrusted,
   ProxmoxFailed,
   ProxmoxTimedOut,
   ProxmoxUnreachable
@@ -13,6 +14,7 @@ import { TestClock } from "effect/testing"
 import { makePveClient, type PveClientOptions } from "../../packages/core/src/hypervisor/PveClient.js"
 import { PveClusterResources, PveNodeStatus } from "../../packages/core/src/hypervisor/PveSchemas.js"
 import type { PveSim } from "../pve-sim/PveSimulator.js"
+import { generateCa, generateCertificate } from "../pve-sim/SimCertificate.js"
 import { simulator } from "./HypervisorFixture.js"
 
 const tokenClient = (sim: PveSim, patch: Partial<PveClientOptions> = {}) =>
@@ -77,7 +79,7 @@ describe("PveClient against the simulator", () => {
     )
   )
 
-  it.live("a node the cluster cannot reach (pveproxy's 595/596): unreachable (503), naming the node", () =>
+  it.live("a node the cluster cannot reach (pveproxy's 595/596/597): unreachable (503), naming the node", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const sim = yield* simulator({ nodes: [{ name: "pve1" }, { name: "pve2" }] })
@@ -85,17 +87,39 @@ describe("PveClient against the simulator", () => {
         sim.setNode("pve2", { status: "offline" })
         const offline = yield* failure(client.get("/nodes/pve2/status", Schema.Unknown))
         assert.instanceOf(offline, ProxmoxUnreachable)
+        assert.strictEqual(offline.node, "pve2")
+        // The cluster answered: the message names the node that did not, not the whole cluster.
         assert.strictEqual(
           offline.message,
-          'Proxmox VE cluster "sim" is unreachable: node "pve2" is offline or cut off from the rest of the cluster ' +
+          'Proxmox VE node "pve2" of cluster "sim" is unreachable: offline or cut off from the rest of the cluster ' +
             "(595: No route to host)"
         )
         assert.strictEqual(httpStatusOf(errorCodeOf(offline)), 503)
-        // 596: the connection to the node broke during TLS or the request.
-        sim.fault({ match: "/nodes/pve1/status", status: 596, reason: "Connection reset by peer", once: true })
-        const broken = yield* failure(client.get("/nodes/pve1/status", Schema.Unknown))
-        assert.instanceOf(broken, ProxmoxUnreachable)
-        assert.include(broken.detail, 'node "pve1" is offline or cut off')
+        // 596: the connection to the node broke during TLS or the request; 597: while its answer's body came in.
+        for (const [status, reason] of [
+          [596, "Connection reset by peer"],
+          [597, "Broken pipe"]
+        ] as const) {
+          sim.fault({ match: "/nodes/pve1/status", status, reason, once: true })
+          const broken = yield* failure(client.get("/nodes/pve1/status", Schema.Unknown))
+          assert.instanceOf(broken, ProxmoxUnreachable, String(status))
+          assert.strictEqual(
+            broken.message,
+            'Proxmox VE node "pve1" of cluster "sim" is unreachable: offline or cut off from the rest of the cluster ' +
+              `(${status}: ${reason})`
+          )
+          assert.strictEqual(httpStatusOf(errorCodeOf(broken)), 503)
+        }
+        // A call that names no node: the cluster could not reach one of its nodes, which one is not known.
+        sim.fault({ match: "/cluster/resources", status: 597, reason: "Broken pipe", once: true })
+        const somewhere = yield* failure(client.get("/cluster/resources", Schema.Unknown))
+        assert.instanceOf(somewhere, ProxmoxUnreachable)
+        assert.isUndefined(somewhere.node)
+        assert.strictEqual(
+          somewhere.message,
+          'Proxmox VE cluster "sim" is unreachable: a node of the cluster is offline or cut off from the rest of the ' +
+            "cluster (597: Broken pipe)"
+        )
       })
     )
   )
@@ -116,18 +140,73 @@ describe("PveClient against the simulator", () => {
     )
   )
 
-  it.live("TLS: the system CAs refuse a self-signed certificate; a CA file or insecure: true accept it", () =>
+  it.live("TLS: the system CAs refuse a self-signed certificate (502); a CA file or insecure: true accept it", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const sim = yield* simulator()
         const none = yield* tokenClient(sim, { tls: { fingerprint: undefined, ca: undefined, insecure: false } })
         const refused = yield* failure(none.get("/version", Schema.Unknown))
-        assert.instanceOf(refused, ProxmoxUnreachable)
+        // Not an outage: retrying will not make the certificate trusted.
+        assert.instanceOf(refused, ProxmoxCertificateUntrusted)
+        assert.strictEqual(refused.trusted_by, "system")
+        assert.strictEqual(
+          refused.message,
+          'Proxmox VE cluster "sim": the TLS certificate of 127.0.0.1 is not trusted by the system\'s CAs (no ' +
+            "tls.ca_file or tls.fingerprint set): self-signed certificate; nothing was sent"
+        )
+        assert.strictEqual(httpStatusOf(errorCodeOf(refused)), 502)
         assert.strictEqual(sim.requests.length, 0)
         const withCa = yield* tokenClient(sim, { tls: { fingerprint: undefined, ca: sim.certPem, insecure: false } })
         yield* withCa.get("/version", Schema.Unknown)
         const insecure = yield* tokenClient(sim, { tls: { fingerprint: undefined, ca: undefined, insecure: true } })
         yield* insecure.get("/version", Schema.Unknown)
+      })
+    )
+  )
+
+  it.live("TLS: a certificate tls.ca_file does not vouch for (another CA, another name) is a 502 saying why", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        // As a PVE node's: signed by its cluster's CA.
+        const clusterCa = generateCa()
+        const sim = yield* simulator({ certificate: generateCertificate("pve1", { issuer: clusterCa }) })
+        const withCa = (ca: string) => tokenClient(sim, { tls: { fingerprint: undefined, ca, insecure: false } })
+        // The CA of another cluster.
+        const otherCa = yield* withCa(generateCa().certPem)
+        const untrusted = yield* failure(otherCa.get("/version", Schema.Unknown))
+        assert.instanceOf(untrusted, ProxmoxCertificateUntrusted)
+        assert.deepStrictEqual([untrusted.host, untrusted.trusted_by], ["127.0.0.1", "ca_file"])
+        assert.strictEqual(
+          untrusted.message,
+          'Proxmox VE cluster "sim": the TLS certificate of 127.0.0.1 is not trusted by tls.ca_file: ' +
+            "unable to verify the first certificate; nothing was sent"
+        )
+        assert.strictEqual(httpStatusOf(errorCodeOf(untrusted)), 502)
+        // The right CA, but a certificate issued for other names than the one in the URL.
+        const elsewhere = yield* simulator({
+          certificate: generateCertificate("pve2", { issuer: clusterCa, altNames: "DNS:pve2.example.net" })
+        })
+        const wrongName = yield* tokenClient(elsewhere, {
+          tls: { fingerprint: undefined, ca: clusterCa.certPem, insecure: false }
+        })
+        const misnamed = yield* failure(wrongName.get("/version", Schema.Unknown))
+        assert.instanceOf(misnamed, ProxmoxCertificateUntrusted)
+        assert.include(
+          misnamed.message,
+          "is not trusted by tls.ca_file: Hostname/IP does not match certificate's altnames: IP: 127.0.0.1 is not in " +
+            "the cert's list"
+        )
+        assert.deepStrictEqual([sim.requests.length, elsewhere.requests.length], [0, 0], "nothing was sent")
+        // The cluster's own CA with the right names: trusted.
+        const trusted = yield* withCa(clusterCa.certPem)
+        yield* trusted.get("/version", Schema.Unknown)
+        assert.strictEqual(sim.requests.length, 1)
+        // A connection refused is still an outage (503), never taken for a certificate refused (a new client: no
+        // kept-alive connection to reuse).
+        yield* Effect.promise(() => sim.stop())
+        const refused = yield* failure((yield* withCa(clusterCa.certPem)).get("/version", Schema.Unknown))
+        assert.instanceOf(refused, ProxmoxUnreachable)
+        assert.include(refused.detail, "ECONNREFUSED")
       })
     )
   )

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { requireTool } from "../support/e2e.js"
 import { lxcBackend } from "./LxcBackend.js"
 import { type PveSim, type PveSimOptions, startPveSimulator } from "./PveSimulator.js"
+import { generateCa, generateCertificate } from "./SimCertificate.js"
 import { UPID_REGEX } from "./SimTasks.js"
 
 interface Reply {
@@ -587,6 +588,40 @@ describe("PVE simulator: test controls", () => {
     expect((await api(sim, "/nodes/pve1/status")).statusMessage).toBe("service unavailable")
     sim.fault(undefined)
     expect((await api(sim, "/nodes/pve1/status")).json.data.uptime).toBeGreaterThan(0)
+  })
+
+  it("injects a fault for the next N matching requests only", async () => {
+    sim.fault({ match: "/nodes/pve1/status", status: 503, reason: "service unavailable", times: 3 })
+    const statuses: Array<number> = []
+    for (let i = 0; i < 5; i++) statuses.push((await api(sim, "/nodes/pve1/status")).status)
+    // Requests the fault does not match do not use it up.
+    expect((await api(sim, "/version")).status).toBe(200)
+    statuses.push((await api(sim, "/nodes/pve1/status")).status)
+    expect(statuses).toEqual([503, 503, 503, 200, 200, 200])
+  })
+
+  it("serves a certificate signed by a given CA: trusted with that CA, refused with another", async () => {
+    const ca = generateCa()
+    const signed = await startPveSimulator({ ...fast, certificate: generateCertificate("pve1", { issuer: ca }) })
+    const version = (trusted: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = https.request(
+          `${signed.url}/api2/json/version`,
+          { headers: tokenHeader(signed), ca: trusted, agent: false },
+          (res) => {
+            res.resume()
+            resolve(res.statusCode ?? 0)
+          }
+        )
+        req.on("error", reject)
+        req.end()
+      })
+    try {
+      expect(await version(ca.certPem)).toBe(200)
+      await expect(version(generateCa().certPem)).rejects.toMatchObject({ code: "UNABLE_TO_VERIFY_LEAF_SIGNATURE" })
+    } finally {
+      await signed.close()
+    }
   })
 
   it("hangs matching requests without answering", async () => {

@@ -14,7 +14,7 @@ import {
   tokenCaller,
   userCaller
 } from "./SimAuth.js"
-import { generateCertificate } from "./SimCertificate.js"
+import { generateCertificate, type SimCertificate } from "./SimCertificate.js"
 import { PveError, parseParams, sendBare, sendBody, sendData, sendError, validateParams } from "./SimHttp.js"
 import { JournalStream, matchRoute, Paged } from "./SimRoutes.js"
 import { defaultGuests, defaultNodes, type SimGuest, type SimNode } from "./SimState.js"
@@ -63,6 +63,8 @@ export interface PveSimOptions {
   readonly nodes?: ReadonlyArray<SimNode>
   readonly guests?: ReadonlyArray<SimGuest>
   readonly backend?: GuestBackend
+  /** The TLS certificate to serve (e.g. one signed by a test CA); default a fresh self-signed one. */
+  readonly certificate?: SimCertificate
 }
 
 /** An error (or odd answer) to inject: requests whose path matches get it instead of the real answer. */
@@ -74,6 +76,8 @@ export interface SimFault {
   /** A raw body (e.g. `not json`); default the PVE error envelope with `reason` as message. */
   readonly body?: string
   readonly once?: boolean
+  /** Applies to this many matching requests, then is cleared (`once` is `times: 1`). */
+  readonly times?: number
 }
 
 /** One request the simulator received. */
@@ -139,7 +143,7 @@ export const startPveSimulator = async (options: PveSimOptions = {}): Promise<Pv
   const authDelay = options.authFailureDelayMs ?? 3000
   const tokens = options.tokens ?? [DEFAULT_TOKEN]
   const users = options.users ?? [DEFAULT_USER]
-  const cert = generateCertificate()
+  const cert = options.certificate ?? generateCertificate()
   const tickets = new TicketAuthority(now, options.ticketLifetimeMs ?? 2 * 3600 * 1000)
   const world = new SimWorld(
     now,
@@ -151,6 +155,8 @@ export const startPveSimulator = async (options: PveSimOptions = {}): Promise<Pv
   )
   const requests: Array<SimRequest> = []
   let faults: Array<SimFault> = []
+  // Matching requests each fault still applies to, for those given `once` or `times`.
+  const faultsLeft = new Map<SimFault, number>()
   let hangMatch: RegExp | string | undefined
   const sockets = new Set<net.Socket>()
   const pendingTimers = new Set<NodeJS.Timeout>()
@@ -269,7 +275,13 @@ export const startPveSimulator = async (options: PveSimOptions = {}): Promise<Pv
     // The newest fault wins where several match.
     const fault = faults.findLast((f) => matches(f.match, pathname, rel))
     if (fault !== undefined) {
-      if (fault.once === true) faults = faults.filter((f) => f !== fault)
+      const left = faultsLeft.get(fault)
+      if (left !== undefined && left <= 1) {
+        faults = faults.filter((f) => f !== fault)
+        faultsLeft.delete(fault)
+      } else if (left !== undefined) {
+        faultsLeft.set(fault, left - 1)
+      }
       if (fault.body !== undefined) sendBody(req, res, fault.status, fault.reason, fault.body)
       else sendError(req, res, new PveError(fault.status, fault.reason))
       return
@@ -372,7 +384,14 @@ export const startPveSimulator = async (options: PveSimOptions = {}): Promise<Pv
     removeGuest: (vmid) => world.removeGuest(vmid),
     setNode: (name, patch) => world.setNode(name, patch),
     fault: (f) => {
-      faults = f === undefined ? [] : [...faults, f]
+      if (f === undefined) {
+        faults = []
+        faultsLeft.clear()
+        return
+      }
+      faults = [...faults, f]
+      const times = f.times ?? (f.once === true ? 1 : undefined)
+      if (times !== undefined) faultsLeft.set(f, times)
     },
     hang: (match) => {
       hangMatch = match

@@ -17,6 +17,7 @@ import {
   NodeStats,
   ProxmoxAccessDenied,
   ProxmoxCertificateMismatch,
+  ProxmoxCertificateUntrusted,
   ProxmoxFailed,
   ProxmoxTaskFailed,
   ProxmoxTaskIneffective,
@@ -40,6 +41,7 @@ const proxmoxErrors = [
   toWireError(ProxmoxFailed),
   toWireError(ProxmoxAccessDenied),
   toWireError(ProxmoxCertificateMismatch),
+  toWireError(ProxmoxCertificateUntrusted),
   toWireError(ProxmoxTimedOut)
 ]
 // A node is looked up in the cache; a cluster that never answered gives its Proxmox error instead of a 404.

@@ -24,6 +24,7 @@ import {
   NodeStats,
   ProxmoxAccessDenied,
   ProxmoxCertificateMismatch,
+  ProxmoxCertificateUntrusted,
   ProxmoxFailed,
   ProxmoxTimedOut,
   ProxmoxUnreachable,
@@ -202,13 +203,16 @@ export const StreamEndpoints = {
     endpoint: "nodeStats",
     frame: NodeStats,
     summary: "The node's stats every second, polled once for all watchers of the node",
-    ends: "never: it polls until the client closes; an upstream failure closes it (1011)",
+    ends:
+      "never: it polls until the client closes; a failed poll (5xx, no answer) sends no frame, while one that will " +
+      "not pass (4xx, certificate) or failures lasting 30 s close it (1011)",
     errors: [
       HypervisorNodeNotFound,
       ProxmoxUnreachable,
       ProxmoxFailed,
       ProxmoxAccessDenied,
       ProxmoxCertificateMismatch,
+      ProxmoxCertificateUntrusted,
       ProxmoxTimedOut
     ]
   }),
@@ -225,6 +229,7 @@ export const StreamEndpoints = {
       ProxmoxFailed,
       ProxmoxAccessDenied,
       ProxmoxCertificateMismatch,
+      ProxmoxCertificateUntrusted,
       ProxmoxTimedOut
     ]
   }),

@@ -29,11 +29,17 @@ export class GuestNotRunning extends ApiError<GuestNotRunning>()("GuestNotRunnin
   message: (e) => `container ${e.vmid} is not running (status: ${e.status})`
 }) {}
 
-/** The cluster's API did not answer: connection refused, reset, DNS, TLS handshake (503 / UNAVAILABLE). */
+/**
+ * The cluster's API did not answer (connection refused, reset, DNS, TLS handshake), or it answered that it cannot
+ * reach the node a call was for (pveproxy's 595/596/597): then `node` names that node (503 / UNAVAILABLE).
+ */
 export class ProxmoxUnreachable extends ApiError<ProxmoxUnreachable>()("ProxmoxUnreachable", {
   code: "unavailable",
-  fields: { cluster: Schema.String, detail: Schema.String },
-  message: (e) => `Proxmox VE cluster "${e.cluster}" is unreachable: ${e.detail}`
+  fields: { cluster: Schema.String, node: Schema.optionalKey(Schema.String), detail: Schema.String },
+  message: (e) =>
+    e.node === undefined
+      ? `Proxmox VE cluster "${e.cluster}" is unreachable: ${e.detail}`
+      : `Proxmox VE node "${e.node}" of cluster "${e.cluster}" is unreachable: ${e.detail}`
 }) {}
 
 /**
@@ -74,6 +80,31 @@ export class ProxmoxCertificateMismatch extends ApiError<ProxmoxCertificateMisma
     `Proxmox VE cluster "${e.cluster}": the SHA-256 fingerprint of its TLS certificate, ${e.presented}, does not ` +
     `match tls.fingerprint (${e.expected}); nothing was sent`
 }) {}
+
+/**
+ * The cluster's API presented a TLS certificate that fails verification against `tls.ca_file` (or, without one, the
+ * system's CAs): signed by another CA, for another name, expired. Gatehouse sent nothing (502 / BAD_GATEWAY). Like a
+ * pin mismatch, a configuration or security problem that asking again will not fix.
+ */
+export class ProxmoxCertificateUntrusted extends ApiError<ProxmoxCertificateUntrusted>()(
+  "ProxmoxCertificateUntrusted",
+  {
+    code: "bad_gateway",
+    fields: {
+      cluster: Schema.String,
+      /** The host the certificate was checked for (the API URL's). */
+      host: Schema.String,
+      /** What it was checked against: `tls.ca_file` or the system's CAs (neither a CA file nor a pin configured). */
+      trusted_by: Schema.Literals(["ca_file", "system"]),
+      /** Why it failed, as TLS says it (`unable to verify the first certificate`, `Hostname/IP does not match …`). */
+      detail: Schema.String
+    },
+    message: (e) =>
+      `Proxmox VE cluster "${e.cluster}": the TLS certificate of ${e.host} is not trusted by ` +
+      `${e.trusted_by === "ca_file" ? "tls.ca_file" : "the system's CAs (no tls.ca_file or tls.fingerprint set)"}: ` +
+      `${e.detail}; nothing was sent`
+  }
+) {}
 
 /** A Proxmox API call or an LXC operation did not finish in time (504 / DEADLINE_EXCEEDED). */
 export class ProxmoxTimedOut extends ApiError<ProxmoxTimedOut>()("ProxmoxTimedOut", {

@@ -8,6 +8,8 @@ const LxcActionData = Schema.Struct({
   /** The UPID of the Proxmox task; absent when the container already was in the target state. */
   task: Schema.optionalKey(Schema.String),
   status: Schema.String,
+  /** The warnings Proxmox's task logged (its exit status was `WARNINGS: <n>`, a success); absent when none. */
+  warnings: Schema.optionalKey(Schema.Int),
   /** Who asked (the caller's principal subject). */
   by: Schema.String
 })

@@ -12,6 +12,7 @@ import type {
   NodeStats,
   ProxmoxAccessDenied,
   ProxmoxCertificateMismatch,
+  ProxmoxCertificateUntrusted,
   ProxmoxFailed,
   ProxmoxTaskFailed,
   ProxmoxTaskIneffective,
@@ -34,6 +35,7 @@ export type ProxmoxError =
   | ProxmoxFailed
   | ProxmoxAccessDenied
   | ProxmoxCertificateMismatch
+  | ProxmoxCertificateUntrusted
   | ProxmoxTimedOut
 
 /**

@@ -42,6 +42,7 @@ import type { ClusterSnapshot } from "./ResourceCache.js"
 import { reverseLookup } from "./ReverseLookup.js"
 import { makeSharedFollows } from "./SharedFollows.js"
 import { makeSharedPolls } from "./SharedPolls.js"
+import { isTransientFailure } from "./TransientFailure.js"
 
 /** Timing of the hypervisor service; every field has the SPEC's default. */
 export interface HypervisorOptions {
@@ -153,12 +154,16 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
     return guestStatsLine((yield* findGuest(node, vmid)).guest)
   })
 
-  const nodePolls = yield* makeSharedPolls(nodeStats, statsIntervalMs)
+  // One failed poll (a 5xx, a node briefly cut off, a timeout) skips a frame instead of closing every watcher's stream.
+  // A guest's line comes from the cache, which keeps its last good data through failed refreshes: what can fail
+  // there (the guest or its node gone) is not transient, and ends the stream at once as before.
+  const polling = { intervalMs: statsIntervalMs, isTransient: isTransientFailure }
+  const nodePolls = yield* makeSharedPolls(nodeStats, polling)
   const follow = yield* makeSharedFollows(shell)
   const guestPolls = yield* makeSharedPolls((key) => {
     const [node, vmid] = key.split("\u0000") as [string, string]
     return guestLine(node, Number(vmid))
-  }, statsIntervalMs)
+  }, polling)
 
   // Checks done before any connection: input, node, guest (a container) and its status, SSH for the node.
   const prepareCommand = Effect.fn("Hypervisor.prepareCommand")(function* (
@@ -242,7 +247,7 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
 
   const runLxc = (cluster: ClusterRuntime, node: string, vmid: number, action: LxcAction, by: string) =>
     Effect.gen(function* () {
-      const result = yield* runLxcAction(cluster.client, node, vmid, action, lxcOptions).pipe(
+      const { result, warnings } = yield* runLxcAction(cluster.client, node, vmid, action, lxcOptions).pipe(
         Effect.tapError((error) =>
           events.publish(
             HypervisorEvents.lxcFailed({ cluster: cluster.name, node, vmid, action, error: error.message, by })
@@ -250,7 +255,7 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
         ),
         // The status Proxmox confirmed is the cache's at once: its polls may show the old one for ~10 s (RRD), and
         // journal and tail of a container just started would be refused meanwhile.
-        Effect.tap((result) => cluster.cache.confirmStatus(vmid, result.status)),
+        Effect.tap(({ result }) => cluster.cache.confirmStatus(vmid, result.status)),
         // Whatever happened, the rest of the cache (uptimes, addresses, a failed action's state) is refreshed now.
         Effect.ensuring(Effect.ignore(cluster.cache.refresh))
       )
@@ -261,7 +266,9 @@ export const make = Effect.fn("HypervisorLive.make")(function* (
           vmid,
           status: result.status,
           by,
-          ...(result.task === undefined ? {} : { task: result.task })
+          ...(result.task === undefined ? {} : { task: result.task }),
+          // What the answer's message says of them, kept in the event history too.
+          ...(warnings === 0 ? {} : { warnings })
         })
       )
       return result

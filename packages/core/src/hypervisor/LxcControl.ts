@@ -3,8 +3,7 @@ import {
   ProxmoxFailed,
   ProxmoxTaskFailed,
   ProxmoxTaskIneffective,
-  ProxmoxTimedOut,
-  ProxmoxUnreachable
+  ProxmoxTimedOut
 } from "@gatehouse-edge/contract/domain"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -13,6 +12,7 @@ import * as Schedule from "effect/Schedule"
 import type { PveClient, PveError } from "./PveClient.js"
 import { PveLxcStatus, PveTaskStatus, PveUpid } from "./PveSchemas.js"
 import { isHaTask, taskWarnings, warningsNote } from "./TaskOutcome.js"
+import { isTransientFailure } from "./TransientFailure.js"
 
 /** Timing of power actions. */
 export interface LxcControlOptions {
@@ -30,6 +30,12 @@ export interface LxcControlOptions {
   readonly settleMs: number
 }
 
+/** What a power action did: the caller's answer, and the warnings its task logged (0 when none, or no task ran). */
+export interface LxcActionOutcome {
+  readonly result: LxcActionResult
+  readonly warnings: number
+}
+
 /** A task that ended well: its UPID and the warnings it logged. */
 interface TaskDone {
   readonly upid: string
@@ -37,19 +43,6 @@ interface TaskDone {
 }
 
 const target: Record<LxcAction, string> = { start: "running", stop: "stopped", restart: "running" }
-
-// Proxmox's answer for a container that is no more (deleted while the action ran): a 500 like the transient ones.
-const gone = /^Configuration file '.*' does not exist$/
-
-/**
- * Whether a failed read may well succeed when repeated: no answer (a dropped connection, a request timeout) or a
- * 5xx (pveproxy failing to reach the node's daemon, a daemon restarting), except the container being gone. A 4xx (a
- * bad or unknown UPID, refused credentials or privileges) will be the same answer next time.
- */
-const isTransient = (error: PveError): boolean =>
-  error instanceof ProxmoxUnreachable ||
-  error instanceof ProxmoxTimedOut ||
-  (error instanceof ProxmoxFailed && error.status >= 500 && !gone.test(error.detail))
 
 /** Proxmox's synchronous refusal of a power action (a 500 with this text, e.g. `CT 101 already running`). */
 const refusedAs =
@@ -59,11 +52,11 @@ const refusedAs =
 
 /**
  * Runs one power action on a container (SPEC §5.5) and answers once Proxmox's task succeeded (`OK`, or
- * `WARNINGS: <n>`, counted in the message) and the container is in the target state. Already there: no task,
- * `container already running|stopped`. Stop is a graceful `shutdown` with a timeout, then `stop` if the container
- * still runs. Restart of a stopped container starts it. The overall deadline gives `ProxmoxTimedOut` (504); a task
- * that fails gives `ProxmoxTaskFailed` (502) with its exit status; a task that succeeded while the container does not
- * reach the state within `settleMs` gives `ProxmoxTaskIneffective` (502) with the status it has.
+ * `WARNINGS: <n>`, counted in the message and the outcome) and the container is in the target state. Already there:
+ * no task, `container already running|stopped`. Stop is a graceful `shutdown` with a timeout, then `stop` if the
+ * container still runs. Restart of a stopped container starts it. The overall deadline gives `ProxmoxTimedOut` (504);
+ * a task that fails gives `ProxmoxTaskFailed` (502) with its exit status; a task that succeeded while the container
+ * does not reach the state within `settleMs` gives `ProxmoxTaskIneffective` (502) with the status it has.
  */
 export const runLxcAction = (
   client: PveClient,
@@ -71,16 +64,19 @@ export const runLxcAction = (
   vmid: number,
   action: LxcAction,
   options: LxcControlOptions
-): Effect.Effect<LxcActionResult, PveError | ProxmoxTaskFailed | ProxmoxTaskIneffective> => {
+): Effect.Effect<LxcActionOutcome, PveError | ProxmoxTaskFailed | ProxmoxTaskIneffective> => {
   const base = `/nodes/${encodeURIComponent(node)}/lxc/${vmid}`
   const every = Schedule.spaced(Duration.millis(options.pollIntervalMs))
   const status = Effect.map(client.get(`${base}/status/current`, PveLxcStatus), (s) => s.status)
 
-  // Reads `read` every poll interval until `done`. A read that fails for a transient reason (see `isTransient`) is read
-  // again at the next interval: one 500 from pveproxy or one dropped connection says nothing about the task, so only
-  // the action's overall deadline, or a failure that will not pass, ends the wait.
+  // Reads `read` every poll interval until `done`. A read that fails for a transient reason (`isTransientFailure`) is
+  // read again at the next interval: one 500 from pveproxy or one dropped connection says nothing about the task, so
+  // only the action's overall deadline, or a failure that will not pass, ends the wait.
   const pollUntil = <A>(read: Effect.Effect<A, PveError>, done: (a: A) => boolean) =>
-    read.pipe(Effect.retry({ schedule: every, while: isTransient }), Effect.repeat({ schedule: every, until: done }))
+    read.pipe(
+      Effect.retry({ schedule: every, while: isTransientFailure }),
+      Effect.repeat({ schedule: every, until: done })
+    )
 
   const waitForTask = (upid: string): Effect.Effect<TaskDone, PveError | ProxmoxTaskFailed> =>
     pollUntil(
@@ -121,7 +117,10 @@ export const runLxcAction = (
   const task = (endpoint: string, form?: Record<string, string>) =>
     Effect.flatMap(client.post(`${base}/status/${endpoint}`, PveUpid, form), waitForTask)
 
-  const already = (state: string): LxcActionResult => ({ message: `container already ${state}`, status: state })
+  const already = (state: string): LxcActionOutcome => ({
+    result: { message: `container already ${state}`, status: state },
+    warnings: 0
+  })
 
   // The task an action ran, and whether it was a start (a restart of a container found stopped is one).
   type Done = { readonly task: TaskDone; readonly started: boolean }
@@ -179,7 +178,7 @@ export const runLxcAction = (
       warningsNote(done.task.warnings)
     ].filter((note) => note !== undefined)
     const message = `container ${what}${notes.length === 0 ? "" : ` (${notes.join("; ")})`}`
-    return { message, status: final, task: done.task.upid }
+    return { result: { message, status: final, task: done.task.upid }, warnings: done.task.warnings }
   })
 
   return perform.pipe(

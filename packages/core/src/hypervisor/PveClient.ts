@@ -1,6 +1,7 @@
 import {
   ProxmoxAccessDenied,
   ProxmoxCertificateMismatch,
+  ProxmoxCertificateUntrusted,
   ProxmoxFailed,
   ProxmoxTimedOut,
   ProxmoxUnreachable
@@ -13,7 +14,14 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as SynchronizedRef from "effect/SynchronizedRef"
-import { PveCertificateRejected, type PveHttpRequest, type PveHttpResponse, sendPveRequest } from "./PveHttp.js"
+import {
+  PveCertificateRejected,
+  PveCertificateUntrusted,
+  type PveHttpRequest,
+  type PveHttpResponse,
+  type PveSendError,
+  sendPveRequest
+} from "./PveHttp.js"
 import { makePveAgent, type PveTlsOptions } from "./PveTls.js"
 
 /** What a call to a cluster's API can fail with; each names the cluster. */
@@ -22,6 +30,7 @@ export type PveError =
   | ProxmoxFailed
   | ProxmoxAccessDenied
   | ProxmoxCertificateMismatch
+  | ProxmoxCertificateUntrusted
   | ProxmoxTimedOut
 
 /** How Gatehouse signs in, with its secret already read. */
@@ -89,8 +98,9 @@ const reasonOf = (response: PveHttpResponse): string => {
 
 // pveproxy's answer when it cannot reach the node a call is for (proxied to another node of the cluster): the
 // pseudo-statuses of its HTTP client (AnyEvent::HTTP), 595 for a failed connection (`No route to host`, the node is
-// offline), 596 for a failure during TLS or the request. The cluster answered; the node did not.
-const nodeUnreachableStatuses = new Set([595, 596])
+// offline), 596 for a failure during TLS or the request, 597 for one while receiving the answer's body (the node went
+// away mid-answer). The cluster answered; the node did not.
+const nodeUnreachableStatuses = new Set([595, 596, 597])
 
 /** The node a call is for, when its path names one (`/nodes/<node>/…`; node names are host names, never escaped). */
 const nodeOf = (path: string): string | undefined => /^\/nodes\/([^/]+)/.exec(path)?.[1]
@@ -108,16 +118,28 @@ export const makePveClient = Effect.fn("PveClient.make")(function* (options: Pve
   yield* Effect.addFinalizer(() => Effect.sync(() => agent.destroy()))
   const renewAfterMs = options.ticketRenewAfterMs ?? 90 * 60 * 1000
 
+  // A certificate other than the pinned one, or one the CA does not vouch for, is a configuration or security
+  // problem: a 502 that is not retried as an outage.
+  const unanswered = (error: PveSendError) =>
+    error instanceof PveCertificateRejected
+      ? new ProxmoxCertificateMismatch({ cluster, expected: error.expected, presented: error.presented })
+      : error instanceof PveCertificateUntrusted
+        ? new ProxmoxCertificateUntrusted({
+            cluster,
+            host: error.host,
+            trusted_by: error.trustedBy,
+            detail: error.detail
+          })
+        : new ProxmoxUnreachable({ cluster, detail: error.reason })
+
   const send = (
     request: PveHttpRequest
-  ): Effect.Effect<PveHttpResponse, ProxmoxUnreachable | ProxmoxCertificateMismatch | ProxmoxTimedOut> =>
+  ): Effect.Effect<
+    PveHttpResponse,
+    ProxmoxUnreachable | ProxmoxCertificateMismatch | ProxmoxCertificateUntrusted | ProxmoxTimedOut
+  > =>
     sendPveRequest(agent, baseUrl, request).pipe(
-      Effect.mapError((error) =>
-        // Another certificate than the pinned one is a configuration or security problem: not retried as an outage.
-        error instanceof PveCertificateRejected
-          ? new ProxmoxCertificateMismatch({ cluster, expected: error.expected, presented: error.presented })
-          : new ProxmoxUnreachable({ cluster, detail: error.reason })
-      ),
+      Effect.mapError(unanswered),
       Effect.timeoutOrElse({
         duration: Duration.millis(options.timeoutMs),
         orElse: () =>
@@ -138,12 +160,12 @@ export const makePveClient = Effect.fn("PveClient.make")(function* (options: Pve
   ): Effect.Effect<A, ProxmoxAccessDenied | ProxmoxFailed | ProxmoxUnreachable> => {
     if (nodeUnreachableStatuses.has(response.status)) {
       const node = nodeOf(request.path)
-      const where = node === undefined ? "a node of the cluster" : `node "${node}"`
+      const why = `offline or cut off from the rest of the cluster (${response.status}: ${reasonOf(response)})`
+      // One node's failure names the node, not the whole cluster, which did answer.
       return Effect.fail(
-        new ProxmoxUnreachable({
-          cluster,
-          detail: `${where} is offline or cut off from the rest of the cluster (${response.status}: ${reasonOf(response)})`
-        })
+        node === undefined
+          ? new ProxmoxUnreachable({ cluster, detail: `a node of the cluster is ${why}` })
+          : new ProxmoxUnreachable({ cluster, node, detail: why })
       )
     }
     if (response.status === 401 || response.status === 403) {

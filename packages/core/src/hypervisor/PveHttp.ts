@@ -3,7 +3,7 @@ import { request as httpsRequest } from "node:https"
 import { gunzip } from "node:zlib"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import { PinnedCertificateMismatch } from "./PveTls.js"
+import { PinnedCertificateMismatch, UntrustedCertificate } from "./PveTls.js"
 
 /** One call to the Proxmox VE API, below the envelope: method, path under `/api2/json`, query, form body, headers. */
 export interface PveHttpRequest {
@@ -30,6 +30,16 @@ export class PveCertificateRejected extends Data.TaggedError("PveCertificateReje
   readonly presented: string
 }> {}
 
+/** The server's certificate failed verification against the CA file (or the system's CAs); nothing was sent to it. */
+export class PveCertificateUntrusted extends Data.TaggedError("PveCertificateUntrusted")<{
+  readonly host: string
+  readonly trustedBy: "ca_file" | "system"
+  readonly detail: string
+}> {}
+
+/** Why a request got no answer. */
+export type PveSendError = PveConnectionFailed | PveCertificateRejected | PveCertificateUntrusted
+
 // Answers are JSON documents; a node's full resource list is well under this. More is a broken or hostile server.
 const maxBodyBytes = 32 * 1024 * 1024
 
@@ -44,8 +54,8 @@ export const sendPveRequest = (
   agent: https.Agent,
   baseUrl: URL,
   request: PveHttpRequest
-): Effect.Effect<PveHttpResponse, PveConnectionFailed | PveCertificateRejected> =>
-  Effect.callback<PveHttpResponse, PveConnectionFailed | PveCertificateRejected>((resume, signal) => {
+): Effect.Effect<PveHttpResponse, PveSendError> =>
+  Effect.callback<PveHttpResponse, PveSendError>((resume, signal) => {
     const url = new URL(`${baseUrl.pathname.replace(/\/$/, "")}/api2/json${request.path}`, baseUrl)
     for (const [key, value] of Object.entries(request.query ?? {})) url.searchParams.set(key, value)
     const body = request.form === undefined ? undefined : new URLSearchParams(request.form).toString()
@@ -110,6 +120,13 @@ export const sendPveRequest = (
       if (signal.aborted) return
       if (error instanceof PinnedCertificateMismatch) {
         return resume(Effect.fail(new PveCertificateRejected({ expected: error.expected, presented: error.presented })))
+      }
+      if (error instanceof UntrustedCertificate) {
+        return resume(
+          Effect.fail(
+            new PveCertificateUntrusted({ host: error.host, trustedBy: error.trustedBy, detail: error.detail })
+          )
+        )
       }
       fail(error)
     })
