@@ -109,6 +109,26 @@ describe("GET /events with since", () => {
       )
   )
 
+  it.live("a category's follower resumes after other categories' events pushed its last one out of the history", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness({ configYaml: "events: { history: 10 }\n" })
+        const seen = yield* h.events.publish(testEvent("seen"))
+        for (let i = 0; i < 30; i++) yield* h.events.publish(testEvent(`n${i}`, "health"))
+        const url = `/events?category=config&since=${seen.id}`
+        // None of its own came after it: nothing missed, though `seen` itself is gone.
+        const plain = yield* request(`${h.baseUrl}${url}`, { key: h.apiKey })
+        assert.deepStrictEqual([plain.status, plain.json], [200, []], plain.text.slice(0, 200))
+        const ws = yield* openWs(`${h.wsUrl}${url}`, { key: h.apiKey })
+        yield* h.events.publish(testEvent("live"))
+        assert.strictEqual(labelOf(JSON.parse(yield* ws.next())), "live")
+        // Every category together did miss some: the health events dropped after it.
+        const everything = yield* request(`${h.baseUrl}/events?since=${seen.id}`, { key: h.apiKey })
+        assert.strictEqual(everything.status, 410, everything.text.slice(0, 200))
+      })
+    )
+  )
+
   it.live("a made-up id older than this store's first event is a 404, also once the cap has dropped events", () =>
     Effect.scoped(
       Effect.gen(function* () {

@@ -250,14 +250,14 @@ describe("WebSocket /route/validate", () => {
     )
   )
 
-  it.live("closes with 1009 when a message exceeds 1 MiB", () =>
+  it.live("closes with 1009 and says why when a message exceeds 1 MiB", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const h = yield* startHarness()
         const ws = yield* openWs(`${h.wsUrl}/route/validate`, { key: h.apiKey })
         ws.send(`# ${"z".repeat(1024 * 1024 + 10)}`)
-        const { code } = yield* Effect.promise(() => ws.closed)
-        assert.strictEqual(code, 1009)
+        const closed = yield* Effect.promise(() => ws.closed)
+        assert.deepStrictEqual(closed, { code: 1009, reason: "message too big: a message may be at most 1 MiB" })
         const after = yield* request(`${h.baseUrl}/version`)
         assert.strictEqual(after.status, 200)
       })

@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { SshFailed } from "@gatehouse-edge/core/domain"
+import { isSlowConsumerClose, SshFailed } from "@gatehouse-edge/core/domain"
 import { Effect, Layer, Stream } from "effect"
 import { HttpServer } from "effect/http"
 import { WebSocket } from "ws"
+import { waitFor } from "../../../test/support/WaitFor.js"
 import { layerNodeHttpServer } from "../src/NodeServer.js"
 import { WebSocketConnections } from "../src/websocket/WebSocketConnections.js"
 import { closeReason, serveWebSocket } from "../src/websocket/WebSocketSession.js"
@@ -53,6 +54,28 @@ describe("closing a WebSocket stream", () => {
         assert.notStrictEqual(closed.code, 1000)
         assert.strictEqual(closed.code, (yield* closeOf("tail: no such file")).code)
         assert.include(closed.reason, "не удаётся")
+      })
+    )
+  )
+
+  it.live("a client that stops reading, so answers no ping, is dropped with 1008 and a reason, not cut (1006)", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const h = yield* startHarness({ policy: { pingIntervalMs: 200, closeGraceMs: 60_000 } })
+        const ws = yield* openWs(`${h.wsUrl}/events`, { key: h.apiKey })
+        // As the typed client does with 256 frames unread: the pings wait in its buffer, unanswered.
+        ws.socket.pause()
+        // Closed: the stream has ended, its socket (and place) left for the grace; or cut, its socket gone at once.
+        yield* waitFor(
+          Effect.all([h.openStreams, h.closingStreams]),
+          ([open, closing]) => closing === 1 || open === 0,
+          "the server to drop the client"
+        )
+        ws.socket.resume()
+        const closed = yield* Effect.promise(() => ws.closed)
+        assert.deepStrictEqual(closed, { code: 1008, reason: "client too slow: no answer to ping within 0.2 s" })
+        // A reconnecting client takes it for a slow consumer, and follows again.
+        assert.isTrue(isSlowConsumerClose(closed.code, closed.reason))
       })
     )
   )

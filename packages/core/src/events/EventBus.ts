@@ -12,7 +12,7 @@ import * as Stream from "effect/Stream"
 import * as EventIds from "./EventIds.js"
 import { EventRepository } from "./EventRepository.js"
 import { Events, type Recorded } from "./Events.js"
-import { checkedPage, followsShares, missingSince, newestEver } from "./MissingSince.js"
+import { checkedPage, followsShares, missingSince, missingSinceOfCategory, newestEver } from "./MissingSince.js"
 
 // Events read per page when a follower resumes after `since`.
 const replayPageSize = 500
@@ -135,18 +135,22 @@ export const make = Effect.fnUntraced(function* (options: EventBusOptions = {}) 
 
   // The events after `since`, checked: a `since` no longer (or never) stored fails with why, rather than reading
   // on from whatever is kept after it, and so does a page that events dropped beyond their share (failed sign-ins,
-  // new and expired auth requests) left a hole in. The marks are read after the page: they only grow, so a trim in between can only make it a gap.
+  // new and expired auth requests) left a hole in. A read of one category reads on past a `since` that only other
+  // categories' events pushed out. The marks are read after the page: they only grow, so a trim in between can only
+  // make it a gap.
   const readAfter = (since: string, category: string | undefined, limit: number | undefined) =>
-    Effect.flatMap(
-      repository.page(since, category, limit),
-      Option.match({
-        onSome: (page) =>
-          followsShares(category)
-            ? Effect.flatMap(repository.extent, (extent) => checkedPage(since, category, page, extent))
-            : Effect.succeed(page),
-        onNone: () => Effect.flatMap(repository.extent, (extent) => missingSince(since, extent))
-      })
-    )
+    Effect.flatMap(repository.page(since, category, limit), ({ sinceKept, events }) => {
+      if (sinceKept) {
+        return followsShares(category)
+          ? Effect.flatMap(repository.extent, (extent) => checkedPage(since, category, events, extent))
+          : Effect.succeed(events)
+      }
+      if (category === undefined) return Effect.flatMap(repository.extent, (extent) => missingSince(since, extent))
+      return Effect.flatMap(
+        Effect.all([repository.extent, repository.categoryTrimmedThrough(category)]),
+        ([extent, categoryMark]) => missingSinceOfCategory(since, category, events, extent, categoryMark)
+      )
+    })
 
   const history = Effect.fn("Events.history")(function* (query: EventQuery) {
     return query.since === undefined

@@ -3,7 +3,6 @@ import { Event } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlError from "effect/sql/SqlError"
@@ -37,6 +36,12 @@ export interface HistoryExtent {
   readonly requestTrimmedThrough: string | undefined
 }
 
+/** A page of events after `since` (see `EventRepository.page`), and whether `since` itself is still stored. */
+export interface EventPage {
+  readonly sinceKept: boolean
+  readonly events: ReadonlyArray<Event>
+}
+
 const decodeEvent = Schema.decodeUnknownSync(Event)
 const toEvent = (row: EventRow): Event => decodeEvent({ ...row, data: JSON.parse(row.data) })
 
@@ -60,9 +65,10 @@ export class EventRepository extends Context.Service<
     readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
     /**
      * Stores events (in id order, one statement) and drops the oldest beyond `cap` (`Infinity`: none), failed
-     * sign-ins and new or expired auth requests beyond their shares of it (`eventShares`), in the caller's transaction: the bus runs it
-     * inside {@link transaction}, with the state change the events describe. Trimming is batched: between trims
-     * up to 1 % more than `cap` (at least one more) stay, never fewer than `cap`.
+     * sign-ins and new or expired auth requests beyond their shares of it (`eventShares`), marking the newest each
+     * drops (of each category, for the cap), in the caller's transaction: the bus runs it inside
+     * {@link transaction}, with the state change the events describe. Trimming is batched: between trims up to 1 %
+     * more than `cap` (at least one more) stay, never fewer than `cap`.
      */
     readonly insert: (events: ReadonlyArray<Event>, cap: number) => Effect.Effect<void>
     /** {@link insert} of one event in a transaction of its own. */
@@ -74,17 +80,21 @@ export class EventRepository extends Context.Service<
     readonly list: (query: EventQuery) => Effect.Effect<ReadonlyArray<Event>>
     /**
      * The oldest `count` (`undefined`: all) events after `since` (of `category`, if given), oldest first: a page of
-     * a replay; `None` when `since` itself is not stored. Read in one statement with `since`: trimming drops only
+     * a replay, and whether `since` itself is still stored. Read in one statement with `since`: trimming drops only
      * the oldest events, so while `since` is kept every later event is too, events beyond their share aside (see
      * {@link HistoryExtent.failedTrimmedThrough} and `requestTrimmedThrough`, read after the page: they only grow).
+     * When it is not, the page is whole only if no event the read selects after `since` was dropped: the caller
+     * tells from the marks, read after the page ({@link categoryTrimmedThrough}).
      */
-    readonly page: (
-      since: string,
-      category: string | undefined,
-      count: number | undefined
-    ) => Effect.Effect<Option.Option<ReadonlyArray<Event>>>
+    readonly page: (since: string, category: string | undefined, count: number | undefined) => Effect.Effect<EventPage>
     /** Where the history starts and ends, kept and ever held, and what trimming dropped: see {@link HistoryExtent}. */
     readonly extent: Effect.Effect<HistoryExtent>
+    /**
+     * The newest event of `category` the cap dropped, or older than which every category counts as dropped (a store
+     * from before this was kept), whichever is newer; `undefined` when none. Events beyond their share are not in
+     * it: see {@link HistoryExtent.failedTrimmedThrough}.
+     */
+    readonly categoryTrimmedThrough: (category: string) => Effect.Effect<string | undefined>
   }
 >()("@gatehouse-edge/core/EventRepository") {
   /** The repository on the store's `SqlClient`. */
@@ -148,6 +158,13 @@ export class EventRepository extends Context.Service<
           const boundary = sql`(SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ${keep})`
           statements.push(
             sql`UPDATE event_marks SET trimmed_through = COALESCE(${boundary}, trimmed_through)`,
+            // Per category too, so a follower of one is told of a gap only when one of its own went. The mark just
+            // set is the boundary (without one, the last, through which nothing is left): no second walk to it.
+            // Every event up to the last boundary is gone, so each category's newest dropped only grows.
+            sql`INSERT INTO event_category_marks (category, trimmed_through)
+              SELECT category, MAX(id) FROM events WHERE id <= (SELECT trimmed_through FROM event_marks)
+              GROUP BY category
+              ON CONFLICT (category) DO UPDATE SET trimmed_through = excluded.trimmed_through`,
             sql`DELETE FROM events WHERE id <= ${boundary}`
           )
         }
@@ -193,8 +210,8 @@ export class EventRepository extends Context.Service<
         // statement of a read-committed transaction sees its own.
         const rows = yield* sql<EventRow>`SELECT ${columns} FROM events WHERE id = ${since}
           UNION ALL SELECT * FROM (${after(since, category, count(limit))}) AS page ORDER BY id`.pipe(Effect.orDie)
-        if (rows[0]?.id !== since) return Option.none()
-        return Option.some(rows.slice(1).map(toEvent))
+        const sinceKept = rows[0]?.id === since
+        return { sinceKept, events: (sinceKept ? rows.slice(1) : rows).map(toEvent) }
       })
 
       const extent = sql<{
@@ -219,7 +236,16 @@ export class EventRepository extends Context.Service<
         Effect.withSpan("EventRepository.extent")
       )
 
-      return EventRepository.of({ transaction, insert, append, list, page, extent })
+      const categoryTrimmedThrough = Effect.fn("EventRepository.categoryTrimmedThrough")(function* (category: string) {
+        const [row] = yield* sql<{ own: string | null; all: string | null }>`SELECT
+            (SELECT trimmed_through FROM event_category_marks WHERE category = ${category}) AS own,
+            all_categories_trimmed_through AS "all" FROM event_marks`.pipe(Effect.orDie)
+        const own = row?.own ?? undefined
+        const all = row?.all ?? undefined
+        return own === undefined || (all !== undefined && all > own) ? all : own
+      })
+
+      return EventRepository.of({ transaction, insert, append, list, page, extent, categoryTrimmedThrough })
     })
   )
 }

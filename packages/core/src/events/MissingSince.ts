@@ -44,6 +44,36 @@ export const missingSince = (
 }
 
 /**
+ * What a read of one category after `since` gives when `since` is not stored: `page`, the events of `category`
+ * after it read before `categoryMark` and `extent` (marks only grow, so a trim in between can only make a gap).
+ * Other categories' events push a follower's last event out of the history while none of its own after it goes:
+ * the page is whole unless the cap dropped an event of `category` newer than `since` (`categoryMark`, see
+ * `EventRepository.categoryTrimmedThrough`), or `since` is at most the newest event dropped beyond a share the
+ * category includes (as {@link missingSince}). Outside what the history ever held, `since` was never an event
+ * here: `EventNotFound`. Within it, one never stored is not told from one dropped: nothing after it is missing.
+ */
+export const missingSinceOfCategory = (
+  since: string,
+  category: string,
+  page: ReadonlyArray<Event>,
+  extent: HistoryExtent,
+  categoryMark: string | undefined
+): Effect.Effect<ReadonlyArray<Event>, EventsTrimmed | EventNotFound> => {
+  const newest = newestEver(extent)
+  if (newest === undefined || extent.first === undefined || since > newest || since < extent.first) {
+    return Effect.fail(new EventNotFound({ since }))
+  }
+  if (since === newest) return Effect.succeed(page)
+  const trimmed =
+    (categoryMark !== undefined && categoryMark > since) ||
+    eventShares.some((share) => {
+      const mark = extent[share.extent]
+      return followsShare(category, share) && mark !== undefined && since <= mark
+    })
+  return trimmed ? Effect.fail(new EventsTrimmed({ since, oldest_id: extent.oldest ?? null })) : Effect.succeed(page)
+}
+
+/**
  * Whether a page read after a stored `since` is whole. Trimming keeps every event after a kept one, except the
  * events of a share beyond it (failed sign-ins, new and expired auth requests): a client that follows them (every
  * category, or theirs) and resumes from before the newest one dropped has missed it, and hears so as from any

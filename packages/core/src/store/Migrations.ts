@@ -6,6 +6,7 @@ import { authRequestsExpiredMigration } from "../authrequests/AuthRequestsExpire
 import { authRequestsMigration } from "../authrequests/AuthRequestsMigration.js"
 import { authRequestsPagingMigration } from "../authrequests/AuthRequestsPagingMigration.js"
 import { authRequestsPendingMigration } from "../authrequests/AuthRequestsPendingMigration.js"
+import { eventCategoryMarksMigration } from "../events/EventCategoryMarksMigration.js"
 import { eventMarksMigration } from "../events/EventMarksMigration.js"
 import { eventMarksRequestsMigration } from "../events/EventMarksRequestsMigration.js"
 import { eventsMigration } from "../events/EventsMigration.js"
@@ -30,7 +31,8 @@ export const migrations = {
   "10_session_admission": sessionAdmissionMigration,
   "11_login_failed_names": loginFailedNamesMigration,
   "12_event_marks_requests": eventMarksRequestsMigration,
-  "13_auth_requests_expired": authRequestsExpiredMigration
+  "13_auth_requests_expired": authRequestsExpiredMigration,
+  "14_event_category_marks": eventCategoryMarksMigration
 } as const
 
 /** The newest migration id this build knows. */

@@ -1,7 +1,7 @@
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { AuthRequestEvents, type Event, LoginFailedEvent } from "@gatehouse-edge/contract/domain"
-import { Cause, Effect, Exit, Option } from "effect"
+import { Cause, Effect, Exit } from "effect"
 import { v7 } from "uuid"
 import { authRequestTrafficShare, failedSignInShare } from "../../src/events/EventRepository.js"
 import { Database } from "../../src/store/SqliteDriver.js"
@@ -217,20 +217,22 @@ describe("EventRepository (on the SQLite store)", () => {
     })
   )
 
-  it.effect("page reads since with the page: None when since is not stored, whatever follows it", () =>
+  it.effect("page reads since with the page, and says whether since is stored, whatever follows it", () =>
     Effect.gen(function* () {
       const events = yield* seeded
-      assert.deepStrictEqual(yield* events.page(all[2]!.id, undefined, 3), Option.some(byN(4, 5, 6)))
-      assert.deepStrictEqual(yield* events.page(all[2]!.id, "health", 2), Option.some(byN(4, 6)))
+      const kept = (page: ReadonlyArray<Event>) => ({ sinceKept: true, events: page })
+      const missing = (page: ReadonlyArray<Event>) => ({ sinceKept: false, events: page })
+      assert.deepStrictEqual(yield* events.page(all[2]!.id, undefined, 3), kept(byN(4, 5, 6)))
+      assert.deepStrictEqual(yield* events.page(all[2]!.id, "health", 2), kept(byN(4, 6)))
       // A since of another category than the page's is still found.
-      assert.deepStrictEqual(yield* events.page(all[1]!.id, "config", undefined), Option.some(byN(3, 5, 7, 9)))
-      assert.deepStrictEqual(yield* events.page(all[9]!.id, undefined, 5), Option.some([]))
+      assert.deepStrictEqual(yield* events.page(all[1]!.id, "config", undefined), kept(byN(3, 5, 7, 9)))
+      assert.deepStrictEqual(yield* events.page(all[9]!.id, undefined, 5), kept([]))
       // Count 0 reads no event but still checks since.
-      assert.deepStrictEqual(yield* events.page(all[4]!.id, undefined, 0), Option.some([]))
-      assert.deepStrictEqual(yield* events.page(v7({ msecs: 1_003, seq: 5 }), undefined, 0), Option.none())
-      // Not stored: the events after it are there, but nothing says none before them is missing.
-      assert.deepStrictEqual(yield* events.page(v7({ msecs: 1_003, seq: 5 }), undefined, 3), Option.none())
-      assert.deepStrictEqual(yield* events.page(v7({ msecs: 0, seq: 0 }), "health", 3), Option.none())
+      assert.deepStrictEqual(yield* events.page(all[4]!.id, undefined, 0), kept([]))
+      assert.deepStrictEqual(yield* events.page(v7({ msecs: 1_003, seq: 5 }), undefined, 0), missing([]))
+      // Not stored: the events after it are there, but only the marks can say none before them is missing.
+      assert.deepStrictEqual(yield* events.page(v7({ msecs: 1_003, seq: 5 }), undefined, 3), missing(byN(4, 5, 6)))
+      assert.deepStrictEqual(yield* events.page(v7({ msecs: 0, seq: 0 }), "health", 3), missing(byN(2, 4, 6)))
     })
   )
 
@@ -296,7 +298,7 @@ describe("EventRepository (on the SQLite store)", () => {
       // (the migrator runs only migrations newer than the newest recorded).
       const db = new Database(filename)
       db.exec(
-        "DROP TABLE event_marks; DROP INDEX auth_requests_pending_order; DROP INDEX auth_requests_pending_expiry; " +
+        "DROP TABLE event_marks; DROP TABLE event_category_marks; DROP INDEX auth_requests_pending_order; DROP INDEX auth_requests_pending_expiry; " +
           "DROP INDEX auth_requests_expired; " +
           "ALTER TABLE sessions DROP COLUMN password_fingerprint; ALTER TABLE sessions DROP COLUMN oidc_claims; " +
           "DELETE FROM effect_sql_migrations WHERE migration_id >= 8"

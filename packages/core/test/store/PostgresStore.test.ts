@@ -61,6 +61,7 @@ const scenario = Effect.gen(function* () {
   const page = yield* events.page(all[0]!.id, "health", 2)
   const trimmedPage = yield* events.page(written[0]!.id, undefined, 2)
   const extent = yield* events.extent
+  const categoryMarks = [yield* events.categoryTrimmedThrough("config"), yield* events.categoryTrimmedThrough("health")]
 
   yield* keys.insert(key("ci", "aaaa1111", "2026-01-01T00:00:00.000Z"))
   yield* keys.insert(key("admin", "bbbb2222", "2026-01-02T00:00:00.000Z"))
@@ -78,6 +79,7 @@ const scenario = Effect.gen(function* () {
     page,
     trimmedPage,
     extent,
+    categoryMarks,
     duplicate: duplicate instanceof ApiKeyConflict,
     found: Option.map(yield* keys.findByPrefix("aaaa1111"), (k) => [k.last_used_at, k.revoked_at, k.roles]),
     missing: Option.isNone(yield* keys.findByPrefix("zzzz9999")),
@@ -108,11 +110,11 @@ describe.skipIf(pg.skip)("the store on PostgreSQL", () => {
       assert.deepStrictEqual(onPostgres.since, onPostgres.all.slice(2))
       assert.isTrue(onPostgres.config.every((e) => e.category === "config"))
       assert.deepStrictEqual(onPostgres.sinceTwo, onPostgres.all.slice(1, 3))
-      assert.deepStrictEqual(
-        onPostgres.page,
-        Option.some(onPostgres.all.slice(1).filter((e) => e.category === "health"))
-      )
-      assert.deepStrictEqual(onPostgres.trimmedPage, Option.none())
+      assert.deepStrictEqual(onPostgres.page, {
+        sinceKept: true,
+        events: onPostgres.all.slice(1).filter((e) => e.category === "health")
+      })
+      assert.deepStrictEqual(onPostgres.trimmedPage, { sinceKept: false, events: onPostgres.all.slice(0, 2) })
       assert.deepStrictEqual(onPostgres.extent, {
         oldest: written[1]!.id,
         newest: written[5]!.id,
@@ -121,6 +123,8 @@ describe.skipIf(pg.skip)("the store on PostgreSQL", () => {
         failedTrimmedThrough: undefined,
         requestTrimmedThrough: undefined
       })
+      // The cap dropped the first event, a config one: health lost none.
+      assert.deepStrictEqual(onPostgres.categoryMarks, [written[0]!.id, undefined])
       assert.isTrue(onPostgres.duplicate)
       assert.deepStrictEqual(onPostgres.revoked, Option.some("2026-03-01T00:00:00.000Z"))
       assert.deepStrictEqual(onPostgres.revokedAgain, Option.none())

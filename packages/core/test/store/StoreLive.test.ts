@@ -139,7 +139,8 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
           [10, "session_admission"],
           [11, "login_failed_names"],
           [12, "event_marks_requests"],
-          [13, "auth_requests_expired"]
+          [13, "auth_requests_expired"],
+          [14, "event_category_marks"]
         ]
       )
     })
@@ -158,6 +159,7 @@ describe("StoreLive (the SQLite store on effect/sql)", () => {
         "auth_requests",
         "auth_users",
         "effect_sql_migrations",
+        "event_category_marks",
         "event_marks",
         "events",
         "oidc_logins",

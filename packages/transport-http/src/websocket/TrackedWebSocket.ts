@@ -1,4 +1,5 @@
 import type { Duplex } from "node:stream"
+import { bytesInUnits } from "@gatehouse-edge/core/domain"
 import { WebSocket } from "ws"
 
 const byConnection = new WeakMap<Duplex, WebSocket>()
@@ -11,8 +12,11 @@ const byConnection = new WeakMap<Duplex, WebSocket>()
  * find its WebSocket from the request it already has.
  */
 export class TrackedWebSocket extends WebSocket {
+  private maxPayload: number | undefined
+
   setSocket(socket: Duplex, head: Buffer, options: unknown): void {
     byConnection.set(socket, this)
+    this.maxPayload = (options as { readonly maxPayload?: number } | undefined)?.maxPayload
     ;(WebSocket.prototype as unknown as { setSocket: (s: Duplex, h: Buffer, o: unknown) => void }).setSocket.call(
       this,
       socket,
@@ -20,7 +24,21 @@ export class TrackedWebSocket extends WebSocket {
       options
     )
   }
+
+  /**
+   * `ws` closes a connection whose message is larger than `maxPayload` with 1009 and no reason (its receiver calls
+   * `close(1009)`): the client would learn only a code. Every other close here is given its reason by the session.
+   */
+  override close(code?: number, data?: string | Buffer): void {
+    super.close(code, code === 1009 && data === undefined ? tooBigReason(this.maxPayload) : data)
+  }
 }
+
+/** The reason of a 1009 close: a message over the server's limit (`maxPayload`, bytes) when it is known. */
+export const tooBigReason = (maxPayload: number | undefined): string =>
+  maxPayload === undefined || maxPayload <= 0
+    ? "message too big"
+    : `message too big: a message may be at most ${bytesInUnits(maxPayload)}`
 
 /** The WebSocket running on an upgraded connection, once the handshake has completed. */
 export const webSocketOf = (connection: Duplex): WebSocket | undefined => byConnection.get(connection)

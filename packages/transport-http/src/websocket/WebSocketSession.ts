@@ -53,10 +53,28 @@ export const layerShutdownTrigger = Layer.effectDiscard(
 )
 
 /**
- * The peer is gone or unreachable (no pong, a write failed): there is no one to send a close frame to, so the
+ * The peer is gone (a write found the connection closed): there is no one to send a close frame to, so the
  * connection is cut. Stays inside the session; nothing about it crosses to the client.
  */
 class PeerGone extends Data.TaggedError("PeerGone")<{ readonly reason: string }> {}
+
+/**
+ * The client did not answer a ping within `waitedMs`. Most often it is alive but not reading (a typed client pauses
+ * its socket while its consumer lags), so the pong waits unread behind the frames: it is dropped as a slow consumer
+ * (1008, a reason its client retries after), with a close frame it reads once it catches up. A peer that is really
+ * gone never answers that close either, and is cut after the close grace.
+ */
+class PingUnanswered extends Data.TaggedError("PingUnanswered")<{ readonly waitedMs: number }> {
+  override get message() {
+    return `client too slow: no answer to ping within ${this.waitedMs / 1000} s`
+  }
+}
+
+/** The close code and reason for a session that failed with `error`. */
+const closeOf = (error: unknown): { readonly code: number; readonly reason: string } =>
+  error instanceof PingUnanswered
+    ? { code: closeCodeOf("slow_consumer"), reason: error.message }
+    : { code: closeCodeOf(errorCodeOf(error)), reason: error instanceof Error ? error.message : "stream failed" }
 
 // RFC 6455 limits a close reason to 123 bytes.
 // A close frame's reason is at most 123 bytes of UTF-8 (RFC 6455: 125 bytes of payload, 2 of them the code).
@@ -109,11 +127,11 @@ export const batchesOf = (
  * returns the frames to send. The socket closes with 1000 when the frames end; when they fail, with the close
  * code of the error's machine code (`closeCodeOf(errorCodeOf(error))`, the error's message as the reason): 1001
  * when the server shuts down, 1008 when the credential it was opened with is revoked or expires
- * ({@link StreamCredential}) and for a client that does not read, 1011 on a defect. Closing by the client, a
- * client that does not read (its queued bytes pass the policy, or those of all its streams pass its budget or the
- * server's), and a client that stops answering pings all end the session and release whatever the frames stream
- * holds (subscriptions, pollers, upstream connections). The stream's place, and its bytes in those budgets, are
- * released when its socket is gone.
+ * ({@link StreamCredential}) and for a client that does not read or answer pings ({@link PingUnanswered}), 1011
+ * on a defect. Closing by the client, a client that does not read (its queued bytes pass the policy, or those of
+ * all its streams pass its budget or the server's), and a client that stops answering pings all end the session
+ * and release whatever the frames stream holds (subscriptions, pollers, upstream connections). The stream's place,
+ * and its bytes in those budgets, are released when its socket is gone.
  *
  * Every check that can fail with an HTTP error must run before this, so a bad request gets an error body.
  */
@@ -169,7 +187,7 @@ export const serveWebSocket = <E, R>(
       // documents to validate) reads nothing, pongs included: a missed pong then says the server is busy, not that
       // the peer is gone. Output-only streams drain their input, so only a session at work is ever paused.
       const heartbeat = Effect.suspend(() => {
-        if (!answeredPing && !ws.isPaused) return Effect.fail(new PeerGone({ reason: "ping timeout" }))
+        if (!answeredPing && !ws.isPaused) return Effect.fail(new PingUnanswered({ waitedMs: policy.pingIntervalMs }))
         answeredPing = false
         return Effect.sync(() => ws.ping())
       }).pipe(Effect.repeat(Schedule.spaced(policy.pingIntervalMs)), Effect.delay(policy.pingIntervalMs))
@@ -270,9 +288,7 @@ export const serveWebSocket = <E, R>(
           // Nobody to close the handshake with.
           ws.terminate()
         } else if (failure !== undefined) {
-          const error = failure.error
-          const code = closeCodeOf(errorCodeOf(error))
-          const reason = error instanceof Error ? error.message : "stream failed"
+          const { code, reason } = closeOf(failure.error)
           // Never a close without the code: a write that fails with the reason is retried without it.
           yield* Effect.ignore(
             writer
