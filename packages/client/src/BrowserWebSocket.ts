@@ -1,4 +1,5 @@
 import { CsrfHeaderName } from "@gatehouse-edge/contract/api"
+import { ClientTooSlow, closeCodeOf } from "@gatehouse-edge/contract/domain"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -51,13 +52,19 @@ export const openBrowserWebSocket = <E>(
     const maxQueuedChars = request.maxQueuedChars ?? MAX_QUEUED_CHARS
     let queuedChars = 0
     let gaveUp = false
-    // A page may close only with 1000 or 3000-4999; the stream fails with the server's own code for this, 1008.
+    // A page may close only with 1000 or 3000-4999; the stream fails as the server fails a client too slow, 1008 and
+    // its `ClientTooSlow` message first: so it is retried as that close is (`isSlowConsumerClose`), and a stream
+    // asked to reconnect picks up again (events after the last one delivered) instead of failing.
     const tooSlow = (socket: WebSocket) => {
       gaveUp = true
       socket.onmessage = null
       socket.close(1000, "the page read frames too slowly")
-      const reason = `the page did not keep up: ${queuedChars} characters of frames unread`
-      Queue.failCauseUnsafe(incoming, Cause.fail(new WebSocketClosed({ code: 1008, reason })))
+      const tooSlowMessage = new ClientTooSlow({ queued_bytes: queuedChars * 2 }).message
+      const reason = `${tooSlowMessage}: the page did not keep up, ${queuedChars} characters of frames unread`
+      Queue.failCauseUnsafe(
+        incoming,
+        Cause.fail(new WebSocketClosed({ code: closeCodeOf(ClientTooSlow.apiError.code), reason }))
+      )
     }
 
     // The constructor throws at once on a URL it cannot use: a failure, as in Node, not a defect.

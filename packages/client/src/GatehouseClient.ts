@@ -166,7 +166,8 @@ export const makeGatehouseClient = Effect.fn("GatehouseClient.make")(function* (
   const streams = makeStreams({
     baseUrl,
     authorization: apiKey === undefined ? undefined : `Bearer ${Redacted.value(apiKey)}`,
-    handshakeTimeoutMs: handshakeTimeoutMs(options.handshakeTimeout)
+    handshakeTimeoutMs: handshakeTimeoutMs(options.handshakeTimeout),
+    newestEventId: Effect.map(calls.events.list({ query: { limit: 1 } }), (events) => events.at(-1)?.id)
   })
   return GatehouseClient.of({
     system: calls.system,

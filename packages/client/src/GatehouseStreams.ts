@@ -1,16 +1,17 @@
 import { GatehouseApi, type StreamEndpoint, StreamEndpoints } from "@gatehouse-edge/contract/api"
-import type {
-  AuthRequest,
-  CertRenewFrame,
-  ContainerLogLine,
-  ContainerStats,
-  ContainerSummary,
-  Event,
-  HealthMap,
-  NodeStats,
-  RouteEntry,
-  RouteUptimePage,
-  RouteValidationMessage
+import {
+  type AuthRequest,
+  type CertRenewFrame,
+  type ContainerLogLine,
+  type ContainerStats,
+  type ContainerSummary,
+  type Event,
+  eventsResumeErrorOfClose,
+  type HealthMap,
+  type NodeStats,
+  type RouteEntry,
+  type RouteUptimePage,
+  type RouteValidationMessage
 } from "@gatehouse-edge/contract/domain"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -24,6 +25,7 @@ import * as Stream from "effect/Stream"
 import type { EndpointError, EndpointOf, EndpointRequest } from "./ApiCalls.js"
 import { type Resumption, reconnectOptionsOf, type WatchOptions } from "./Reconnect.js"
 import { reconnecting } from "./ReconnectingStream.js"
+import { resumeBeforeAnyEvent } from "./ResumeBeforeAnyEvent.js"
 import { isRetryable } from "./RetryableFailure.js"
 import { WebSocketClosed } from "./WebSocketClosed.js"
 import { openWebSocket } from "./WebSocketConnection.js"
@@ -64,7 +66,11 @@ export interface GatehouseStreams {
   readonly watchHealth: (
     options?: StreamCallOptions<EndpointOf<"health", "get">>
   ) => Stream.Stream<HealthMap, StreamError<EndpointOf<"health", "get">>>
-  /** The matching history (newest last), then live events; reconnected, it resumes after the last one delivered. */
+  /**
+   * The matching history (newest last), then live events; reconnected, it resumes after the last one delivered (before
+   * the first: after the newest event when it started). A replay the history can no longer continue fails with
+   * `EventsTrimmed` or `EventNotFound`, refused before the upgrade or closed during it.
+   */
   readonly watchEvents: (
     query?: EventsQuery,
     options?: StreamCallOptions<EndpointOf<"events", "list">>
@@ -143,6 +149,14 @@ export interface StreamOptions {
   readonly authorization?: string | undefined
   /** How long an upgrade may wait for the server's answer before the stream fails (default 30 s). */
   readonly handshakeTimeoutMs?: number | undefined
+  /**
+   * The id of the newest event of any category (`GET /events?limit=1`), `undefined` when the history holds none:
+   * taken as an events watch with reconnect starts, it is where the watch picks up when it reconnects before it
+   * delivered any event (see `resumeBeforeAnyEvent`).
+   */
+  readonly newestEventId: Effect.Effect<string | undefined, EndpointError<EndpointOf<"events", "list">>>
+  /** In a browser page: characters of unread frames a stream holds before it fails (see `BrowserWebSocket`). */
+  readonly maxQueuedChars?: number | undefined
 }
 
 /** Decodes the text frames of a declared stream endpoint with its frame schema. */
@@ -184,10 +198,14 @@ const buildUrl = (
     )
   )
 
-/** How a stream goes on after a reconnect, and the request it is opened with after the last frame it delivered. */
+/**
+ * How a stream goes on after a reconnect: the request it is opened with after the last frame it delivered
+ * (`after`), and when it delivered none yet (`beforeAny`; without it, the first request again).
+ */
 interface Resume {
   readonly resumption: Resumption
   readonly after?: (last: string) => Effect.Effect<unknown, Schema.SchemaError>
+  readonly beforeAny?: unknown
 }
 
 /** What one connection fails with before its frames are decoded (a refusal's typed errors are typed per endpoint). */
@@ -220,7 +238,8 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
         headers,
         refused: endpoint.refused,
         plainGetActs: endpoint.plainGetActs,
-        handshakeTimeoutMs: options.handshakeTimeoutMs
+        handshakeTimeoutMs: options.handshakeTimeoutMs,
+        maxQueuedChars: options.maxQueuedChars
       })
     )
 
@@ -246,7 +265,7 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
   }
 
   // Without `reconnect`, one connection; with it, connections one after another (see `ReconnectingStream`), each
-  // opened with the request `resume` makes of the last frame delivered, when it makes one.
+  // opened with the request `resume` makes of the last frame delivered, or of none delivered yet.
   const subscribe = <S extends StreamEndpoint>(
     endpoint: S,
     request: unknown,
@@ -260,10 +279,10 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
       reconnect === undefined
         ? Stream.unwrap(open(request))
         : reconnecting<string, ConnectionError>({
-            connect: (last) =>
-              last === undefined || resume.after === undefined
-                ? open(request)
-                : Effect.flatMap(resume.after(last), open),
+            connect: (last, reconnected) =>
+              last !== undefined && resume.after !== undefined
+                ? Effect.flatMap(resume.after(last), open)
+                : open(reconnected ? (resume.beforeAny ?? request) : request),
             retryable: isRetryable,
             resumption: resume.resumption,
             options: reconnect
@@ -275,12 +294,29 @@ export const makeStreams = (options: StreamOptions): GatehouseStreams => {
 
   // Resumed after the last event delivered: the server replays what came since, or refuses with EventsTrimmed (410)
   // or EventNotFound (404) when its history no longer reaches back that far, which fails the stream: never a gap.
-  // Before any event was delivered, the query is asked again as it was (its `since`, or the newest history).
-  const watchEvents = (query: EventsQuery = {}, o?: WatchOptions) =>
-    subscribe(StreamEndpoints.events, { query }, o, {
-      resumption: "exact",
-      after: (last) => Effect.map(decodeEvent(last), (event) => ({ query: { ...query, since: event.id } }))
-    })
+  // Before any event was delivered: from its own `since`, or from the newest event when the watch started.
+  // A replay the trimming overtook closes with its error's message, read back into that error.
+  const watchEvents = (query: EventsQuery = {}, o?: WatchOptions) => {
+    const after = (last: string) => Effect.map(decodeEvent(last), (event) => ({ query: { ...query, since: event.id } }))
+    const watched =
+      reconnectOptionsOf(o) === undefined || query.since !== undefined
+        ? subscribe(StreamEndpoints.events, { query }, o, { resumption: "exact", after })
+        : Stream.unwrap(
+            // A bad query fails first, as it does without reconnect, before the newest event is asked for.
+            Effect.map(
+              Effect.andThen(endpointOf(StreamEndpoints.events).url({ query }), options.newestEventId),
+              (newest) =>
+                subscribe(StreamEndpoints.events, { query }, o, {
+                  resumption: "exact",
+                  after,
+                  beforeAny: { query: resumeBeforeAnyEvent(query, newest) }
+                })
+            )
+          )
+    return Stream.mapError(watched, (error) =>
+      error instanceof WebSocketClosed ? (eventsResumeErrorOfClose(error.code, error.reason) ?? error) : error
+    )
+  }
 
   const watchRoutes = (o?: WatchOptions) => subscribe(StreamEndpoints.routes, undefined, o)
 

@@ -11,10 +11,11 @@ import { type ReconnectOptions, type Resumption, reconnectSchedule, resetAfterOf
 /** What {@link reconnecting} needs to know of a stream. */
 export interface Reconnectable<A, E> {
   /**
-   * Opens one connection, given the last frame delivered (none before the first): succeeds once it is open, with
-   * its frames; the connection is closed with the scope. Frames are compared with `===` (raw text frames).
+   * Opens one connection, given the last frame delivered (none yet: `undefined`) and whether an earlier connection
+   * was open (a reconnect): succeeds once it is open, with its frames; the connection is closed with the scope.
+   * Frames are compared with `===` (raw text frames).
    */
-  readonly connect: (last: A | undefined) => Effect.Effect<Stream.Stream<A, E>, E, Scope.Scope>
+  readonly connect: (last: A | undefined, reconnected: boolean) => Effect.Effect<Stream.Stream<A, E>, E, Scope.Scope>
   /** Whether a connection that failed with this error may work when opened again. */
   readonly retryable: (error: E) => boolean
   readonly resumption: Resumption
@@ -56,7 +57,7 @@ export const reconnecting = <A, E>(stream: Reconnectable<A, E>): Stream.Stream<A
       }
 
       const opened = Effect.gen(function* () {
-        const frames = yield* stream.connect(last)
+        const frames = yield* stream.connect(last, everConnected)
         openedAt = yield* Clock.currentTimeMillis
         if (everConnected) yield* notify(options.onReconnect, { attempt, resumption: stream.resumption })
         everConnected = true

@@ -7,7 +7,8 @@ import { WebSocketClosed } from "./WebSocketClosed.js"
  * connection was lost (or the client's silence timeout cut it), 1011 the server or its upstream failed, 1012 service
  * restart, 1013 try again later, 1014 bad gateway. 1008 (a refusal: credentials, permission), 1003 and 1009 (data
  * refused) would be refused again, and 1000 is a normal end. A 1008 for a consumer too slow is the exception (see
- * `isSlowConsumerClose`): it picks up again as any reconnect does, the events stream without a gap.
+ * `isSlowConsumerClose`; the server's, or a browser page's own, see `BrowserWebSocket`): it picks up again as any
+ * reconnect does, the events stream without a gap.
  */
 const retryableCloseCodes: ReadonlySet<number> = new Set([1001, 1006, 1011, 1012, 1013, 1014])
 

@@ -1,8 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
+import type { Event } from "@gatehouse-edge/client"
 import { Deferred, Effect, Fiber, Queue, Stream } from "effect"
+import { v7 } from "uuid"
 import { WebSocket } from "ws"
+import { makeStreams } from "../src/GatehouseStreams.js"
 import { openWebSocket } from "../src/WebSocketConnection.js"
-import { startFakeServer } from "./support/FakeServer.js"
+import { nextConnection, startFakeServer } from "./support/FakeServer.js"
 
 // A connection whose peer vanished, and a page that stops reading: against a plain `ws` server on loopback.
 
@@ -37,20 +40,36 @@ describe("a silent server", () => {
   )
 })
 
+// A page for the test's scope: a `document`, and a `WebSocket` with the browser's interface (`ws` has it), which
+// cannot be paused.
+const asPage = Effect.gen(function* () {
+  const globals = globalThis as { document?: unknown; WebSocket?: unknown }
+  const saved = { document: globals.document, WebSocket: globals.WebSocket }
+  yield* Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      globals.document = saved.document
+      globals.WebSocket = saved.WebSocket
+    })
+  )
+  globals.document = {}
+  globals.WebSocket = WebSocket
+})
+
+/** A valid event frame of about `size` characters (the route it names is that long). */
+const eventFrame = (size: number) =>
+  JSON.stringify({
+    id: v7(),
+    timestamp: "2026-01-01T00:00:00.000Z",
+    level: "info",
+    category: "config",
+    action: "reload",
+    data: { source: "routes", added: ["x".repeat(size)], removed: [], changed: [] }
+  })
+
 describe("a page that stops reading", () => {
   it.live("fails its stream with 1008 past the unread limit and closes the socket, instead of filling the tab", () =>
     Effect.gen(function* () {
-      const globals = globalThis as { document?: unknown; WebSocket?: unknown }
-      const saved = { document: globals.document, WebSocket: globals.WebSocket }
-      yield* Effect.addFinalizer(() =>
-        Effect.sync(() => {
-          globals.document = saved.document
-          globals.WebSocket = saved.WebSocket
-        })
-      )
-      // A page: a `document`, and a `WebSocket` with the browser's interface (`ws` has it), which cannot be paused.
-      globals.document = {}
-      globals.WebSocket = WebSocket
+      yield* asPage
       const server = yield* startFakeServer()
       const connection = yield* open(server.origin, { maxQueuedChars: 100_000 })
       const peer = yield* Queue.take(server.connections)
@@ -75,5 +94,45 @@ describe("a page that stops reading", () => {
         assert.include(error.reason, "did not keep up")
       }
     }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "with reconnect, an events watch picks up after the last event delivered, as from a server's too-slow close",
+    () =>
+      Effect.gen(function* () {
+        yield* asPage
+        const server = yield* startFakeServer()
+        const streams = makeStreams({
+          baseUrl: server.origin,
+          newestEventId: Effect.succeed(undefined),
+          maxQueuedChars: 100_000
+        })
+        const stalled = yield* Deferred.make<void>()
+        const delivered = yield* Queue.unbounded<Event>()
+        const fiber = yield* streams.watchEvents({}, { reconnect: { initialDelay: "10 millis" } }).pipe(
+          Stream.tap(() => Deferred.await(stalled)),
+          Stream.runForEach((event) => Queue.offer(delivered, event)),
+          Effect.forkChild
+        )
+        const first = yield* Queue.take(server.connections)
+        const sent = Array.from({ length: 20 }, () => eventFrame(10_000))
+        for (const frame of sent) first.ws.send(frame)
+        assert.include((yield* Deferred.await(first.closed)).reason, "too slowly")
+        yield* Deferred.succeed(stalled, undefined)
+
+        const second = yield* nextConnection(server, fiber)
+        const before = yield* Queue.takeAll(delivered)
+        assert.isBelow(before.length, sent.length, "frames past the limit were dropped")
+        assert.deepStrictEqual(
+          before.map((e) => e.id),
+          sent.slice(0, before.length).map((frame) => JSON.parse(frame).id)
+        )
+        const since = new URL(second.url, server.origin).searchParams.get("since")
+        assert.strictEqual(since, before.at(-1)!.id)
+        const next = eventFrame(10)
+        second.ws.send(next)
+        assert.strictEqual((yield* Queue.take(delivered)).id, JSON.parse(next).id)
+        yield* Fiber.interrupt(fiber)
+      }).pipe(Effect.scoped)
   )
 })

@@ -9,7 +9,9 @@ import { type Refusal, startFakeServer } from "./support/FakeServer.js"
 // Transport behaviour the real server cannot be made to show on demand (1008/1011 closes, broken frames, odd
 // refusals), against a plain `ws` server on loopback.
 
-const streamsOf = (origin: string) => makeStreams({ baseUrl: origin, authorization: "Bearer gh_test_key" })
+// An empty history: an events watch with reconnect starts from no event (see `resumeBeforeAnyEvent`).
+const streamsOf = (origin: string) =>
+  makeStreams({ baseUrl: origin, authorization: "Bearer gh_test_key", newestEventId: Effect.succeed(undefined) })
 
 const anEvent = {
   id: "01890a5d-ac96-774b-bcce-b302099a8057",

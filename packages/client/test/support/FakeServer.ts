@@ -1,6 +1,6 @@
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { Deferred, Effect, Exit, Queue, type Scope } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, Queue, type Scope } from "effect"
 import { type WebSocket, WebSocketServer } from "ws"
 
 /** A refusal of an upgrade: the HTTP response the fake server sends instead of 101. */
@@ -85,3 +85,20 @@ export const startFakeServer = (
     const { port } = server.address() as AddressInfo
     return { origin: `http://127.0.0.1:${port}`, connections, plainRequests }
   })
+
+/**
+ * The next connection `server` accepts from the stream run by `fiber`: a test failure, at once, when that stream ends
+ * first (failed or ended instead of connecting again).
+ */
+export const nextConnection = (
+  server: FakeServer,
+  fiber: Fiber.Fiber<unknown, unknown>
+): Effect.Effect<FakeConnection> =>
+  Effect.raceFirst(
+    Queue.take(server.connections),
+    Effect.flatMap(Fiber.await(fiber), (exit) =>
+      Effect.die(
+        new Error(`the stream ended instead of connecting: ${Exit.isFailure(exit) ? Cause.pretty(exit.cause) : ""}`)
+      )
+    )
+  )

@@ -14,6 +14,10 @@ export interface TcpProxy {
    * account, e.g. at the end of a WebSocket close handshake, not because the client dropped the TCP connection.
    */
   readonly endedByServer: () => number
+  /** Connections the server answered with `101 Switching Protocols`: WebSockets it opened, so far. */
+  readonly upgraded: () => number
+  /** Drops every open connection on both sides at once, without a close frame: the network failed. */
+  readonly cut: () => void
 }
 
 /** Starts a loopback TCP proxy to `127.0.0.1:<port>`. Scoped. */
@@ -22,6 +26,7 @@ export const startTcpProxy = (port: number): Effect.Effect<TcpProxy, never, Scop
     let open = 0
     let total = 0
     let endedByServer = 0
+    let upgraded = 0
     const sockets = new Set<net.Socket>()
     const proxy = net.createServer((client) => {
       const upstream = net.connect(port, "127.0.0.1")
@@ -31,6 +36,9 @@ export const startTcpProxy = (port: number): Effect.Effect<TcpProxy, never, Scop
       let clientEnded = false
       client.pipe(upstream)
       upstream.pipe(client)
+      upstream.once("data", (chunk: Buffer) => {
+        if (chunk.toString("latin1").startsWith("HTTP/1.1 101")) upgraded++
+      })
       client.on("end", () => {
         clientEnded = true
       })
@@ -63,7 +71,11 @@ export const startTcpProxy = (port: number): Effect.Effect<TcpProxy, never, Scop
       origin: `http://127.0.0.1:${address.port}`,
       openUpstreams: () => open,
       upstreams: () => total,
-      endedByServer: () => endedByServer
+      endedByServer: () => endedByServer,
+      upgraded: () => upgraded,
+      cut: () => {
+        for (const socket of sockets) socket.destroy()
+      }
     }
   })
 

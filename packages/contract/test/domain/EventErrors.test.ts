@@ -6,6 +6,7 @@ import {
   EventNotFound,
   EventsTrimmed,
   errorCodeOf,
+  eventsResumeErrorOfClose,
   grpcStatusOf,
   httpStatusOf,
   toWireError
@@ -48,6 +49,25 @@ describe("resume errors of the event history", () => {
     )
     assert.instanceOf(decoded, EventNotFound)
     assert.strictEqual(decoded.message, `no event ${since} in the history: follow again without since`)
+  })
+
+  it("a stream's close with either message reads back as that error (without oldest_id); any other is neither", () => {
+    const trimmed = eventsResumeErrorOfClose(1008, new EventsTrimmed({ since, oldest_id: oldest }).message)
+    assert.instanceOf(trimmed, EventsTrimmed)
+    assert.deepStrictEqual([trimmed.since, (trimmed as EventsTrimmed).oldest_id], [since, null])
+    const notFound = eventsResumeErrorOfClose(1008, new EventNotFound({ since }).message)
+    assert.instanceOf(notFound, EventNotFound)
+    assert.strictEqual(notFound.since, since)
+    const message = new EventsTrimmed({ since, oldest_id: null }).message
+    for (const [code, reason] of [
+      [1011, message],
+      [1008, "API key revoked"],
+      [1008, "client too slow"],
+      [1008, `${message.slice(0, 60)}…`],
+      [1008, message.replace(since, "")]
+    ] as const) {
+      assert.isUndefined(eventsResumeErrorOfClose(code, reason), `${code} ${reason}`)
+    }
   })
 
   it("both messages fit a WebSocket close reason (123 bytes), where a stream that fails carries them", () => {
