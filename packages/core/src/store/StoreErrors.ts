@@ -1,5 +1,17 @@
 import * as Data from "effect/Data"
+import * as Formatter from "effect/Formatter"
 import { storeTroubleOf } from "./StoreTrouble.js"
+
+// What a cause says, whatever it is: an error-like object's message, else effect's rendering of it. `String` throws
+// for an object without a prototype or with a failing `toString` (a migration's failure may carry one), which must
+// not turn a clear startup error into a TypeError.
+const textOf = (value: unknown): string => {
+  if (value instanceof Error) return value.message
+  if (typeof value === "string") return value
+  const message =
+    typeof value === "object" && value !== null ? (value as { readonly message?: unknown }).message : undefined
+  return typeof message === "string" ? message : Formatter.format(value)
+}
 
 /**
  * What went wrong, from the outermost error down to the one the database itself raised: drivers wrap it (effect/sql's
@@ -10,7 +22,7 @@ export const describeCause = (cause: unknown): string => {
   const parts: Array<string> = []
   let current: unknown = cause
   for (let depth = 0; current !== undefined && depth < 8; depth++) {
-    const message = current instanceof Error ? current.message : String(current)
+    const message = textOf(current)
     const code = current instanceof Error && "code" in current ? current.code : undefined
     const text = typeof code === "string" && code !== "" && !message.includes(code) ? `${message} (${code})` : message
     if (text !== "" && !parts.some((part) => part.includes(message))) parts.push(text)
