@@ -49,7 +49,17 @@ const HttpSection = Schema.Struct({
       )
     )
   ),
-  max_body: opt(ByteSizeValue),
+  // Sign-in, route edits and validation all send a body: a limit below the smallest of them refuses them all (413)
+  // and leaves no way in. 1 KiB holds a sign-in form or a small JSON body.
+  max_body: opt(
+    ByteSizeValue.check(
+      Schema.makeFilter((bytes: number) =>
+        bytes >= 1024
+          ? undefined
+          : `expected at least 1KiB (a smaller limit refuses every request with a body, sign-in included), got ${bytes}`
+      )
+    )
+  ),
   allowed_hosts: opt(Schema.Array(HostNameValue)),
   // Reverse proxies whose X-Forwarded-For is believed: behind one, every client would otherwise share its address
   // (per-client limits, sign-in throttling, session listings).

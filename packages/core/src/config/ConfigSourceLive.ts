@@ -3,7 +3,7 @@ import { ConfigEvents, formatIssue, type ValidationIssue } from "@gatehouse-edge
 import * as Effect from "effect/Effect"
 import * as Equal from "effect/Equal"
 import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
+import * as Predicate from "effect/Predicate"
 import * as Ref from "effect/Ref"
 import * as Result from "effect/Result"
 import * as Semaphore from "effect/Semaphore"
@@ -11,24 +11,21 @@ import { Events } from "../events/Events.js"
 import { publishOrLog } from "../events/PublishOrLog.js"
 import { ValidationWorkers } from "../validation/ValidationWorkers.js"
 import * as ValidationWorkersLive from "../validation/ValidationWorkersLive.js"
+import { isSection } from "./ConfigKeys.js"
 import { type ConfigReloadOutcome, ConfigSource } from "./ConfigSource.js"
 import type { GatehouseConfig } from "./GatehouseConfig.js"
 import { type ConfigResult, type ConfigSources, loadConfig } from "./LoadConfig.js"
 import { readTextFile } from "./ReadTextFile.js"
 
-const isSection = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && !Redacted.isRedacted(value)
-
 // Flattens the validated file to `key.path → value` so a reload can say which settings changed. Values are only
-// compared (a `Redacted` secret by its content), never shown: events and logs name the keys.
-const flatten = (value: unknown, prefix = ""): Map<string, unknown> => {
-  const out = new Map<string, unknown>()
-  if (isSection(value)) {
-    for (const [key, inner] of Object.entries(value)) {
-      for (const [k, v] of flatten(inner, prefix === "" ? key : `${prefix}.${key}`)) out.set(k, v)
-    }
+// compared (a `Redacted` secret by its content), never shown: events and logs name the keys. Only the file's
+// sections are walked into: a decoded value (a listen address is `{host, port}`) or a list is one setting, named by
+// the key it is written at.
+const flatten = (value: unknown, at: ReadonlyArray<string> = [], out = new Map<string, unknown>()) => {
+  if (Predicate.isObject(value) && !Array.isArray(value) && isSection(at)) {
+    for (const [key, inner] of Object.entries(value)) flatten(inner, [...at, key], out)
   } else {
-    out.set(prefix, value)
+    out.set(at.join("."), value)
   }
   return out
 }
@@ -56,6 +53,9 @@ export const layerOnWorkers = (
       const workers = yield* ValidationWorkers
       const running = yield* Ref.make(initial)
       const lastSeen = yield* Ref.make(initial)
+      // Whether the last word on the file was `config/error`: the next valid read says so with `config/reload`, even
+      // when the file is back to what was last applied (a bad edit reverted, a deleted file restored).
+      const rejectedLast = yield* Ref.make(false)
       const lock = yield* Semaphore.make(1)
       const file = initial.configFile
       const candidate = (text: string) => ({ path: file ?? "gatehouse.yml", text })
@@ -68,6 +68,7 @@ export const layerOnWorkers = (
           `config file ${configFile} rejected; the running configuration stays`,
           ...issues.map(formatIssue)
         )
+        yield* Ref.set(rejectedLast, true)
         yield* publish(ConfigEvents.rejected({ source: "config", file: configFile, issues }))
         return { _tag: "Rejected", issues } as const
       })
@@ -81,10 +82,15 @@ export const layerOnWorkers = (
         const result: ConfigResult = loadConfig({ ...sources, file: candidate(read.success) })
         if (result._tag === "Invalid") return yield* reject(configFile, result.issues)
         const changed = changedKeys(yield* Ref.get(lastSeen), result.config)
-        if (changed.length === 0) return { _tag: "Reloaded", changed, restartRequired: [] } as const
+        const recovered = yield* Ref.getAndSet(rejectedLast, false)
+        if (changed.length === 0 && !recovered) return { _tag: "Reloaded", changed, restartRequired: [] } as const
         yield* Ref.set(lastSeen, result.config)
         const restartRequired = changedKeys(yield* Ref.get(running), result.config)
-        yield* Effect.logInfo(`config file ${configFile} changed`).pipe(
+        const said =
+          changed.length === 0
+            ? `config file ${configFile} accepted again; no setting differs from its last valid read`
+            : `config file ${configFile} changed`
+        yield* Effect.logInfo(said).pipe(
           Effect.annotateLogs({ changed: changed.join(", "), restart_required: restartRequired.join(", ") })
         )
         yield* publish(

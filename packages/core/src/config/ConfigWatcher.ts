@@ -11,6 +11,7 @@ import { Routes } from "../routes/Routes.js"
 import { settledBatches } from "../util/SettledBatches.js"
 import { ConfigSource } from "./ConfigSource.js"
 import { type FollowedDirWatch, watchFollowedDir } from "./FollowedDirWatch.js"
+import { watchLinkedFile } from "./LinkedFileWatch.js"
 
 /** What the watcher follows. */
 export interface ConfigWatcherOptions {
@@ -123,6 +124,13 @@ export const layer = (options: ConfigWatcherOptions): Layer.Layer<never, never, 
               onError
             })
 
+      // What the config file leads to through symbolic links, followed as they are pointed elsewhere: the watch
+      // above sees the link in its directory, not a link further on (`ln -sfn v2 current`).
+      const linkedWatch =
+        configFile === undefined
+          ? undefined
+          : yield* watchLinkedFile(configFile, { onChange: () => Queue.offerUnsafe(queue, "config"), onError })
+
       const goneWaitMs = options.goneWaitMs ?? 2000
       // While a directory is gone for good it is looked for now and then, and read once it is back (its parent's
       // watch tells sooner, unless the parent went with it).
@@ -134,12 +142,14 @@ export const layer = (options: ConfigWatcherOptions): Layer.Layer<never, never, 
       const routesLookout = yield* FiberHandle.make<void>()
       const configLookout = yield* FiberHandle.make<void>()
 
-      // The watch moves to the config file's directory now at its path before the file is read; a directory gone
-      // is read as a missing file (reported like any unreadable config) and looked out for.
+      // The watches move to the config file's directory now at its path, and to what its links lead to now, before
+      // the file is read; a directory gone is read as a missing file (reported like any unreadable config) and
+      // looked out for.
       const reloadConfig = Effect.gen(function* () {
         if (configWatch !== undefined && !(yield* configWatch.follow)) {
           yield* FiberHandle.run(configLookout, lookOut(configWatch, "config"), { onlyIfMissing: true })
         }
+        if (linkedWatch !== undefined) yield* linkedWatch.follow
         yield* config.reload
       })
 

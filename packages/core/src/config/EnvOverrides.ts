@@ -2,6 +2,7 @@ import * as SchemaAST from "effect/SchemaAST"
 import { parse as parseScalar } from "yaml"
 import { closestMatch } from "../yaml/DidYouMean.js"
 import { ConfigFile } from "./ConfigFile.js"
+import { takesTextOnly } from "./ConfigKeys.js"
 
 /**
  * Environment variables that are not config keys: they pick the file, give the CLI its API key, or belong to the
@@ -28,7 +29,7 @@ const scalarSettings = (fields: AnyFields, prefix: Array<string> = []): Array<Se
     const inner = field.schema ?? field
     if (inner.fields !== undefined) return scalarSettings(inner.fields, [...prefix, key])
     if (isCollection(inner.ast)) return []
-    return [{ path: [...prefix, key], text: SchemaAST.isString(SchemaAST.toEncoded(inner.ast)) }]
+    return [{ path: [...prefix, key], text: takesTextOnly([...prefix, key]) }]
   })
 
 const settings: ReadonlyMap<string, Setting> = new Map(

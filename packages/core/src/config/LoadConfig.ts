@@ -6,9 +6,12 @@ import { IssueCollector, type IssuePath, type Locator } from "../yaml/IssueColle
 import { reportDuplicateKeys } from "../yaml/ValidateYaml.js"
 import { parseYaml, yamlLocator } from "../yaml/YamlDocument.js"
 import { ConfigFile } from "./ConfigFile.js"
+import { takesTextOnly } from "./ConfigKeys.js"
 import { checkConfigRules } from "./ConfigRules.js"
-import { envOverrides, type Override } from "./EnvOverrides.js"
+import { envOverrides, type Override, scalar } from "./EnvOverrides.js"
 import type { GatehouseConfig } from "./GatehouseConfig.js"
+import { overrideLocator } from "./OverrideLocator.js"
+import { realPathOr } from "./RealPath.js"
 import { resolveConfig } from "./ResolveConfig.js"
 
 /** Where configuration comes from; later sources win: file < environment < flags. */
@@ -49,26 +52,36 @@ interface EnvValue {
   readonly value: string
 }
 
+/** What {@link interpolate} reads from and notes what it read in. */
+interface Interpolation {
+  readonly env: ConfigSources["env"]
+  readonly issues: IssueCollector
+  /** Whether the value at a path is written unquoted in the file. */
+  readonly isPlainScalar: (path: IssuePath) => boolean
+  readonly read: Array<EnvValue>
+}
+
 // `${NAME}` in any string value reads the environment; `$$` writes a literal `$`. What was read is noted in `read`.
-const interpolate = (
-  value: unknown,
-  env: ConfigSources["env"],
-  issues: IssueCollector,
-  at: IssuePath,
-  read: Array<EnvValue>
-): unknown => {
+// An unquoted value with a reference reads as YAML would read the text it makes (`history: ${H}` with H=500 is the
+// number 500, as GATEHOUSE_EVENTS_HISTORY=500 is), unless its key takes text only (a secret `0123` stays text); a
+// quoted one stays a string.
+const interpolate = (value: unknown, at: IssuePath, context: Interpolation): unknown => {
   if (typeof value === "string") {
-    return value.replace(ENV_REFERENCE, (match, name: string | undefined) => {
+    let referenced = false
+    const text = value.replace(ENV_REFERENCE, (match, name: string | undefined) => {
       if (name === undefined) return "$"
-      const resolved = env[name]
-      if (resolved === undefined) issues.add(at, `environment variable ${name} (referenced as ${match}) is not set`)
-      else read.push({ name, value: resolved })
+      referenced = true
+      const resolved = context.env[name]
+      if (resolved === undefined) {
+        context.issues.add(at, `environment variable ${name} (referenced as ${match}) is not set`)
+      } else context.read.push({ name, value: resolved })
       return resolved ?? ""
     })
+    return referenced && context.isPlainScalar(at) && !takesTextOnly(at) ? scalar(text) : text
   }
-  if (Array.isArray(value)) return value.map((item, i) => interpolate(item, env, issues, [...at, i], read))
+  if (Array.isArray(value)) return value.map((item, i) => interpolate(item, [...at, i], context))
   if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, env, issues, [...at, k], read)]))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, [...at, k], context)]))
   }
   return value
 }
@@ -107,14 +120,6 @@ const applyOverride = (root: Record<string, unknown>, override: Override): void 
   node[override.path.at(-1)!] = override.value
 }
 
-// Issues about an overridden key point at the variable or flag that set it, not at the file.
-const overrideLocator =
-  (base: Locator, overrides: ReadonlyArray<Override>): Locator =>
-  (at, anchor) => {
-    const override = overrides.findLast((o) => o.path.every((key, i) => at[i] === key))
-    return override === undefined ? base(at, anchor) : { label: override.source }
-  }
-
 const overridesOf = (sources: ConfigSources) => {
   const { overrides, warnings } = envOverrides(sources.env)
   const flags = sources.flags ?? {}
@@ -129,12 +134,14 @@ const load = (sources: ConfigSources, withOverrides: boolean): ConfigResult => {
   const fileName = sources.file?.path
   let raw: unknown = {}
   let locate: Locator = () => (fileName === undefined ? {} : { file: fileName })
+  let isPlainScalar = (_: IssuePath) => false
   const preIssues: Array<ValidationIssue> = []
   if (sources.file !== undefined) {
     const parsed = parseYaml(sources.file.text, { file: sources.file.path })
     if (parsed._tag === "Invalid") return { _tag: "Invalid", issues: parsed.issues, syntax: true }
     raw = parsed.document.value ?? {}
     locate = yamlLocator(parsed.document, sources.file.path)
+    isPlainScalar = parsed.document.isPlainScalar
     const duplicates = new IssueCollector(locate)
     reportDuplicateKeys(parsed.document, duplicates)
     preIssues.push(...duplicates.issues)
@@ -152,9 +159,10 @@ const load = (sources: ConfigSources, withOverrides: boolean): ConfigResult => {
   // or flag replaces the value.
   const referenced = new IssueCollector(locate)
   const read: Array<EnvValue> = []
-  const value = interpolate(raw, sources.env, referenced, [], read) as Record<string, unknown>
+  const interpolation: Interpolation = { env: sources.env, issues: referenced, isPlainScalar, read }
+  const value = interpolate(raw, [], interpolation) as Record<string, unknown>
   for (const override of overrides) applyOverride(value, override)
-  const decoded = new IssueCollector(overrideLocator(locate, overrides))
+  const decoded = new IssueCollector(overrideLocator(locate, raw, overrides))
   // An unset variable is the problem; the empty string it left behind is not a second one.
   const unset = new Set(referenced.issues.map((issue) => issue.path.join("\u0000")))
   const problems = () =>
@@ -185,11 +193,16 @@ const load = (sources: ConfigSources, withOverrides: boolean): ConfigResult => {
   return { _tag: "Valid", warnings, config }
 }
 
-// Every `*.yml`/`*.yaml` file of the routes directory is a route file, and `files:read` serves them.
-const holdsRouteFile = (routesDir: string, file: string): boolean =>
-  path.dirname(file) === routesDir && isRouteFileName(path.basename(file))
+// Every `*.yml`/`*.yaml` file of the routes directory is a route file, and `files:read` serves them. Compared as
+// the file system resolves them: a routes directory that reaches the config file's directory through a link
+// (`routes -> .`) holds it as surely as `.` does; so does one that holds the file a linked config file leads to.
+const holdsRouteFile = (routesDir: string, file: string): boolean => {
+  const dir = realPathOr(routesDir)
+  return [file, realPathOr(file)].some(
+    (entry) => realPathOr(path.dirname(entry)) === dir && isRouteFileName(path.basename(entry))
+  )
+}
 
-/**
 /**
  * Reads the configuration: the YAML file (or the embedded defaults), `${NAME}` references, `GATEHOUSE_*`
  * environment overrides and command-line flags, validated as a whole. Every problem is reported with the key it

@@ -109,14 +109,19 @@ export const auditYaml = (root: Node | null, limits: AuditLimits): AuditResult =
     }
   }
 
+  // The alias's name is never quoted: an unquoted value that starts with `*` (a password) is read as an alias, and
+  // these messages reach events, logs and API answers.
   const resolveAlias = (node: Node): Node => {
     if (!isAlias(node)) return node
     const target = anchors.get(node.source)
     if (target === undefined) {
-      throw new AuditStop(offsetOf(node), `alias *${node.source} refers to no anchor defined before it`)
+      throw new AuditStop(
+        offsetOf(node),
+        "an alias (`*name`) refers to no anchor defined before it: a value that starts with `*` must be quoted"
+      )
     }
     if (!sizes.has(target)) {
-      throw new AuditStop(offsetOf(node), `alias *${node.source} refers to a node that contains it (a cycle)`)
+      throw new AuditStop(offsetOf(node), "an alias refers to a node that contains it (a cycle)")
     }
     aliasTargets.set(node, target)
     return target

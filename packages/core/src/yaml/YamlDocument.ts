@@ -1,11 +1,18 @@
 import type { ValidationIssue } from "@gatehouse-edge/contract/domain"
-import { LineCounter, type YAMLError } from "yaml"
+import { LineCounter } from "yaml"
 import { parseDocumentGuarded } from "./GuardedParse.js"
 import type { IssuePath, Locator } from "./IssueCollector.js"
 import { scanNesting } from "./NestingScan.js"
 import { AliasCountExceeded, plainValue } from "./PlainValue.js"
+import { syntaxMessage } from "./SyntaxMessage.js"
 import { type AuditLimits, auditYaml } from "./YamlAudit.js"
-import { makePositionFinder, type PositionFinder, type YamlPosition } from "./YamlPositions.js"
+import {
+  makePathWalker,
+  makePlainScalarTest,
+  makePositionFinder,
+  type PositionFinder,
+  type YamlPosition
+} from "./YamlPositions.js"
 
 /** Caps that keep hostile or accidental input from exhausting memory or CPU. */
 export interface YamlLimits extends AuditLimits {
@@ -64,6 +71,8 @@ export interface YamlDocument {
   readonly value: unknown
   readonly duplicateKeys: ReadonlyArray<DuplicateKey>
   readonly positionOf: PositionFinder
+  /** Whether the value at a path is written as a plain scalar: not quoted, not a block scalar (`|`, `>`). */
+  readonly isPlainScalar: (path: IssuePath) => boolean
 }
 
 /** The outcome of {@link parseYaml}: a document, or the reasons there is none (syntax errors, limits). */
@@ -124,11 +133,6 @@ export const refusedBeforeParsing = (text: string, options: ParseYamlOptions = {
   return scan.exceededAt === undefined ? undefined : nestingIssue(limits, positionIn(text, scan.exceededAt), file)
 }
 
-const syntaxMessage = (error: YAMLError): string =>
-  error.code === "MULTIPLE_DOCS"
-    ? "expected a single YAML document but found several (separated by `---`)"
-    : error.message
-
 /**
  * Parses one YAML document keeping source positions. Every syntax error is reported (not just the first), with
  * 1-based line and column. Oversize input, alias bombs ("billion laughs", or a long value reused by many
@@ -182,6 +186,7 @@ export const parseYaml = (text: string, options: ParseYamlOptions = {}): YamlPar
     return invalid([{ path: [], message, ...file }])
   }
 
+  const walker = makePathWalker(document.contents)
   return {
     _tag: "Parsed",
     document: {
@@ -191,7 +196,8 @@ export const parseYaml = (text: string, options: ParseYamlOptions = {}): YamlPar
         position: at(duplicate.offset),
         first: at(duplicate.firstOffset)
       })),
-      positionOf: makePositionFinder(document.contents, lineCounter)
+      positionOf: makePositionFinder(walker, lineCounter),
+      isPlainScalar: makePlainScalarTest(walker)
     }
   }
 }

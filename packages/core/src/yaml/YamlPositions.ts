@@ -3,10 +3,12 @@ import {
   isMap,
   isNode,
   isPair,
+  isScalar,
   isSeq,
   type LineCounter,
   type Node,
   type Pair,
+  Scalar,
   visit,
   type YAMLMap
 } from "yaml"
@@ -32,14 +34,26 @@ const startOf = (node: unknown): number | undefined => (isNode(node) ? node.rang
 const isEmptyNode = (node: unknown): boolean =>
   isNode(node) && node.range !== undefined && node.range?.[0] === node.range?.[1]
 
+/** Where a path leads in a document: the node there (aliases not yet followed) and the key of its entry. */
+interface PathEnd {
+  readonly node: unknown
+  readonly lastKey: unknown
+  /** Whether every part of the path exists; else `node` is the deepest part that does. */
+  readonly complete: boolean
+}
+
+/** Follows a path of the plain value into the parsed document; see {@link makePathWalker}. */
+export interface PathWalker {
+  readonly walk: (path: IssuePath) => PathEnd
+  /** The node an alias refers to (the node itself when it is not an alias). */
+  readonly resolve: (node: unknown) => unknown
+}
+
 /**
- * Builds the function that maps a path of the plain value (e.g. `["app", "port"]`) back to the source:
- * `anchor: "value"` points at the value, `"key"` at the key of the last map entry (used for unknown and
- * duplicate keys). It follows aliases and merge keys (`<<: *base`) into the text where a value is written.
- * A path that does not exist (a missing key) points at the deepest part of it that does.
- * Line and column are computed from the line counter only here, i.e. only for values an issue mentions.
+ * Maps a path of the plain value (e.g. `["app", "port"]`) to the node where that value is written, following
+ * aliases and merge keys (`<<: *base`) as the plain value does.
  */
-export const makePositionFinder = (contents: Node | null, lineCounter: LineCounter): PositionFinder => {
+export const makePathWalker = (contents: Node | null): PathWalker => {
   const indexes = new WeakMap<YAMLMap, Map<string, Pair>>()
   let anchors: Map<string, Array<Node>> | undefined
 
@@ -101,28 +115,40 @@ export const makePositionFinder = (contents: Node | null, lineCounter: LineCount
     return undefined
   }
 
-  return (path, anchor = "value") => {
+  const walk = (path: IssuePath): PathEnd => {
     let node: unknown = contents
     let lastKey: unknown
-    let complete = true
     for (const segment of path) {
       const container = resolve(node)
       if (isMap(container)) {
         const pair = findPair(container, String(segment), 0)
-        if (pair === undefined) {
-          complete = false
-          break
-        }
+        if (pair === undefined) return { node, lastKey, complete: false }
         lastKey = pair.key
         node = pair.value
       } else if (isSeq(container) && Number.isInteger(Number(segment)) && container.items[Number(segment)]) {
         lastKey = undefined
         node = container.items[Number(segment)]
       } else {
-        complete = false
-        break
+        return { node, lastKey, complete: false }
       }
     }
+    return { node, lastKey, complete: true }
+  }
+
+  return { walk, resolve }
+}
+
+/**
+ * Builds the function that maps a path of the plain value (e.g. `["app", "port"]`) back to the source:
+ * `anchor: "value"` points at the value, `"key"` at the key of the last map entry (used for unknown and
+ * duplicate keys). It follows aliases and merge keys (`<<: *base`) into the text where a value is written.
+ * A path that does not exist (a missing key) points at the deepest part of it that does.
+ * Line and column are computed from the line counter only here, i.e. only for values an issue mentions.
+ */
+export const makePositionFinder =
+  (walker: PathWalker, lineCounter: LineCounter): PositionFinder =>
+  (path, anchor = "value") => {
+    const { node, lastKey, complete } = walker.walk(path)
     const keyOrNode = lastKey ?? node
     const target =
       !complete || (anchor === "key" && lastKey !== undefined) || node === null || isEmptyNode(node) ? keyOrNode : node
@@ -131,4 +157,15 @@ export const makePositionFinder = (contents: Node | null, lineCounter: LineCount
     const { line, col } = lineCounter.linePos(offset)
     return { line, column: col }
   }
-}
+
+/**
+ * Whether the value at a path is written as a plain scalar (`5000`, `${PORT}`), not quoted nor a block scalar:
+ * text put into a plain scalar reads as YAML reads it, where quoted text stays a string.
+ */
+export const makePlainScalarTest =
+  (walker: PathWalker) =>
+  (path: IssuePath): boolean => {
+    const { node, complete } = walker.walk(path)
+    const target = walker.resolve(node)
+    return complete && isScalar(target) && target.type === Scalar.PLAIN
+  }

@@ -38,6 +38,10 @@ const secretConfig = (secret: string) =>
   `hypervisor:\n  clusters:\n    - { name: pve, url: https://h:8006, token_id: a@pam!b, secret: ${secret} }\n` +
   `auth: { oidc: { issuer: https://idp, client_id: gh, client_secret: oidc-${secret}, allowed_groups: [ops] } }\n`
 
+/** The actions of the config events so far, oldest first. */
+const actions = (events: Events["Service"]) =>
+  Effect.map(events.history({ category: "config" }), (history) => history.map((e) => e.action))
+
 describe("ConfigSourceLive", () => {
   it.effect("validate checks a candidate as a file first: the server's flags hide none of its values", () =>
     Effect.scoped(
@@ -116,6 +120,96 @@ describe("ConfigSourceLive", () => {
         for (const text of [JSON.stringify(history), ...logs]) {
           for (const secret of [before, after, bad]) assert.notInclude(text, secret)
         }
+      })
+    )
+  )
+
+  it.effect("a rejected file put right is announced with config/reload, though it matches what was applied", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const good = "events: { history: 10 }\n"
+        const { file, config, events } = yield* start(dir, good, { env: {} })
+        const recovered = { _tag: "Reloaded", changed: [], restartRequired: [] } as const
+
+        // A bad edit, reverted.
+        fs.writeFileSync(file, "events: { histroy: 10 }\n")
+        assert.strictEqual((yield* config.reload)._tag, "Rejected")
+        fs.writeFileSync(file, good)
+        assert.deepStrictEqual(yield* config.reload, recovered)
+        assert.deepStrictEqual(yield* actions(events), ["error", "reload"])
+        const reloaded = (yield* events.history({ category: "config" }))[1]!
+        assert.deepInclude(reloaded.data, { changed: [], restart_required: [] })
+
+        // Said once: the next read of the same file says nothing.
+        assert.deepStrictEqual(yield* config.reload, recovered)
+        assert.deepStrictEqual(yield* actions(events), ["error", "reload"])
+
+        // The file removed, then restored.
+        fs.renameSync(file, `${file}.away`)
+        assert.strictEqual((yield* config.reload)._tag, "Rejected")
+        fs.renameSync(`${file}.away`, file)
+        assert.deepStrictEqual(yield* config.reload, recovered)
+        assert.deepStrictEqual(yield* actions(events), ["error", "reload", "error", "reload"])
+      })
+    )
+  )
+
+  it.effect("a secret written unquoted that breaks the YAML stays out of config/error and the log", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const password = "Tr0ub4dor-3-pve-PASSWORD"
+        const secret = "5ec2e7aa-1111-2222-3333-444455556666"
+        const cluster = "hypervisor:\n  clusters:\n    - name: pve\n      url: https://pve:8006\n"
+        const broken = [
+          `${cluster}      username: gatehouse@pve\n      password: *${password}\n`,
+          `${cluster}      username: gatehouse@pve\n      password: |${password}\n`,
+          `${cluster}      token_id: gatehouse@pve!monitor\n      tls: { insecure: true }}\n      secret: ${secret}\n`
+        ]
+        const { file, config, events, logs, logged } = yield* start(dir, USERS, { env: {} })
+        for (const text of broken) {
+          fs.writeFileSync(file, text)
+          const outcome = yield* logged(config.reload)
+          assert.strictEqual(outcome._tag, "Rejected", text)
+          if (outcome._tag === "Rejected") assert.isNotEmpty(outcome.issues)
+        }
+        const history = yield* events.history({ category: "config" })
+        assert.deepStrictEqual(
+          history.map((e) => e.action),
+          ["error", "error", "error"]
+        )
+        for (const text of [JSON.stringify(history), ...logs]) {
+          assert.notInclude(text, password.slice(0, 8))
+          assert.notInclude(text, secret.slice(0, 8))
+        }
+      })
+    )
+  )
+
+  it.effect("a reload names a changed listen address by its key, not the parts it decodes to", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const acme = (port: number) =>
+          "acme:\n  directory: https://acme.example/dir\n" +
+          `  http01: { addr: 127.0.0.1:${port} }\n` +
+          "  certificates: [{ name: www, domains: [www.example.com] }]\n"
+        const text = (grpc: string, http: number, http01: number) =>
+          `http: { addr: 127.0.0.1:${http} }\ngrpc: { addr: "${grpc}" }\n${acme(http01)}`
+        const { file, config } = yield* start(dir, text("127.0.0.1:29012", 29011, 29080), { env: {} })
+        fs.writeFileSync(file, text("[::1]:29013", 29011, 29080))
+        assert.deepStrictEqual(yield* config.reload, {
+          _tag: "Reloaded",
+          changed: ["grpc.addr"],
+          restartRequired: ["grpc.addr"]
+        })
+        fs.writeFileSync(file, text("[::1]:29013", 29014, 29081))
+        const outcome = yield* config.reload
+        assert.deepStrictEqual(outcome._tag === "Reloaded" ? outcome.changed : outcome, [
+          "acme.http01.addr",
+          "http.addr"
+        ])
       })
     )
   )

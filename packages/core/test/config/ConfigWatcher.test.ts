@@ -249,6 +249,45 @@ describe("the config watcher", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("a config file reached through links is followed when a link on its path is pointed elsewhere", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("gatehouse-watcher-")
+      const routesDir = path.join(dir, "routes")
+      const etc = path.join(dir, "etc")
+      fs.mkdirSync(routesDir)
+      fs.mkdirSync(path.join(etc, "v1"), { recursive: true })
+      fs.mkdirSync(path.join(etc, "v2"))
+      fs.writeFileSync(path.join(etc, "v1", "gatehouse.yml"), "v1\n")
+      fs.writeFileSync(path.join(etc, "v2", "gatehouse.yml"), "v2\n")
+      // etc/gatehouse.yml -> current/gatehouse.yml, current -> v1: a release switched by its `current` link.
+      fs.symlinkSync("v1", path.join(etc, "current"))
+      const configFile = path.join(etc, "gatehouse.yml")
+      fs.symlinkSync(path.join("current", "gatehouse.yml"), configFile)
+      const seen: Array<string> = []
+      yield* Layer.build(
+        ConfigWatcher.layer({ configFile, routesDir, settleMs: 50 }).pipe(
+          Layer.provide(Routes.layerTest([])),
+          Layer.provide(recordingConfig(configFile, seen))
+        )
+      )
+      // As `ln -sfn v2 current` does it, atomically: a new link renamed over the old one.
+      fs.symlinkSync("v2", path.join(etc, "current.new"))
+      fs.renameSync(path.join(etc, "current.new"), path.join(etc, "current"))
+      yield* reloadedWith(seen, "v2\n", "the file the switched link leads to reloaded")
+      // Edited in place through the link, and appended to: the new target is watched.
+      fs.writeFileSync(configFile, "v3\n")
+      yield* reloadedWith(seen, "v3\n", "an edit of the new target reloaded")
+      fs.appendFileSync(configFile, "more\n")
+      yield* reloadedWith(seen, "v3\nmore\n", "an append to the new target reloaded")
+      // Switched back: v1 is watched again.
+      fs.symlinkSync("v1", path.join(etc, "current.new"))
+      fs.renameSync(path.join(etc, "current.new"), path.join(etc, "current"))
+      yield* reloadedWith(seen, "v1\n", "the file of the link switched back reloaded")
+      fs.writeFileSync(path.join(etc, "v1", "gatehouse.yml"), "v5\n")
+      yield* reloadedWith(seen, "v5\n", "an edit of the old target, current again, reloaded")
+    }).pipe(Effect.scoped)
+  )
+
   it.live("a file written in steps is reloaded once it is complete, not part-way through", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir("gatehouse-watcher-")

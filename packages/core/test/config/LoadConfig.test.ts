@@ -1,5 +1,10 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { formatIssue } from "@gatehouse-edge/contract/domain"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import { tempDir } from "../../../../test/support/TempDir.js"
 import { envVariables, loadConfig, parseByteSize, parseListenAddress } from "../../src/config/index.js"
 
 const load = (text: string | undefined, env: Record<string, string> = {}, flags = {}) =>
@@ -157,6 +162,18 @@ events: { history: 500 }
     )
   })
 
+  it("refuses an http.max_body under 1 KiB: every request with a body, sign-in included, would be refused", () => {
+    const refusal = (got: number) =>
+      "http.max_body: expected at least 1KiB (a smaller limit refuses every request with a body, sign-in included), " +
+      `got ${got}`
+    assert.deepStrictEqual(issuesOf(load("http: { max_body: 0 }\n")), [`gatehouse.yml:1:19: ${refusal(0)}`])
+    assert.deepStrictEqual(issuesOf(load("http: { max_body: 1023 }\n")), [`gatehouse.yml:1:19: ${refusal(1023)}`])
+    assert.deepStrictEqual(issuesOf(load(undefined, { GATEHOUSE_HTTP_MAX_BODY: "0" })), [
+      `GATEHOUSE_HTTP_MAX_BODY: ${refusal(0)}`
+    ])
+    assert.strictEqual(configOf(load("http: { max_body: 1KiB }\n")).http.maxBodyBytes, 1024)
+  })
+
   it("reads the auth requests' create rate and what is kept of expired ones, from the file or a variable", () => {
     const config = configOf(load(undefined, { GATEHOUSE_AUTH_REQUESTS_CREATE_RATE: "0.5" }))
     assert.strictEqual(config.authRequests.createPerSecond, 0.5)
@@ -210,6 +227,23 @@ events: { history: 500 }
     ])
   })
 
+  it("blames what a section a variable made lacks on that variable, not on the file's first line", () => {
+    const file = "http: { addr: 127.0.0.1:29015 }\n"
+    assert.deepStrictEqual(issuesOf(load(file, { GATEHOUSE_AUTH_OIDC_CLIENT_SECRET: "from-vault" })), [
+      "GATEHOUSE_AUTH_OIDC_CLIENT_SECRET: auth.oidc.issuer: missing required key `issuer`",
+      "GATEHOUSE_AUTH_OIDC_CLIENT_SECRET: auth.oidc.client_id: missing required key `client_id`"
+    ])
+    assert.deepStrictEqual(
+      issuesOf(load(file, { GATEHOUSE_ACME_EMAIL: "ops@example.com", GATEHOUSE_ACME_HTTP01_ADDR: "127.0.0.1:8080" })),
+      ["GATEHOUSE_ACME_EMAIL, GATEHOUSE_ACME_HTTP01_ADDR: acme.directory: missing required key `directory`"]
+    )
+    // A section the file has is the file's to complete: the issue points at it.
+    assert.deepStrictEqual(
+      issuesOf(load(`${file}auth:\n  oidc: { client_id: g }\n`, { GATEHOUSE_AUTH_OIDC_CLIENT_SECRET: "from-vault" })),
+      ["gatehouse.yml:3:3: auth.oidc.issuer: missing required key `issuer`"]
+    )
+  })
+
   it("warns about unknown GATEHOUSE_ variables with a hint, and ignores the tooling ones", () => {
     const result = load(undefined, { GATEHOUSE_HTP_ADDR: "x", GATEHOUSE_E2E: "1", GATEHOUSE_CONFIG: "a.yml" })
     assert.strictEqual(result._tag, "Valid")
@@ -233,6 +267,57 @@ events: { history: 500 }
     assert.strictEqual(config.dataDir, "/srv/app/$HOME")
     const issues = issuesOf(load("routes_dir: ${MISSING}\n"))
     assert.include(issues[0]!, "environment variable MISSING (referenced as ${MISSING}) is not set")
+  })
+
+  it("reads an unquoted ${NAME} as YAML reads the value it makes: numbers, booleans and durations work", () => {
+    const env = { H: "5000", B: "true", PORT: "29003", TTL: "90s", PW: "0123" }
+    const config = configOf(
+      load(
+        [
+          "http:",
+          "  addr: 127.0.0.1:${PORT}",
+          "grpc:",
+          "  insecure: ${B}",
+          "events:",
+          "  history: ${H}",
+          "auth_requests:",
+          "  ttl: ${TTL}",
+          "  max_pending: 1${H}",
+          "hypervisor:",
+          "  clusters:",
+          "    - name: pve",
+          "      url: https://h:8006",
+          "      username: u@pam",
+          "      password: ${PW}",
+          ""
+        ].join("\n"),
+        env
+      )
+    )
+    assert.strictEqual(config.events.history, 5000)
+    assert.isTrue(config.grpc.insecure)
+    assert.strictEqual(config.http.port, 29003)
+    assert.strictEqual(config.authRequests.ttlMs, 90_000)
+    assert.strictEqual(config.authRequests.maxPending, 15000)
+    // A key that takes text only keeps the text: a password `0123` is not the number 123.
+    const credentials = config.hypervisor.clusters[0]!.credentials
+    assert.strictEqual(credentials._tag === "Password" && Redacted.value(credentials.password as never), "0123")
+    // Through an alias too.
+    const aliased = configOf(load("events:\n  history: &n ${H}\nauth_requests:\n  max_pending: *n\n", env))
+    assert.strictEqual(aliased.authRequests.maxPending, 5000)
+  })
+
+  it("keeps a quoted ${NAME} a string: it fails a number key with the message it always had", () => {
+    assert.deepStrictEqual(issuesOf(load('events:\n  history: "${H}"\n', { H: "5000" })), [
+      'gatehouse.yml:2:12: events.history: expected number, got "${H}"'
+    ])
+    assert.deepStrictEqual(issuesOf(load("grpc:\n  insecure: '${B}'\n", { B: "true" })), [
+      'gatehouse.yml:2:13: grpc.insecure: expected boolean, got "${B}"'
+    ])
+    // A value that does not read as a number is refused without showing what the variable holds.
+    assert.deepStrictEqual(issuesOf(load("events:\n  history: ${H}\n", { H: "lots-of-them" })), [
+      'gatehouse.yml:2:12: events.history: expected number, got "${H}"'
+    ])
   })
 
   it("refuses a non-loopback address when no authentication is configured", () => {
@@ -314,6 +399,40 @@ events: { history: 500 }
     )
     assert.strictEqual(config.routesDir, "/srv/app/conf")
   })
+
+  it.effect("refuses a routes directory that reaches the config file through a symbolic link", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("gatehouse-config-")
+      const etc = path.join(dir, "etc")
+      fs.mkdirSync(path.join(etc, "v1"), { recursive: true })
+      fs.symlinkSync(".", path.join(etc, "routes"))
+      fs.symlinkSync("v1", path.join(etc, "current"))
+      const at = (file: string, text: string) => {
+        fs.writeFileSync(path.join(etc, file), text)
+        return loadConfig({ file: { path: path.join(etc, file), text }, env: {}, cwd: dir })
+      }
+      // `routes -> .`: the config file's own directory, spelled through a link.
+      const issues = issuesOf(at("gatehouse.yml", "routes_dir: ./routes\n"))
+      assert.strictEqual(issues.length, 1, issues.join("\n"))
+      assert.include(issues[0]!, "gatehouse.yml:1:13: routes_dir: the routes directory")
+      assert.include(issues[0]!, "holds the config file gatehouse.yml")
+      // A config file that is a link: the directory of the file it leads to holds it too.
+      fs.writeFileSync(path.join(etc, "v1", "gatehouse.yml"), "")
+      fs.symlinkSync(path.join("current", "gatehouse.yml"), path.join(etc, "live.yml"))
+      fs.rmSync(path.join(etc, "gatehouse.yml"))
+      const linked = (routesDir: string) => {
+        const text = `routes_dir: ${routesDir}\n`
+        fs.writeFileSync(path.join(etc, "v1", "gatehouse.yml"), text)
+        return loadConfig({ file: { path: path.join(etc, "live.yml"), text }, env: {}, cwd: dir })
+      }
+      assert.include(issuesOf(linked("./current"))[0]!, "routes_dir: the routes directory")
+      assert.include(issuesOf(linked("."))[0]!, "routes_dir: the routes directory")
+      // A directory of its own, reached through a link or not, is fine.
+      fs.mkdirSync(path.join(etc, "v1", "routes"))
+      assert.strictEqual(linked("./current/routes")._tag, "Valid")
+      assert.strictEqual(linked("./not-made-yet")._tag, "Valid")
+    }).pipe(Effect.scoped)
+  )
 
   it("checks Proxmox credentials", () => {
     const issues = issuesOf(load("hypervisor: { clusters: [{ name: pve, url: https://h:8006, token_id: a@pam!b }] }\n"))
