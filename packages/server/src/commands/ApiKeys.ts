@@ -1,12 +1,13 @@
 import type { ApiKeyInfo } from "@gatehouse-edge/core"
 import { parseGoDuration } from "@gatehouse-edge/core/config"
-import { parseScopeList } from "@gatehouse-edge/core/domain"
+import { NewApiKey, parseScopeList } from "@gatehouse-edge/core/domain"
 import * as Console from "effect/Console"
 import * as Argument from "effect/cli/Argument"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { print } from "./AuthOutput.js"
 import { httpFlags, withClient } from "./HttpConnection.js"
 import { failWith } from "./ServerConfig.js"
@@ -16,6 +17,23 @@ const durationSeconds = (text: string): number | undefined => {
   const days = /^(\d+)d$/.exec(text.trim())
   const ms = days !== null ? Number(days[1]) * 86_400_000 : parseGoDuration(text)
   return ms === undefined || ms <= 0 ? undefined : Math.round(ms / 1000)
+}
+
+/** The lifetimes the server accepts, in seconds: the bounds of `expires_in_s` in the API's contract. */
+const lifetimeBounds = () => {
+  const { schema } = Schema.toJsonSchemaDocument(NewApiKey.fields.expires_in_s.schema)
+  return schema as { readonly minimum: number; readonly maximum: number }
+}
+
+/** Seconds in the largest unit of `--expires` that divides them: `1m`, `3660d`. */
+const formatSeconds = (seconds: number) => {
+  const units = [
+    ["d", 86_400],
+    ["h", 3_600],
+    ["m", 60]
+  ] as const
+  const [unit, size] = units.find(([, size]) => seconds % size === 0) ?? ["s", 1]
+  return `${seconds / size}${unit}`
 }
 
 const formatKey = (key: ApiKeyInfo) => {
@@ -52,6 +70,16 @@ const create = Command.make(
     const expires = Option.map(flags.expires, (text) => ({ text, seconds: durationSeconds(text) }))
     if (Option.isSome(expires) && expires.value.seconds === undefined) {
       return yield* failWith([`gatehouse: --expires: "${expires.value.text}" is not a duration such as 30d or 12h`])
+    }
+    // Checked here too, in the flag's words: the server's refusal would name its field (expires_in_s).
+    if (Option.isSome(expires)) {
+      const { minimum, maximum } = lifetimeBounds()
+      const seconds = expires.value.seconds!
+      if (seconds < minimum || seconds > maximum) {
+        return yield* failWith([
+          `gatehouse: --expires: must be from ${formatSeconds(minimum)} to ${formatSeconds(maximum)}`
+        ])
+      }
     }
     const created = yield* withClient(flags, (client) =>
       client.access.createApiKey({

@@ -27,6 +27,10 @@ export const readFileFor = (file: string, what: string) =>
     )
   )
 
+/** Whether the command was given its API key (`--api-key-file` or `GATEHOUSE_API_KEY`) rather than left to find it. */
+export const apiKeyGiven = (apiKeyFile: Option.Option<string>): boolean =>
+  Option.isSome(apiKeyFile) || (process.env.GATEHOUSE_API_KEY?.trim() ?? "") !== ""
+
 /**
  * The API key: from `--api-key-file`, else `GATEHOUSE_API_KEY`, else `<data>/admin.key` — never from the command
  * line, where other users could read it.

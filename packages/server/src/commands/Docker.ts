@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { print } from "./AuthOutput.js"
+import { longCallTimeoutMs } from "./CallTimeouts.js"
 import { untilCtrlC } from "./Following.js"
 import { httpFlags, withClient } from "./HttpConnection.js"
 import { followOptions, reconnectFlag } from "./Reconnecting.js"
@@ -112,7 +113,10 @@ const act = (action: ContainerAction, description: string) =>
     action,
     { ...httpFlags, container },
     Effect.fn(`gatehouse.docker.${action}`)(function* (flags) {
-      const result = yield* withClient(flags, (c) => c.docker.act({ params: { id: flags.container, action } }))
+      // The server answers once the engine is done (a stop waits for the container): longer than a read.
+      const result = yield* withClient(flags, (c) => c.docker.act({ params: { id: flags.container, action } }), {
+        answerWithinMs: longCallTimeoutMs
+      })
       yield* print(flags.json, result, (r) => `${r.message} (${r.state})`)
     })
   ).pipe(Command.withDescription(description))

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CliExit } from "../CliExit.js"
 import { print } from "./AuthOutput.js"
+import { longCallTimeoutMs } from "./CallTimeouts.js"
 import { readFileFor } from "./ClientFlags.js"
 import { bareEtag, filename, fileType, putCommandFor } from "./FileArguments.js"
 import { failRefused, isRefused, keepRefusal } from "./FileRefusal.js"
@@ -127,10 +128,13 @@ const put = Command.make(
         ? { "if-none-match": "*" }
         : {}
     const content = yield* readContent("put", flags.from)
-    const result = yield* withClient(flags, (c) =>
-      keepRefusal(
-        c.files.writeWithEtag({ query: { type: flags.type, filename: flags.filename }, payload: content, headers })
-      )
+    const result = yield* withClient(
+      flags,
+      (c) =>
+        keepRefusal(
+          c.files.writeWithEtag({ query: { type: flags.type, filename: flags.filename }, payload: content, headers })
+        ),
+      { answerWithinMs: longCallTimeoutMs }
     )
     if (isRefused(result)) return yield* failRefused(result, { nothingWritten: true })
     const { written, etag } = result
@@ -158,8 +162,10 @@ const validate = Command.make(
   },
   Effect.fn("gatehouse.files.validate")(function* (flags) {
     const content = yield* readContent("validate", flags.file)
-    const result = yield* withClient(flags, (c) =>
-      keepRefusal(c.files.validate({ query: { type: flags.type }, payload: content }))
+    const result = yield* withClient(
+      flags,
+      (c) => keepRefusal(c.files.validate({ query: { type: flags.type }, payload: content })),
+      { answerWithinMs: longCallTimeoutMs }
     )
     if (isRefused(result)) {
       return yield* failRefused(result, { nothingWritten: false, file: Option.getOrUndefined(flags.file) })

@@ -1,3 +1,4 @@
+import * as os from "node:os"
 import * as path from "node:path"
 import { FileNotFound, FilePreconditionFailed, type FileType } from "@gatehouse-edge/core/domain"
 import * as Console from "effect/Console"
@@ -7,7 +8,9 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import { CliExit } from "../CliExit.js"
 import { print } from "./AuthOutput.js"
+import { longCallTimeoutMs } from "./CallTimeouts.js"
 import { editorOf, runEditor } from "./Editor.js"
 import { bareEtag, filename, fileType, putCommandFor, shellWord } from "./FileArguments.js"
 import { isRefused, keepRefusal, refusalLines } from "./FileRefusal.js"
@@ -94,6 +97,13 @@ const edit = Effect.fn("gatehouse.files.edit")(function* (flags: EditFlags) {
 
   const editor = editorOf(process.env)
   const exit = yield* runEditor(editor, copy)
+  if ("killedBy" in exit) {
+    // As git does: an editor that died of the keyboard's interrupt passes it on (130, or 131 for SIGQUIT, the
+    // status a shell gives a command killed by it); one killed by anything else is a failed run.
+    const passedOn = exit.killedBy === "SIGINT" || exit.killedBy === "SIGQUIT"
+    yield* Console.error(`gatehouse: the editor (${editor}) was killed by ${exit.killedBy}; nothing was written`)
+    return yield* new CliExit({ code: passedOn ? 128 + os.constants.signals[exit.killedBy] : 1 })
+  }
   if ("failed" in exit || exit.code !== 0) {
     const how = "failed" in exit ? `failed: ${exit.failed}` : `exited with status ${exit.code}`
     return yield* failWith([`gatehouse: the editor (${editor}) ${how}; nothing was written`])
@@ -112,13 +122,16 @@ const edit = Effect.fn("gatehouse.files.edit")(function* (flags: EditFlags) {
   const keptAt = `gatehouse: your edit is kept in ${copy}`
   const putCopy = putCommandFor(flags.type, flags.filename, original.version, copy)
   const headers = original.version === "create" ? { "if-none-match": "*" } : { "if-match": original.version.etag }
-  const result = yield* withClient(flags, (c) =>
-    keepRefusal(c.files.writeWithEtag({ query, payload: edited, headers })).pipe(
-      Effect.catchIf(
-        (error): error is FilePreconditionFailed => error instanceof FilePreconditionFailed,
-        (error) => Effect.succeed({ stale: error })
-      )
-    )
+  const result = yield* withClient(
+    flags,
+    (c) =>
+      keepRefusal(c.files.writeWithEtag({ query, payload: edited, headers })).pipe(
+        Effect.catchIf(
+          (error): error is FilePreconditionFailed => error instanceof FilePreconditionFailed,
+          (error) => Effect.succeed({ stale: error })
+        )
+      ),
+    { answerWithinMs: longCallTimeoutMs }
   ).pipe(Effect.onError(() => Console.error(`${keptAt}; to write it: ${putCopy}`)))
   if (isRefused(result)) {
     return yield* failWith([

@@ -1,13 +1,16 @@
 import type { GatehouseClient } from "@gatehouse-edge/client"
-import { formatListenAddress } from "@gatehouse-edge/core/config"
 import * as Console from "effect/Console"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as HttpClientError from "effect/http/HttpClientError"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import { clientFlags, readApiKey } from "./ClientFlags.js"
+import { cliCallTimeoutMs } from "./CallTimeouts.js"
+import { apiKeyGiven, clientFlags, readApiKey } from "./ClientFlags.js"
+import { dialAddress } from "./DialAddress.js"
+import { fetchWithDeadline, NoAnswerWithin } from "./FetchWithDeadline.js"
 import { untilCtrlC } from "./Following.js"
 import { failWith, readServerConfig } from "./ServerConfig.js"
 
@@ -34,28 +37,30 @@ export interface HttpFlags {
 /**
  * Runs `use` with the typed HTTP client of the server: its URL from `--server` or the config's `http.addr`, the API
  * key from `--api-key-file`, `GATEHOUSE_API_KEY` or `<data>/admin.key` (never from the command line, where other
- * users could read it). Any failure is one line on stderr and exit code 1: the server's own error message (its
- * body's), a closed stream's code and reason, or that the server could not be reached.
+ * users could read it). Each call's answer is waited for `answerWithinMs` at most (default {@link cliCallTimeoutMs};
+ * `longCallTimeoutMs` for the calls the server itself takes longer to answer). Any failure is one line on
+ * stderr and exit code 1: the server's own error message (its body's), a closed stream's code and reason, that the
+ * server could not be reached, or that it did not answer in time.
  */
-export const withClient = <A, E>(flags: HttpFlags, use: (client: GatehouseClient["Service"]) => Effect.Effect<A, E>) =>
+export const withClient = <A, E>(
+  flags: HttpFlags,
+  use: (client: GatehouseClient["Service"]) => Effect.Effect<A, E>,
+  options: { readonly answerWithinMs?: number } = {}
+) =>
   Effect.gen(function* () {
-    const keyFromEnv = (process.env.GATEHOUSE_API_KEY ?? "") !== ""
     // With the server's URL and a key given, the local config has nothing to add: it is not read at all (an admin
     // next to the server's config need not have the server's secrets, which its ${NAME} references would ask for).
-    const needsConfig = Option.isNone(flags.server) || (Option.isNone(flags.apiKeyFile) && !keyFromEnv)
+    const needsConfig = Option.isNone(flags.server) || !apiKeyGiven(flags.apiKeyFile)
     const config = needsConfig
       ? (yield* readServerConfig({ config: flags.config, data: flags.data })).config
       : undefined
-    const baseUrl = Option.getOrElse(flags.server, () => {
-      // A server listening on every interface is reached on loopback.
-      const local = formatListenAddress(config!.http)
-        .replace(/^0\.0\.0\.0:/, "127.0.0.1:")
-        .replace(/^\[::\]:/, "[::1]:")
-      return `http://${local}`
-    })
+    const baseUrl = Option.getOrElse(flags.server, () => `http://${dialAddress(config!.http)}`)
     const apiKey = yield* readApiKey(flags.apiKeyFile, config?.dataDir ?? "")
     const { GatehouseClient, WebSocketClosed } = yield* loadClient()
-    const called = Effect.flatMap(GatehouseClient, use).pipe(Effect.provide(GatehouseClient.layer({ baseUrl, apiKey })))
+    const client = GatehouseClient.layerWithoutHttpClient({ baseUrl, apiKey }).pipe(
+      Layer.provide(fetchWithDeadline(options.answerWithinMs ?? cliCallTimeoutMs))
+    )
+    const called = Effect.flatMap(GatehouseClient, use).pipe(Effect.provide(client))
     return yield* Effect.catch(called, (error: unknown) => {
       if (HttpClientError.isHttpClientError(error)) return Effect.flatMap(describeHttpFailure(error, baseUrl), failWith)
       if (error instanceof WebSocketClosed) {
@@ -92,6 +97,10 @@ export const transportCause = (cause: unknown): string | undefined => {
  */
 const describeHttpFailure = (error: HttpClientError.HttpClientError, baseUrl: string) => {
   const reason = error.reason
+  if (reason instanceof HttpClientError.TransportError && reason.cause instanceof NoAnswerWithin) {
+    const seconds = reason.cause.timeoutMs / 1000
+    return Effect.succeed([`gatehouse: the HTTP API at ${baseUrl} did not answer within ${seconds} s`])
+  }
   if (!("response" in reason)) {
     const why = reason._tag === "TransportError" ? transportCause(reason.cause) : undefined
     return Effect.succeed([`gatehouse: cannot reach the HTTP API at ${baseUrl}: ${why ?? error.message}`])

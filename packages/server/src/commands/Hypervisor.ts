@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { print } from "./AuthOutput.js"
+import { longCallTimeoutMs } from "./CallTimeouts.js"
 import { untilCtrlC } from "./Following.js"
 import { httpFlags, printLines, withClient } from "./HttpConnection.js"
 import { followOptions, reconnectFlag } from "./Reconnecting.js"
@@ -164,8 +165,11 @@ const power = (action: LxcAction, description: string) =>
     action,
     { ...httpFlags, node, vmid },
     Effect.fn(`gatehouse.hypervisor.${action}`)(function* (flags) {
-      const result = yield* withClient(flags, (c) =>
-        c.hypervisor.lxc({ params: { node: flags.node, vmid: flags.vmid, action } })
+      // The server answers once Proxmox's task is done and the container is in its new state.
+      const result = yield* withClient(
+        flags,
+        (c) => c.hypervisor.lxc({ params: { node: flags.node, vmid: flags.vmid, action } }),
+        { answerWithinMs: longCallTimeoutMs }
       )
       yield* print(
         flags.json,
