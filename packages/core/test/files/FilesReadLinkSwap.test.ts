@@ -77,15 +77,19 @@ describe("a route file read whose file changes into a link after its checks", ()
     Effect.gen(function* () {
       const { dir, routesDir, file } = yield* layout
       // The config passes its own check by its path (etc/gatehouse.yml), but the file is in the routes directory.
-      fs.writeFileSync(path.join(routesDir, "gatehouse.yml"), `routes_dir: ${routesDir}\n# ${SECRET}`)
+      // The loader refuses that layout at start: here it is linked so while the server runs.
+      const text = `routes_dir: ${routesDir}\n# ${SECRET}`
       fs.mkdirSync(path.join(dir, "etc"))
       const configFile = path.join(dir, "etc", "gatehouse.yml")
-      fs.symlinkSync(path.join(routesDir, "gatehouse.yml"), configFile)
+      fs.writeFileSync(configFile, text)
       const { afterReadChecks, arm } = swappingAfterChecks(() => {
         fs.rmSync(file)
         fs.symlinkSync(path.join(routesDir, "gatehouse.yml"), file)
       })
       const files = yield* startFiles(configFile, routesDir, { afterReadChecks })
+      fs.writeFileSync(path.join(routesDir, "gatehouse.yml"), text)
+      fs.rmSync(configFile)
+      fs.symlinkSync(path.join(routesDir, "gatehouse.yml"), configFile)
       arm()
       refusedRead(yield* Effect.flip(files.read("routes", "a.yml")), "is the server's config file (through a link)")
       // As the config file, by its own name and through its link, it is read as it always was.
