@@ -8,6 +8,8 @@ import {
   ContainerIdAmbiguous,
   ContainerLogLine,
   ContainerNotFound,
+  ContainerNotRunning,
+  ContainerPaused,
   ContainerStats,
   ContainerSummary,
   DockerFailed,
@@ -58,15 +60,16 @@ export class DockerApi extends HttpApiGroup.make("docker")
     HttpApiEndpoint.get("stats", "/docker/stats/:id", {
       params: { id: ContainerParam },
       success: ContainerStats,
-      error: lookupErrors
+      error: [...lookupErrors, toWireError(ContainerNotRunning)]
     })
       .annotateMerge(requires("docker:read"))
       .annotateMerge(
         OpenApi.annotations({
           summary: "Container stats",
           description:
-            "One sample, normalized across Docker and Podman (CPU % from the deltas, memory without page cache). " +
-            "WebSocket on the same path: a sample at the engine's cadence; one engine stream for all watchers."
+            "One sample, normalized across Docker and Podman (CPU % from the deltas, memory without page cache); " +
+            "409 for a container that is not running. WebSocket on the same path: a sample at the engine's cadence, " +
+            "until the container stops; one engine stream for all watchers."
         })
       ),
     HttpApiEndpoint.get("logs", "/docker/logs/:id", {
@@ -87,14 +90,15 @@ export class DockerApi extends HttpApiGroup.make("docker")
     HttpApiEndpoint.post("act", "/docker/containers/:id/:action", {
       params: { id: ContainerParam, action: ContainerAction },
       success: ContainerActionResult,
-      error: lookupErrors
+      error: [...lookupErrors, toWireError(ContainerPaused)]
     })
       .annotateMerge(requires("docker:write"))
       .annotateMerge(
         OpenApi.annotations({
           summary: "Start, stop or restart a container",
           description:
-            "Idempotent: starting a running container answers `container already running`. Stop is graceful (10 s)."
+            "Idempotent: starting a running container answers `container already running`. Stop is graceful (10 s). " +
+            "Starting a paused container is a 409 (unpause it first); stop and restart take it as it is."
         })
       )
   )

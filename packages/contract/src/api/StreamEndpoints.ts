@@ -246,7 +246,7 @@ export const StreamEndpoints = {
     endpoint: "stats",
     frame: ContainerStats,
     summary: "A stats sample at the engine's cadence (about 1 s for Docker, 5 s for Podman); one engine stream for all",
-    ends: "when the engine ends the stream (the container was removed); the engine failing closes it (1011)",
+    ends: "when the container stops or is removed; the engine failing closes it (1011)",
     errors: [DockerHostUnreachable, DockerFailed]
   }),
   dockerLogs: declareStream({

@@ -44,3 +44,23 @@ export class ContainerIdAmbiguous extends ApiError<ContainerIdAmbiguous>()("Cont
   message: (e) =>
     `container id "${e.id}" is ambiguous: it matches ${e.matches.map((m) => `${m.name} (${m.id.slice(0, 12)} on ${m.host})`).join(", ")}`
 }) {}
+
+/**
+ * The container is not running, and what was asked needs it running: its stats (409 / FAILED_PRECONDITION). `state`
+ * is the engine's (`exited`, `created`, `dead`, ...).
+ */
+export class ContainerNotRunning extends ApiError<ContainerNotRunning>()("ContainerNotRunning", {
+  code: "failed_precondition",
+  fields: { host: Schema.String, name: Schema.String, state: Schema.String },
+  message: (e) => `container ${e.name} is not running (state: ${e.state})`
+}) {}
+
+/**
+ * Start of a paused container (409 / FAILED_PRECONDITION): the engine refuses it, and it is not "already running"
+ * either, as its processes are frozen; unpausing is a decision left to the caller.
+ */
+export class ContainerPaused extends ApiError<ContainerPaused>()("ContainerPaused", {
+  code: "failed_precondition",
+  fields: { host: Schema.String, name: Schema.String },
+  message: (e) => `container ${e.name} is paused: unpause it first`
+}) {}

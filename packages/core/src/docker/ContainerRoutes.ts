@@ -1,11 +1,15 @@
 import type { ContainerTarget, ValidationIssue } from "@gatehouse-edge/contract/domain"
+import { checkAcrossRoutes, type RouteCandidate } from "../routes/CrossRouteChecks.js"
 import { validateRouteLabels } from "../routes/RouteLabels.js"
-import type { ProvidedRoute } from "../routes/RouteProviders.js"
+import type { ProvidedRoute, ProviderState } from "../routes/RouteProviders.js"
+import { IssueCollector } from "../yaml/IssueCollector.js"
 
 /** What the engine lists about a container that routes are made from (`GET /containers/json`). */
 export interface ListedForRoutes {
   readonly Id: string
   readonly Names?: ReadonlyArray<string>
+  /** When it was created, in Unix seconds. */
+  readonly Created?: number
   readonly Labels?: Readonly<Record<string, string>> | null
   readonly State?: string
   readonly Status?: string
@@ -19,9 +23,16 @@ export interface ListedForRoutes {
   readonly NetworkSettings?: { readonly Networks?: Readonly<Record<string, { readonly IPAddress?: string }>> | null }
 }
 
+/** A route a container's labels declare: with its container, and when that was created (see `checkAcrossContainers`). */
+export interface ContainerRoute extends ProvidedRoute {
+  readonly container: ContainerTarget
+  /** The container's creation, in Unix seconds (0 when the engine did not say). */
+  readonly created: number
+}
+
 /** The routes of one container, its problems (each naming its label), and the aliases it declares. */
 export interface ContainerRouteReport {
-  readonly routes: ReadonlyArray<ProvidedRoute>
+  readonly routes: ReadonlyArray<ContainerRoute>
   readonly issues: ReadonlyArray<ValidationIssue>
   readonly aliases: ReadonlyArray<string>
 }
@@ -97,9 +108,65 @@ export const containerRoutes = (host: string, container: ListedForRoutes): Conta
     routes: report.routes.flatMap((r) =>
       r.route === undefined
         ? []
-        : [{ route: r.route, source, excluded: report.excluded, container: containerTargetOf(host, container) }]
+        : [
+            {
+              route: r.route,
+              source,
+              excluded: report.excluded,
+              container: containerTargetOf(host, container),
+              created: container.Created ?? 0
+            }
+          ]
     ),
     issues: [...report.issues.map(tag), ...report.routes.flatMap((r) => r.issues.map(tag))],
     aliases: report.routes.map((r) => r.alias)
   }
+}
+
+const createdOf = (provided: ProvidedRoute): number => (provided as Partial<ContainerRoute>).created ?? 0
+const containerKeyOf = (provided: ProvidedRoute) =>
+  provided.container === undefined ? "" : `${provided.container.host}/${provided.container.id}`
+
+/**
+ * The rules that involve several routes (duplicate aliases, overlapping listeners, load-balancer links), run over
+ * the routes of every container together, as the route files are checked together. Containers are taken oldest
+ * first, so the oldest of two claiming one alias keeps it whatever order the engine lists them in (dockerd: newest
+ * first); the route that loses is left out and reported, naming both containers. The routes that stay keep their
+ * order.
+ */
+export const checkAcrossContainers = (state: ProviderState): ProviderState => {
+  // Created is in seconds: within one, the engine's order (newest first) is the only one there is, taken backwards.
+  const listedAt = new Map<string, number>()
+  for (const provided of state.routes) {
+    const key = containerKeyOf(provided)
+    if (!listedAt.has(key)) listedAt.set(key, listedAt.size)
+  }
+  const listed = (provided: ProvidedRoute) => listedAt.get(containerKeyOf(provided))!
+  const checked = state.routes
+    .map((provided, index) => {
+      const where =
+        provided.container === undefined ? provided.source : `${provided.source} container ${provided.container.name}`
+      const issues = new IssueCollector(() => ({ provider: where }), [], [provided.route.alias])
+      return { provided, index, candidate: { alias: provided.route.alias, route: provided.route, issues } }
+    })
+    .sort(
+      (a, b) =>
+        createdOf(a.provided) - createdOf(b.provided) || listed(b.provided) - listed(a.provided) || a.index - b.index
+    )
+  // Each container's references were checked with its labels; another provider's routes are not known here.
+  checkAcrossRoutes(
+    checked.map((c): RouteCandidate => c.candidate),
+    { checkReferences: false }
+  )
+  const left = new Set(checked.filter((c) => c.candidate.issues.issues.length > 0).map((c) => c.index))
+  if (left.size === 0) return state
+  const issues = checked.flatMap(({ provided, candidate }) =>
+    candidate.issues.issues.map((issue) => ({
+      ...issue,
+      provider: provided.source,
+      message:
+        provided.container === undefined ? issue.message : `container ${provided.container.name}: ${issue.message}`
+    }))
+  )
+  return { ...state, routes: state.routes.filter((_, index) => !left.has(index)), issues: [...state.issues, ...issues] }
 }

@@ -63,6 +63,13 @@ export const cpuPercent = (stats: EngineStats): number => {
   return (cpuDelta / systemDelta) * cpus * 100
 }
 
+/**
+ * Whether a sample is a measurement of a running container. Once it stopped, Docker answers (a stream goes on every
+ * second) with samples of zeros stamped with Go's zero time, `0001-01-01T00:00:00Z`; a sample without a time is
+ * taken as it comes.
+ */
+export const isLiveSample = (stats: EngineStats): boolean => !(stats.read ?? "").startsWith("0001-01-01T00:00:00")
+
 /** Whether a sample carries a previous one to measure CPU against (Podman's one-shot stats do not). */
 export const hasPreviousSample = (stats: EngineStats): boolean => n(stats.precpu_stats?.system_cpu_usage) > 0
 

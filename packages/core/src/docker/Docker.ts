@@ -4,6 +4,8 @@ import type {
   ContainerIdAmbiguous,
   ContainerLogLine,
   ContainerNotFound,
+  ContainerNotRunning,
+  ContainerPaused,
   ContainerStats,
   ContainerSummary,
   DockerFailed,
@@ -38,11 +40,24 @@ export const isEngineIssue = (issue: ValidationIssue): boolean => issue.path.len
 export interface ContainerEvent {
   readonly host: string
   readonly id: string
+  /** Its name when the event happened (`rename`: the new one). */
   readonly name: string
-  readonly action: "start" | "stop" | "die" | "health_status"
+  readonly action: "start" | "stop" | "die" | "health_status" | "destroy" | "rename"
   /** `health_status`: the new status; `die`: the exit code. */
   readonly detail?: string
 }
+
+/** A container event that is recorded as a `docker/*` event (SPEC §6 types no others). */
+export interface RecordedContainerEvent extends ContainerEvent {
+  readonly action: "start" | "stop" | "die" | "health_status"
+}
+
+/**
+ * Whether the event is recorded as a `docker/*` event. A removal or a new name is not one the API types; it only
+ * makes the routes be read again (a removed container takes its routes with it, a renamed one names them anew).
+ */
+export const isRecorded = (event: ContainerEvent): event is RecordedContainerEvent =>
+  event.action !== "destroy" && event.action !== "rename"
 
 /** Which of a container's output to read (SPEC §6). */
 export interface LogQuery {
@@ -81,15 +96,26 @@ export class Docker extends Context.Service<
      */
     readonly routeState: Effect.Effect<ProviderState, DockerNotConfigured>
     /**
-     * Container start/stop/die/health_status events of every engine, as they happen; an engine's event stream
-     * that breaks is opened again (with back-off) when the engine is back, from its last event: what happened
-     * meanwhile comes then, and nothing twice. Never ends.
+     * Container start/stop/die/health_status/destroy/rename events of every engine, as they happen; an engine's
+     * event stream that breaks is opened again when the engine is back, from its last event (before any, from when
+     * the stream was first not open, as an engine down when the server started): what happened meanwhile comes then,
+     * and nothing twice. Never ends.
      */
     readonly events: Stream.Stream<ContainerEvent>
-    /** One stats sample (the engine takes about a second to measure CPU between two reads). */
-    readonly stats: (id: string) => Effect.Effect<ContainerStats, ContainerLookupError | EngineError>
-    /** Finds the container, then its stats at the engine's own cadence (shared by every watcher of it). */
-    readonly watchStats: (id: string) => Effect.Effect<Stream.Stream<ContainerStats, EngineError>, ContainerLookupError>
+    /**
+     * One stats sample (the engine takes about a second to measure CPU between two reads); `ContainerNotRunning`
+     * for a container that is not running (paused is running, frozen), without asking the engine for stats.
+     */
+    readonly stats: (
+      id: string
+    ) => Effect.Effect<ContainerStats, ContainerLookupError | EngineError | ContainerNotRunning>
+    /**
+     * Finds the container (`ContainerNotRunning` when it is not running), then its stats at the engine's own cadence
+     * (shared by every watcher of it), ending when the container stops.
+     */
+    readonly watchStats: (
+      id: string
+    ) => Effect.Effect<Stream.Stream<ContainerStats, EngineError>, ContainerLookupError | ContainerNotRunning>
     /** The last `limit` lines. */
     readonly logs: (
       id: string,
@@ -100,10 +126,13 @@ export class Docker extends Context.Service<
       id: string,
       query: LogQuery
     ) => Effect.Effect<Stream.Stream<ContainerLogLine, EngineError>, ContainerLookupError | EngineError>
-    /** Start, stop (the engine's graceful stop: SIGTERM, then SIGKILL after 10 s) or restart; idempotent. */
+    /**
+     * Start, stop (the engine's graceful stop: SIGTERM, then SIGKILL after 10 s) or restart; idempotent. A paused
+     * container is not started (`ContainerPaused`: the engine refuses, and unpausing is the caller's decision).
+     */
     readonly act: (
       id: string,
       action: ContainerAction
-    ) => Effect.Effect<ContainerActionResult, ContainerLookupError | EngineError>
+    ) => Effect.Effect<ContainerActionResult, ContainerLookupError | EngineError | ContainerPaused>
   }
 >()("@gatehouse-edge/core/Docker") {}

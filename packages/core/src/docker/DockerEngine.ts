@@ -1,16 +1,16 @@
 import * as net from "node:net"
 import type { Readable } from "node:stream"
 import { connect as tlsConnect } from "node:tls"
-import { DockerFailed, DockerHostUnreachable } from "@gatehouse-edge/contract/domain"
+import { DockerFailed } from "@gatehouse-edge/contract/domain"
 import type Dockerode from "dockerode"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type { DockerHostConfig } from "../config/ConfigSections.js"
 import { SecretUnreadable } from "../config/ReadSecret.js"
 import { readTextFile } from "../config/ReadTextFile.js"
 import { lazyModule } from "../util/LazyModule.js"
 import type { EngineError } from "./Docker.js"
-import { EngineTimeout, unreachableReason } from "./EngineFailure.js"
+import { engineProbeTimeoutMs, makeEngineAvailability } from "./EngineAvailability.js"
+import { EngineTimeout } from "./EngineFailure.js"
 import { openEngineStream } from "./EngineHttpStream.js"
 
 // Loaded with the first configured engine: a server without `docker.hosts` never loads it (~25 MiB of RSS).
@@ -20,15 +20,22 @@ const dockerode = lazyModule(() => import("dockerode"))
 export interface DockerEngine {
   readonly host: string
   /**
-   * Runs one dockerode call; a down engine fails at once during its back-off instead of waiting on the network,
-   * and an engine that does not answer within `timeoutMs` (default {@link engineCallTimeoutMs}) counts as down.
+   * Runs one dockerode call. An engine that does not answer within `timeoutMs` (default {@link engineCallTimeoutMs})
+   * is down, and while it is, every call fails at once with its error until a background probe hears from it. The
+   * signal aborts the request when the call is given up: a call that passes it leaves no connection open to an
+   * engine that never answers.
    */
-  readonly call: <A>(f: (docker: Dockerode) => Promise<A>, timeoutMs?: number) => Effect.Effect<A, EngineError>
+  readonly call: <A>(
+    f: (docker: Dockerode, signal: AbortSignal) => Promise<A>,
+    timeoutMs?: number
+  ) => Effect.Effect<A, EngineError>
   /**
    * Opens a long response of the engine (`GET path`, e.g. a log follow) as a paused readable of its body, without
    * node's HTTP client (see `openEngineStream`); failures mapped and backed off as `call`'s are.
    */
   readonly stream: (path: string) => Effect.Effect<Readable, EngineError>
+  /** Completes once the engine answers (at once while it does): for what waits for an engine rather than failing. */
+  readonly whenUp: Effect.Effect<void>
 }
 
 /** How dockerode reports a failure: an HTTP status and the engine's JSON message, or a socket error code. */
@@ -49,9 +56,6 @@ export const engineMessage = (error: unknown): string => {
 /** The HTTP status of a failed engine call, or `undefined` when the engine did not answer at all. */
 export const engineStatus = (error: unknown): number | undefined => (error as DockerodeError).statusCode
 
-const backoffInitialMs = 500
-const backoffMaxMs = 30_000
-
 /**
  * How long an engine call may go unanswered (dockerode sets no timeout): an engine that accepts connections and
  * never answers (a stuck daemon, a host that drops packets) would otherwise hold every call that lists its
@@ -60,9 +64,28 @@ const backoffMaxMs = 30_000
 export const engineCallTimeoutMs = 30_000
 
 /**
- * Connects to one engine (`unix:///path`, or `tcp://host:port` with TLS files read now). No API version is set:
- * dockerode then calls unversioned paths, which every engine serves at its own current version (Docker 29 refuses
- * anything below 1.44, so a pinned old version would break there).
+ * How long a listing of the containers may go unanswered. Every lookup, the container list and each re-read of the
+ * routes list every engine, and the engine answers a listing from memory: one that has not within this is stuck,
+ * and waiting longer would hold up the answers of the engines that did (the server's start among them).
+ */
+export const engineListTimeoutMs = 5_000
+
+/** Whether an engine is still there (a stream of it ended): a ping has nothing to wait for, so bounded as a probe's. */
+export const engineStillThere = (engine: DockerEngine): Effect.Effect<void, EngineError> =>
+  Effect.asVoid(engine.call((d, signal) => pingOf(d, signal), engineProbeTimeoutMs))
+
+// dockerode's ping takes an abort signal as its other calls do; its types leave the options out.
+const pingOf = (docker: Dockerode, signal: AbortSignal): Promise<unknown> =>
+  (docker.ping as (options: { readonly abortSignal: AbortSignal }) => Promise<unknown>).call(docker, {
+    abortSignal: signal
+  })
+
+/**
+ * Connects to one engine (`unix:///path`; `tcp://host:port`, with TLS when a `tls` block is set; `https://host:port`,
+ * always with TLS, trusting node's roots and NODE_EXTRA_CA_CERTS unless `tls.ca` says otherwise), reading TLS files
+ * now. No API version is set: dockerode then calls unversioned paths, which every engine serves at its own current
+ * version (Docker 29 refuses anything below 1.44, so a pinned old version would break there). Whether the engine
+ * answers is tracked (see `makeEngineAvailability`, whose probe runs in the current scope).
  */
 export const makeDockerEngine = Effect.fn("DockerEngine.make")(function* (config: DockerHostConfig) {
   const url = new URL(config.url)
@@ -80,6 +103,9 @@ export const makeDockerEngine = Effect.fn("DockerEngine.make")(function* (config
           )
         )
   const tls = config.tls
+  // `https:` is TLS by its name, with or without files; `tcp:` and `http:` only with a `tls` block.
+  const secure = url.protocol === "https:" || tls !== undefined
+  const port = Number(url.port || (secure ? 2376 : 2375))
   const ca = yield* read("ca", tls?.ca)
   const cert = yield* read("cert", tls?.cert)
   const key = yield* read("key", tls?.key)
@@ -89,8 +115,8 @@ export const makeDockerEngine = Effect.fn("DockerEngine.make")(function* (config
       ? new DockerodeClient({ socketPath: decodeURIComponent(url.pathname) })
       : new DockerodeClient({
           host: url.hostname,
-          port: Number(url.port || (tls === undefined ? 2375 : 2376)),
-          protocol: tls === undefined ? "http" : "https",
+          port,
+          protocol: secure ? "https" : "http",
           ...(ca === undefined ? {} : { ca }),
           ...(cert === undefined ? {} : { cert }),
           ...(key === undefined ? {} : { key })
@@ -101,67 +127,61 @@ export const makeDockerEngine = Effect.fn("DockerEngine.make")(function* (config
   const connect =
     url.protocol === "unix:"
       ? () => net.connect({ path: decodeURIComponent(url.pathname) })
-      : tls === undefined
-        ? () => net.connect({ host: tcpHost, port: Number(url.port || 2375) })
+      : !secure
+        ? () => net.connect({ host: tcpHost, port })
         : () =>
             tlsConnect({
               host: tcpHost,
-              port: Number(url.port || 2376),
+              port,
               ...(ca === undefined ? {} : { ca }),
               ...(cert === undefined ? {} : { cert }),
               ...(key === undefined ? {} : { key })
             })
   const host = config.name
-  let failures = 0
-  let retryAt = 0
-  let lastError: DockerHostUnreachable | undefined
-  // The driver's text of the failure last logged: a down engine is logged when it goes down and when why changes,
-  // not at every retry.
-  let lastLogged: string | undefined
+  const availability = makeEngineAvailability({
+    host,
+    // Any answer will do, an error status too: the engine is there.
+    ping: Effect.tryPromise({ try: (signal) => pingOf(docker, signal), catch: (error) => error }).pipe(
+      Effect.catchIf(
+        (error) => engineStatus(error) !== undefined,
+        () => Effect.void
+      )
+    ),
+    driverText: engineMessage,
+    scope: yield* Effect.scope
+  })
 
   const attempt = <A>(effect: Effect.Effect<A, unknown>, timeoutMs: number): Effect.Effect<A, EngineError> =>
-    Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      // The same error as long as the engine is down: a text that changed with every read (the time left) made
-      // each re-read of the Docker routes a new problem, announced again every 2 s.
-      if (lastError !== undefined && now < retryAt) return yield* lastError
-      return yield* effect.pipe(
+    Effect.suspend(() => {
+      // Down: the probe decides when it is back; no call waits on it meanwhile.
+      const down = availability.down()
+      if (down !== undefined) return Effect.fail(down)
+      return effect.pipe(
         Effect.timeoutOrElse({
           duration: timeoutMs,
           orElse: () => Effect.fail(new EngineTimeout({ message: `no answer within ${timeoutMs / 1000} s` }))
         }),
-        Effect.tap(() =>
-          Effect.sync(() => {
-            failures = 0
-            lastError = undefined
-            lastLogged = undefined
-          })
-        ),
+        Effect.tap(() => availability.answered),
         Effect.catch((error): Effect.Effect<never, EngineError> => {
           const status = engineStatus(error)
-          if (status !== undefined) return Effect.fail(new DockerFailed({ host, status, detail: engineMessage(error) }))
-          // No answer at all: the engine is down (or the socket is gone); back off before the next try. The caller
-          // hears which engine and the kind of failure; the driver's text, which names the socket path or address,
-          // is for the server's log.
-          return Effect.flatMap(Clock.currentTimeMillis, (at) => {
-            failures++
-            retryAt = at + Math.min(backoffMaxMs, backoffInitialMs * 2 ** (failures - 1))
-            const unreachable = new DockerHostUnreachable({ host, detail: unreachableReason(error) })
-            lastError = unreachable
-            const driverText = engineMessage(error)
-            if (driverText === lastLogged) return Effect.fail(unreachable)
-            lastLogged = driverText
-            return Effect.andThen(Effect.logWarning(`${unreachable.message} (${driverText})`), Effect.fail(unreachable))
-          })
+          if (status !== undefined) {
+            return Effect.andThen(
+              availability.answered,
+              Effect.fail(new DockerFailed({ host, status, detail: engineMessage(error) }))
+            )
+          }
+          // No answer at all: the engine is down. The caller hears which engine and the kind of failure; the
+          // driver's text, which names the socket path or address, is for the server's log.
+          return Effect.flatMap(availability.noAnswer(error), Effect.fail)
         })
       )
     })
   const call = <A>(
-    f: (docker: Dockerode) => Promise<A>,
+    f: (docker: Dockerode, signal: AbortSignal) => Promise<A>,
     timeoutMs = engineCallTimeoutMs
   ): Effect.Effect<A, EngineError> =>
-    attempt(Effect.tryPromise({ try: () => f(docker), catch: (error) => error }), timeoutMs)
+    attempt(Effect.tryPromise({ try: (signal) => f(docker, signal), catch: (error) => error }), timeoutMs)
   // Bounded until the response starts; the body then flows for as long as the caller reads it.
   const stream = (path: string) => attempt(openEngineStream(connect, path), engineCallTimeoutMs)
-  return { host, call, stream } satisfies DockerEngine
+  return { host, call, stream, whenUp: availability.whenUp } satisfies DockerEngine
 })

@@ -8,6 +8,8 @@ import type {
 import {
   ContainerIdAmbiguous,
   ContainerNotFound,
+  ContainerNotRunning,
+  ContainerPaused,
   DockerFailed,
   DockerNotConfigured,
   InvalidArgument,
@@ -28,8 +30,7 @@ import type { ProvidedRoute, ProviderState } from "../routes/RouteProviders.js"
 import { type RouteRecord, Routes } from "../routes/Routes.js"
 import { KeyWith } from "../util/KeyWith.js"
 import { shareWithReplay } from "../util/ShareWithReplay.js"
-import { readBoundedBody } from "./BoundedBody.js"
-import { makeLogDecoder } from "./ContainerLogDecoder.js"
+import { defaultLimit, followFromWindow, type LogWindow, readLogWindow } from "./ContainerLogWindow.js"
 import { containerRefProblem, type ListedContainer, matchContainers } from "./ContainerRef.js"
 import {
   type ContainerRouteReport,
@@ -37,21 +38,16 @@ import {
   containerTargetOf,
   type ListedForRoutes
 } from "./ContainerRoutes.js"
-import { containerStatsOf, type EngineStats, hasPreviousSample } from "./ContainerStatsOf.js"
-import { type ContainerEvent, Docker, type LogQuery } from "./Docker.js"
-import { type DockerEngine, makeDockerEngine } from "./DockerEngine.js"
-import { makeJsonLines, makeLenientJsonLines, SkippedLine } from "./EngineJsonLines.js"
+import { containerStatsOf, type EngineStats, hasPreviousSample, isLiveSample } from "./ContainerStatsOf.js"
+import { Docker, type LogQuery } from "./Docker.js"
+import { type DockerEngine, engineListTimeoutMs, engineStillThere, makeDockerEngine } from "./DockerEngine.js"
+import { engineEvents } from "./EngineEvents.js"
+import { makeJsonLines } from "./EngineJsonLines.js"
 import { fromEngineStream } from "./EngineStreams.js"
-import { makeEventResume } from "./EventResume.js"
-
-const defaultLimit = 100
-// How far back a one-output read of the last lines looks (see `readLogs`): a container that wrote this many lines
-// to one output since its last line to the other has no more of the latter to show.
-const maxTailWindow = 10_000
 
 /**
- * The most of the engine's answer a one-off log read holds (`Docker.logs`, and the look back of a one-output
- * follow), by default. A plain GET is under none of the stream limits, and the engine cuts messages at 16 KiB: the
+ * The most of the engine's answer a one-off log read holds (`Docker.logs`, and the look back of a follow), by
+ * default. A plain GET is under none of the stream limits, and the engine cuts messages at 16 KiB: the
  * widest window (10,000 messages) could be 160 MiB, held once per request. 4 MiB holds the usual answer many times
  * over (1,000 lines of 4 KiB); it sits between the 1 MiB a node command's output may be and the 32 MiB of a whole
  * Proxmox answer, as a log read is not one per server but one per caller.
@@ -66,50 +62,15 @@ export interface DockerLiveOptions {
 
 interface Found extends ListedContainer {
   readonly engine: DockerEngine
+  /** The engine's state of it when it was found (`running`, `paused`, `exited`, ...). */
+  readonly state: string
 }
 
-// Whether a followed engine is still there (after its stream broke): a ping has nothing to wait for, so 5 s.
-const ping = (engine: DockerEngine) => Effect.asVoid(engine.call((d) => d.ping(), 5_000))
+// Whether a followed engine is still there (after its stream broke).
+const ping = engineStillThere
 
-/** An engine event (`GET /events`) as far as it is read. */
-interface EngineEvent {
-  readonly Type?: string
-  readonly Action?: string
-  readonly time?: number
-  readonly timeNano?: number
-  readonly Actor?: { readonly ID?: string; readonly Attributes?: Readonly<Record<string, string>> }
-}
-
-const containerActions = new Set(["start", "stop", "die", "health_status"])
-
-/** A container event of interest, or `undefined` (`health_status: healthy` → action `health_status`, detail `healthy`). */
-const containerEventOf = (host: string, event: EngineEvent): ContainerEvent | undefined => {
-  if (event.Type !== "container" || event.Actor?.ID === undefined) return undefined
-  const [action = "", status] = (event.Action ?? "").split(":").map((part) => part.trim())
-  if (!containerActions.has(action)) return undefined
-  const attributes = event.Actor.Attributes ?? {}
-  const detail = action === "die" ? attributes.exitCode : status
-  return {
-    host,
-    id: event.Actor.ID,
-    name: attributes.name ?? event.Actor.ID.slice(0, 12),
-    action: action as ContainerEvent["action"],
-    ...(detail === undefined ? {} : { detail })
-  }
-}
-
-/** Both outputs, for a query of one: the engine's `tail` would otherwise count lines it then leaves out. */
-const oneOutputWindow = (query: LogQuery): LogQuery => ({ ...query, stdout: true, stderr: true })
-
-const logOptions = (query: LogQuery, tail: number) => ({
-  stdout: query.stdout ?? true,
-  stderr: query.stderr ?? true,
-  timestamps: query.timestamps ?? false,
-  tail,
-  // Checked first (`logTimeProblem`): each is a time the engines take once converted.
-  ...(query.since === undefined ? {} : { since: toEngineTime(query.since) ?? query.since }),
-  ...(query.until === undefined ? {} : { until: toEngineTime(query.until) ?? query.until })
-})
+/** Whether a container in this state has stats to give: a paused one is there, frozen; the others have no process. */
+const hasStats = (state: string) => state === "running" || state === "paused"
 
 /** Why a query's `since` or `until` is no time (see `EngineTime`), as the 400 the API answers; else undefined. */
 const logTimeProblem = (query: LogQuery): InvalidArgument | undefined => {
@@ -125,17 +86,13 @@ const logTimeProblem = (query: LogQuery): InvalidArgument | undefined => {
   return undefined
 }
 
-/** A query string as dockerode writes one (`querystring.stringify`: booleans as `true`/`false`). */
-const queryOf = (options: Readonly<Record<string, string | number | boolean>>) =>
-  new URLSearchParams(Object.entries(options).map(([k, v]): [string, string] => [k, String(v)])).toString()
-
 /** A log follow shared by its watchers: the container, the query, and how the engine's output is framed. */
 interface LogFollow {
   readonly found: Found
   readonly query: LogQuery
   readonly tty: boolean
-  /** For one output only: how far back the engine must read to find its last `limit` lines. */
-  readonly window?: { readonly tail: number; readonly inWindow: number } | undefined
+  /** Where the follow starts: the window a read found the last `limit` lines in. */
+  readonly window: LogWindow
 }
 
 /** Builds the service over the configured engines (none: every call answers `DockerNotConfigured`). */
@@ -148,7 +105,7 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
     (engine) =>
       Effect.result(
         Effect.map(
-          engine.call((d) => d.listContainers({ all: true })),
+          engine.call((d, signal) => d.listContainers({ all: true, abortSignal: signal }), engineListTimeoutMs),
           (list) => list.map((c) => ({ engine, raw: c }))
         )
       ),
@@ -212,7 +169,8 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
             engine,
             host: engine.host,
             id: raw.Id,
-            name: (raw.Names?.[0] ?? "").replace(/^\//, "")
+            name: (raw.Names?.[0] ?? "").replace(/^\//, ""),
+            state: raw.State
           }))
         : []
     )
@@ -237,11 +195,27 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
     return yield* new ContainerNotFound({ id: ref })
   })
 
+  const stateOf = (found: Found) =>
+    Effect.map(
+      found.engine.call((d) => d.getContainer(found.id).inspect()),
+      (info) => info.State?.Status ?? "unknown"
+    )
+  const notRunning = (found: Found, state: string) =>
+    new ContainerNotRunning({ host: found.host, name: found.name, state })
+
   const statsOnce = (found: Found) =>
     Effect.gen(function* () {
-      const sample = found.engine.call(
-        (d) => d.getContainer(found.id).stats({ stream: false }) as unknown as Promise<EngineStats>
-      )
+      // Asked anyway, Docker answers with a sample of zeros stamped 0001-01-01 (and the read waits a second more
+      // for a sample to measure CPU against).
+      if (!hasStats(found.state)) return yield* notRunning(found, found.state)
+      const sample = found.engine
+        .call((d) => d.getContainer(found.id).stats({ stream: false }) as unknown as Promise<EngineStats>)
+        .pipe(
+          // It stopped since it was found.
+          Effect.flatMap((raw) =>
+            isLiveSample(raw) ? Effect.succeed(raw) : Effect.flatMap(stateOf(found), (now) => notRunning(found, now))
+          )
+        )
       const first = yield* sample
       if (hasPreviousSample(first)) return containerStatsOf(found.host, found.id, first)
       // Docker measures a one-shot sample against one it takes a second earlier; Podman sends it alone, which
@@ -264,7 +238,11 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
           open: found.engine.call((d) => d.getContainer(found.id).stats({ stream: true })),
           decode: makeJsonLines<EngineStats>(found.host),
           stillThere: ping(found.engine)
-        }).pipe(Stream.map((raw) => containerStatsOf(found.host, found.id, raw))),
+        }).pipe(
+          // Docker goes on sending samples of zeros once the container stopped: its stats end there.
+          Stream.takeWhile(isLiveSample),
+          Stream.map((raw) => containerStatsOf(found.host, found.id, raw))
+        ),
         { capacity: 16, strategy: "sliding", replay: 1 }
       ),
     idleTimeToLive: Duration.zero
@@ -276,61 +254,10 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
       (info) => info.Config?.Tty === true
     )
 
-  const wantedBy = (query: LogQuery) => (line: ContainerLogLine) =>
-    line.stream === "stdout" ? query.stdout !== false : query.stderr !== false
-
   const readBytes = options.maxLogReadBytes ?? maxLogReadBytes
 
-  /**
-   * The last `limit` lines of the outputs asked for, and the engine `tail` that reaches back to the first of them.
-   * The engine's `tail` counts the lines of both outputs before it leaves one out (Docker and Podman alike), so
-   * the last line of stdout alone could come back as nothing: both are read and filtered here, the window widening
-   * until it holds `limit` wanted lines or reaches the log's start. A window is held whole, so none is read past
-   * `maxLogReadBytes`: the answer is then the widest window that fit (the newest lines, fewer of them), narrowed
-   * from the first one if even that was too large.
-   */
-  const lastLines = Effect.fnUntraced(function* (found: Found, query: LogQuery, tty: boolean) {
-    const limit = query.limit ?? defaultLimit
-    const wanted = wantedBy(query)
-    // A TTY has one output, read as stdout: without stdout there is nothing to look back for.
-    if (tty && query.stdout === false) return { lines: [], tail: limit, inWindow: 0 }
-    let tail = limit
-    // The widest window read that fit, and whether a wider one did not (then no window grows past it).
-    let fitted:
-      | { readonly lines: Array<ContainerLogLine>; readonly tail: number; readonly inWindow: number }
-      | undefined
-    let overflowed = false
-    for (;;) {
-      // The raw body, not dockerode's: it parses a body that happens to be JSON (a TTY log whose last lines are
-      // one JSON value) and hands back an object instead of the bytes.
-      const path = `/containers/${encodeURIComponent(found.id)}/logs?${queryOf({
-        ...logOptions(oneOutputWindow(query), tail),
-        follow: false
-      })}`
-      const bytes = yield* Effect.flatMap(found.engine.stream(path), readBoundedBody(found.host, readBytes))
-      if (Option.isNone(bytes)) {
-        overflowed = true
-        if (fitted !== undefined) return fitted
-        // Not even one message fits (a TTY line without end): there is no last line to give.
-        if (tail === 1) {
-          return yield* new DockerFailed({
-            host: found.host,
-            status: 200,
-            detail: `its last log message is larger than the ${readBytes} bytes a log read holds`
-          })
-        }
-        tail = Math.max(1, Math.floor(tail / 2))
-        continue
-      }
-      const decoder = makeLogDecoder({ tty, timestamps: query.timestamps ?? false })
-      const lines = [...decoder.push(bytes.value), ...decoder.end()]
-      const kept = lines.filter(wanted)
-      // The engine's `tail` counts its own messages; a line it split counts twice, so cut to the lines asked for.
-      fitted = { lines: kept.slice(-limit), tail, inWindow: kept.length }
-      if (overflowed || kept.length >= limit || lines.length < tail || tail >= maxTailWindow) return fitted
-      tail = Math.min(tail * 4, maxTailWindow)
-    }
-  })
+  const lastLines = (found: Found, query: LogQuery, tty: boolean) =>
+    readLogWindow({ host: found.host, id: found.id, stream: found.engine.stream }, query, tty, readBytes)
 
   const readLogs = Effect.fn("Docker.logs")(function* (ref: string, query: LogQuery) {
     const badTime = logTimeProblem(query)
@@ -344,24 +271,18 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
     lookup: ({ value: { found, query, tty, window } }: KeyWith<LogFollow>) =>
       Effect.gen(function* () {
         const limit = query.limit ?? defaultLimit
-        const decoder = makeLogDecoder({ tty, timestamps: query.timestamps ?? false })
-        const options = logOptions(window === undefined ? query : oneOutputWindow(query), window?.tail ?? limit)
+        const follow = followFromWindow(found.id, query, tty, window)
         const followed = fromEngineStream<ContainerLogLine>({
           host: found.host,
           // Not through dockerode: a follow of a chatty container is read as the engine's raw stream (see
           // `openEngineStream`); the query is the one dockerode would send.
-          open: found.engine.stream(
-            `/containers/${encodeURIComponent(found.id)}/logs?${queryOf({ ...options, follow: true })}`
-          ),
-          decode: decoder.push,
-          flush: decoder.end,
+          open: found.engine.stream(follow.path),
+          decode: follow.decoder.push,
+          flush: follow.decoder.end,
           stillThere: ping(found.engine)
         })
-        // One output of both: filtered here, past the other's lines (see `lastLines`), starting `limit` lines back.
-        const lines =
-          window === undefined
-            ? followed
-            : followed.pipe(Stream.filter(wantedBy(query)), Stream.drop(Math.max(0, window.inWindow - limit)))
+        // From the window's last `limit` lines on, of the outputs asked for (see `readLogWindow`).
+        const lines = follow.keep(followed)
         // Lines travel in the engine's chunks (a burst is a few large batches of work, not one per line); a
         // follower 64 chunks behind holds the engine's stream until the WebSocket limits drop it.
         return yield* shareWithReplay(lines, { replay: limit, capacity: 64 })
@@ -372,12 +293,12 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
   const act = Effect.fn("Docker.act")(function* (ref: string, action: ContainerAction) {
     const found = yield* find(ref)
     const container = (d: Parameters<Parameters<DockerEngine["call"]>[0]>[0]) => d.getContainer(found.id)
-    const state = Effect.map(
-      found.engine.call((d) => container(d).inspect()),
-      (info) => info.State?.Status ?? "unknown"
-    )
+    const state = stateOf(found)
     const before = yield* state
     if (action === "start" && before === "running") return { message: "container already running", state: before }
+    // The engine refuses to start it (409), and it is not running either: unpausing is the caller's call to make.
+    if (action === "start" && before === "paused")
+      return yield* new ContainerPaused({ host: found.host, name: found.name })
     if (action === "stop" && before !== "running" && before !== "paused" && before !== "restarting") {
       return { message: "container already stopped", state: before }
     }
@@ -450,53 +371,6 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
     return { routes, issues } satisfies ProviderState
   }).pipe(Effect.withSpan("Docker.routeState"))
 
-  const engineEvents = (engine: DockerEngine): Stream.Stream<ContainerEvent> => {
-    let decode = makeLenientJsonLines<EngineEvent>()
-    const resume = makeEventResume()
-    return fromEngineStream({
-      host: engine.host,
-      // Each open asks for what happened since the last event seen, with a fresh decoder: a line the broken
-      // stream cut off must not run into the first line of the next.
-      open: Effect.suspend(() => {
-        decode = makeLenientJsonLines<EngineEvent>()
-        const since = resume.since()
-        return engine.call((d) =>
-          d.getEvents({
-            ...(since === undefined ? {} : { since }),
-            filters: JSON.stringify({ type: ["container"], event: ["start", "stop", "die", "health_status"] })
-          })
-        )
-      }),
-      decode: (chunk) => decode(chunk),
-      stillThere: ping(engine)
-    }).pipe(
-      // Skipped, not failed (see `makeLenientJsonLines`); the operator learns of it here, with what it began with.
-      Stream.tap((item) =>
-        item instanceof SkippedLine
-          ? Effect.logWarning(
-              `Docker host "${engine.host}": skipped an event line that is not a JSON object ` +
-                `(${item.length} characters): ${JSON.stringify(item.head)}`
-            )
-          : Effect.void
-      ),
-      Stream.filter((event): event is EngineEvent => !(event instanceof SkippedLine)),
-      Stream.filter((event) =>
-        resume.isNew({
-          time: event.time,
-          timeNano: event.timeNano,
-          id: event.Actor?.ID ?? "",
-          action: event.Action ?? ""
-        })
-      ),
-      Stream.map((event) => containerEventOf(engine.host, event)),
-      Stream.filter((event): event is ContainerEvent => event !== undefined),
-      // The engine went away (or its stream ended): open it again once it answers, backing off meanwhile.
-      Stream.concat(Stream.fail(new DockerFailed({ host: engine.host, status: 0, detail: "event stream ended" }))),
-      // 0.5 s doubling, but never more than 30 s apart.
-      Stream.retry(Schedule.min([Schedule.exponential(Duration.millis(500)), Schedule.spaced(Duration.seconds(30))])),
-      Stream.catch(() => Stream.empty)
-    )
-  }
   const events = Stream.mergeAll(engines.map(engineEvents), { concurrency: "unbounded" })
 
   // Compared as JSON: the engine's list order and fields are stable, so equal text is an unchanged list.
@@ -515,6 +389,7 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
     }),
     watchStats: Effect.fn("Docker.watchStats")(function* (ref: string) {
       const found = yield* find(ref)
+      if (!hasStats(found.state)) return yield* notRunning(found, found.state)
       return Stream.unwrap(RcMap.get(statsStreams, new KeyWith(JSON.stringify([found.host, found.id]), found)))
     }),
     logs: readLogs,
@@ -533,8 +408,8 @@ export const make = Effect.fn("DockerLive.make")(function* (config: DockerConfig
         query.until,
         query.timestamps
       ])
-      const oneOutput = query.stdout === false || query.stderr === false
-      const window = oneOutput ? yield* lastLines(found, query, tty) : undefined
+      // Read first, as the follow's start: where the last `limit` lines are, and whether a piece of a line is there.
+      const window = yield* lastLines(found, query, tty)
       return Stream.unwrap(RcMap.get(follows, new KeyWith(key, { found, query, tty, window })))
     }),
     act

@@ -7,7 +7,8 @@ import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import { Events } from "../events/Events.js"
 import { type ProviderState, RouteProviders } from "../routes/RouteProviders.js"
-import { Docker, isEngineIssue } from "./Docker.js"
+import { checkAcrossContainers } from "./ContainerRoutes.js"
+import { Docker, isEngineIssue, isRecorded } from "./Docker.js"
 
 // Engines send several events for one change (stop then die); one re-read after a short quiet period covers them.
 const settleMs = 200
@@ -19,9 +20,9 @@ const retryEvery = Duration.seconds(2)
 
 /**
  * Adds the routes of the Docker engines' containers to the route table (their `proxy.*` labels), as the provider
- * `docker`: read at start, again within a second of each container start/stop/die/health_status event of an
- * engine, and every 30 s (every 2 s while an engine does not answer). Each of those events is also recorded as a
- * `docker/*` event. Without engines, nothing.
+ * `docker`: read at start, again within a second of each container start/stop/die/health_status/destroy/rename
+ * event of an engine, and every 30 s (every 2 s while an engine does not answer). Each of those events but destroy
+ * and rename is also recorded as a `docker/*` event. Without engines, nothing.
  */
 export const layer: Layer.Layer<never, never, Docker | RouteProviders | Events> = Layer.effectDiscard(
   Effect.gen(function* () {
@@ -35,22 +36,28 @@ export const layer: Layer.Layer<never, never, Docker | RouteProviders | Events> 
     // provider must go on reading the engines, or the Docker routes would stay as they were until a restart.
     const recorded = docker.events.pipe(
       Stream.tap((event) =>
-        events
-          .publish(
-            DockerEvents[event.action]({
-              host: event.host,
-              id: event.id,
-              name: event.name,
-              ...(event.detail === undefined ? {} : { detail: event.detail })
-            })
-          )
-          .pipe(
-            Effect.catchCause((cause) =>
-              Cause.hasInterruptsOnly(cause)
-                ? Effect.failCause(cause)
-                : Effect.logWarning(`the docker/${event.action} event of ${event.name} could not be recorded`, cause)
-            )
-          )
+        // A removal or a rename only re-reads the routes: the API types no event for it.
+        !isRecorded(event)
+          ? Effect.void
+          : events
+              .publish(
+                DockerEvents[event.action]({
+                  host: event.host,
+                  id: event.id,
+                  name: event.name,
+                  ...(event.detail === undefined ? {} : { detail: event.detail })
+                })
+              )
+              .pipe(
+                Effect.catchCause((cause) =>
+                  Cause.hasInterruptsOnly(cause)
+                    ? Effect.failCause(cause)
+                    : Effect.logWarning(
+                        `the docker/${event.action} event of ${event.name} could not be recorded`,
+                        cause
+                      )
+                )
+              )
       )
     )
     let engineDown = first.success.issues.some(isEngineIssue)
@@ -80,6 +87,9 @@ export const layer: Layer.Layer<never, never, Docker | RouteProviders | Events> 
         )
       )
     ).pipe(
+      // Two containers claiming one alias: the oldest keeps it (not whichever the engine lists first), and the
+      // problem names both, as a label's problem names its container.
+      Stream.map(checkAcrossContainers),
       // Most re-reads find what the last one did (every 30 s; each event of a container without routes). Only a
       // change goes on to the route table, so a standing problem (a bad label, an engine that is down) is
       // announced once, not with every re-read.

@@ -11,6 +11,11 @@ const frame = (stream: 1 | 2, payload: string | Buffer) => {
 }
 
 const ts = "2026-11-24T10:00:00.123456789Z"
+// dockerd's log messages: a longer line is stored (and sent) in pieces of this size.
+const piece = 16 * 1024
+
+const chunksOf = (bytes: Buffer, size: number) =>
+  Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size))
 
 describe("makeLogDecoder", () => {
   it("demultiplexes stdout and stderr frames into lines", () => {
@@ -112,6 +117,78 @@ describe("makeLogDecoder", () => {
       { stream: "stdout", timestamp: ts, line: "prompt$ ls" },
       { stream: "stdout", timestamp: ts, line: "file.txt" }
     ])
+  })
+
+  it("a TTY with timestamps: the time dockerd puts before each 16 KiB piece of a long line is taken off it", () => {
+    // The exact bytes dockerd sends for a 20000-character line, then `short`, of a TTY container.
+    const long = "A".repeat(20_000)
+    const later = "2026-11-24T10:00:00.2Z"
+    const bytes = Buffer.from(`${ts} ${long.slice(0, piece)}${later} ${long.slice(piece)}\r\n${later} short\r\n`)
+    const expected = [
+      { stream: "stdout", timestamp: ts, line: long },
+      { stream: "stdout", timestamp: later, line: "short" }
+    ]
+    const whole = makeLogDecoder({ tty: true, timestamps: true })
+    expect([...whole.push(bytes), ...whole.end()]).toEqual(expected)
+    expect(whole.messages()).toBe(3)
+    // Chunks cut anywhere, through a time too.
+    for (const size of [1, 7, 4096]) {
+      const chunked = makeLogDecoder({ tty: true, timestamps: true })
+      const lines = chunksOf(bytes, size).flatMap((chunk) => chunked.push(chunk))
+      expect([...lines, ...chunked.end()], `chunks of ${size}`).toEqual(expected)
+      expect(chunked.messages()).toBe(3)
+    }
+  })
+
+  it("a TTY with timestamps: a character split at the piece boundary is joined across the time", () => {
+    const long = `${"a".repeat(piece - 1)}€${"b".repeat(10)}`
+    const utf8 = Buffer.from(long, "utf8")
+    const bytes = Buffer.concat([
+      Buffer.from(`${ts} `),
+      utf8.subarray(0, piece),
+      Buffer.from("2026-11-24T10:00:00.2Z "),
+      utf8.subarray(piece),
+      Buffer.from("\r\n")
+    ])
+    const decoder = makeLogDecoder({ tty: true, timestamps: true })
+    expect(decoder.push(bytes)).toEqual([{ stream: "stdout", timestamp: ts, line: long }])
+  })
+
+  it("a TTY: text where no time is (no timestamps asked for, or past a piece without one) stays text", () => {
+    const plain = makeLogDecoder({ tty: true, timestamps: false })
+    const long = "x".repeat(2 * piece)
+    expect([...plain.push(Buffer.from(`${ts} said\r\n${long}\r\n`)), ...plain.end()]).toEqual([
+      { stream: "stdout", line: `${ts} said` },
+      { stream: "stdout", line: long }
+    ])
+    // The line of 2 pieces and its end: 3 messages as dockerd stored them, and the first line.
+    expect(plain.messages()).toBe(4)
+    const timed = makeLogDecoder({ tty: true, timestamps: true })
+    expect(timed.push(Buffer.from(`${ts} ${"y".repeat(piece)}not a time\r\n`))).toEqual([
+      { stream: "stdout", timestamp: ts, line: `${"y".repeat(piece)}not a time` }
+    ])
+  })
+
+  it("dropFirstLine leaves out the line of the first message, to its output's newline; the rest is kept", () => {
+    const framed = makeLogDecoder({ tty: false, timestamps: false, dropFirstLine: true })
+    const lines = framed.push(
+      Buffer.concat([frame(1, "end of a long"), frame(2, "err\n"), frame(1, " line\n"), frame(1, "next\n")])
+    )
+    expect([...lines, ...framed.end()]).toEqual([
+      { stream: "stderr", line: "err" },
+      { stream: "stdout", line: "next" }
+    ])
+    expect(framed.messages()).toBe(4)
+    const whole = makeLogDecoder({ tty: false, timestamps: true, dropFirstLine: true })
+    expect(whole.push(Buffer.concat([frame(2, `${ts} first\n`), frame(2, `${ts} second\n`)]))).toEqual([
+      { stream: "stderr", timestamp: ts, line: "second" }
+    ])
+    const tty = makeLogDecoder({ tty: true, timestamps: true, dropFirstLine: true })
+    expect([...tty.push(Buffer.from(`${ts} tail\r\n${ts} next\r\n`)), ...tty.end()]).toEqual([
+      { stream: "stdout", timestamp: ts, line: "next" }
+    ])
+    const endless = makeLogDecoder({ tty: true, timestamps: false, dropFirstLine: true })
+    expect([...endless.push(Buffer.from("no newline")), ...endless.end()]).toEqual([])
   })
 
   it("delivers a line longer than 1 MiB in pieces instead of holding it", () => {

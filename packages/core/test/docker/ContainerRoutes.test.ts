@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { containerRoutes, inferTarget } from "../../src/docker/ContainerRoutes.js"
+import { checkAcrossContainers, containerRoutes, inferTarget } from "../../src/docker/ContainerRoutes.js"
+import type { ProvidedRoute } from "../../src/routes/RouteProviders.js"
 
 const container = (patch: Record<string, unknown> = {}) => ({
   Id: "4f1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c",
@@ -73,5 +74,55 @@ describe("containerRoutes", () => {
       container({ Labels: { "proxy.exclude": "true", "proxy.web.port": "80" } })
     )
     expect(excluded.routes.map((r) => r.excluded)).toEqual([true])
+  })
+})
+
+describe("checkAcrossContainers", () => {
+  const claiming = (name: string, created: number) =>
+    containerRoutes(
+      "local",
+      container({
+        Id: `${name}`.padEnd(64, "0"),
+        Names: [`/${name}`],
+        Created: created,
+        Labels: { "proxy.aliases": `shared,${name}`, "proxy.*.port": "80" }
+      })
+    ).routes
+  const owners = (routes: ReadonlyArray<ProvidedRoute>) => routes.map((r) => `${r.route.alias}@${r.container?.name}`)
+
+  it("two containers claiming one alias: the older keeps it in either list order; the issue names both", () => {
+    const older = claiming("dup1", 1_700_000_000)
+    const newer = claiming("dup2", 1_700_000_100)
+    const issue = {
+      path: ["shared"],
+      message: "container dup2: duplicate alias `shared` (first defined at docker:local container dup1)",
+      provider: "docker:local"
+    }
+    for (const routes of [
+      [...newer, ...older],
+      [...older, ...newer]
+    ]) {
+      const checked = checkAcrossContainers({ routes, issues: [] })
+      expect(owners(checked.routes).sort()).toEqual(["dup1@dup1", "dup2@dup2", "shared@dup1"])
+      expect(checked.issues).toEqual([issue])
+    }
+  })
+
+  it("created in the same second: the engine's list (newest first) read backwards decides", () => {
+    const first = claiming("first", 1_700_000_000)
+    const second = claiming("second", 1_700_000_000)
+    const checked = checkAcrossContainers({ routes: [...second, ...first], issues: [] })
+    expect(owners(checked.routes)).toEqual(["second@second", "shared@first", "first@first"])
+    expect(checked.issues.map((i) => i.message)).toEqual([
+      "container second: duplicate alias `shared` (first defined at docker:local container first)"
+    ])
+  })
+
+  it("routes that do not conflict, and the problems already found, pass unchanged", () => {
+    const issues = [
+      { path: ["proxy.x.port"], message: "container x: port 99999 is out of range", provider: "docker:local" }
+    ]
+    const state = { routes: claiming("one", 1).filter((r) => r.route.alias === "one"), issues }
+    expect(checkAcrossContainers(state)).toBe(state)
   })
 })

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest"
-import { containerStatsOf, cpuPercent, epochNanos, memoryUsed } from "../../src/docker/ContainerStatsOf.js"
+import {
+  containerStatsOf,
+  cpuPercent,
+  epochNanos,
+  isLiveSample,
+  memoryUsed
+} from "../../src/docker/ContainerStatsOf.js"
 
 // Shapes as the engines send them (test-infra §1.3): dockerd on cgroup v1, dockerd on cgroup v2, podman's compat API.
 const dockerV1 = {
@@ -135,5 +141,17 @@ describe("container stats normalization", () => {
       pids: 0,
       timestamp: ""
     })
+  })
+})
+
+describe("isLiveSample", () => {
+  it("is false for what Docker sends once the container stopped (zeros at Go's zero time), true otherwise", () => {
+    // As dockerd 20.10 streams it after the stop (and answers a one-shot read of a stopped container).
+    const stopped = { read: "0001-01-01T00:00:00Z", preread: "2026-11-28T07:16:08.012981841Z", pids_stats: {} }
+    expect(isLiveSample(stopped)).toBe(false)
+    expect(isLiveSample(dockerV1)).toBe(true)
+    // Podman's first one-shot sample has no previous one, but is a measurement.
+    expect(isLiveSample({ read: "2026-11-24T10:00:01Z", preread: "0001-01-01T00:00:00Z" })).toBe(true)
+    expect(isLiveSample({}), "no time: taken as it comes").toBe(true)
   })
 })

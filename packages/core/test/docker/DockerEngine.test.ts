@@ -1,8 +1,12 @@
+import * as fs from "node:fs"
+import type * as net from "node:net"
 import * as path from "node:path"
+import * as tls from "node:tls"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Logger } from "effect"
 import { TestClock } from "effect/testing"
 import { silentServer } from "../../../../test/support/SilentServer.js"
+import { makeTestCa } from "../../../../test/support/TestCa.js"
 import { engineCallTimeoutMs, makeDockerEngine } from "../../src/docker/DockerEngine.js"
 import { DockerHostUnreachable } from "../../src/index.js"
 import { tempDir } from "../store/TempDir.js"
@@ -47,4 +51,38 @@ describe("a Docker engine at a socket that does not exist", () => {
       ])
     }).pipe(Effect.scoped, Effect.provide(Logger.layer([Logger.make(({ message }) => logged.push(String(message)))])))
   })
+})
+
+describe("a Docker engine at https://host without a port", () => {
+  it.live("is reached over TLS on 2376, Docker's TLS port", () =>
+    Effect.gen(function* () {
+      const pki = makeTestCa(yield* tempDir)
+      // An engine's TLS port on loopback: every request is answered as a ping is.
+      const engine = tls.createServer(
+        { cert: fs.readFileSync(pki.serverCert), key: fs.readFileSync(pki.serverKey) },
+        (socket) =>
+          socket.once("data", () => socket.end("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nOK"))
+      )
+      engine.on("tlsClientError", () => {})
+      yield* Effect.acquireRelease(
+        Effect.callback<void, Error>((resume) => {
+          engine.once("error", (error) => resume(Effect.fail(error)))
+          engine.listen(2376, "127.0.0.1", () => resume(Effect.void))
+        }),
+        () => Effect.sync(() => engine.close())
+      )
+      assert.strictEqual((engine.address() as net.AddressInfo).port, 2376)
+      // Without a tls: block, as the config allows for https: the test CA is not among node's roots, so the
+      // certificate is refused, which only a TLS handshake there can tell.
+      const plain = yield* makeDockerEngine({ name: "nas", url: "https://127.0.0.1", tls: undefined })
+      const refused = yield* Effect.flip(plain.call((d) => d.ping()))
+      assert.strictEqual(refused.message, 'Docker host "nas" is unreachable: TLS: its certificate is not trusted')
+      const trusting = yield* makeDockerEngine({
+        name: "nas",
+        url: "https://127.0.0.1",
+        tls: { ca: pki.ca, cert: undefined, key: undefined }
+      })
+      assert.strictEqual(String(yield* trusting.call((d) => d.ping())), "OK")
+    }).pipe(Effect.scoped)
+  )
 })

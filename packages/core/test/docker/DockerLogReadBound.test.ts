@@ -13,13 +13,15 @@ import { container, fakeEngine, serviceOver } from "./FakeEngine.js"
 interface Message {
   readonly stream: "stdout" | "stderr"
   readonly text: string
+  /** A piece of a longer line, as dockerd cuts one at 16 KiB: no newline, the line goes on in the next message. */
+  readonly piece?: boolean
 }
 
 /** The engine's multiplexed frames of `messages`: an 8-byte header (1 stdout, 2 stderr; the length), the line. */
 const frames = (messages: ReadonlyArray<Message>) =>
   Buffer.concat(
-    messages.flatMap(({ stream, text }) => {
-      const payload = Buffer.from(`${text}\n`)
+    messages.flatMap(({ stream, text, piece }) => {
+      const payload = Buffer.from(piece === true ? text : `${text}\n`)
       const header = Buffer.alloc(8)
       header[0] = stream === "stdout" ? 1 : 2
       header.writeUInt32BE(payload.length, 4)
@@ -53,8 +55,8 @@ describe("a log read of the real service, bounded in bytes", () => {
       const engine = yield* fakeEngine(logsOf(messages))
       const docker = yield* serviceOver(engine.url, { maxLogReadBytes: cap })
       const read = yield* docker.logs(container.name, { limit: 2, stderr: false })
-      // 128 messages (14 KiB) fit and hold no stdout; 512 (55 KiB) do not, and no wider window is asked for.
-      assert.deepStrictEqual(tailsAsked(engine.requests), [2, 8, 32, 128, 512])
+      // 48 messages (5 KiB) fit and hold no stdout; 192 (20 KiB) do not, and no wider window is asked for.
+      assert.deepStrictEqual(tailsAsked(engine.requests), [3, 12, 48, 192])
       assert.deepStrictEqual(read, [])
     }).pipe(Effect.scoped)
   )
@@ -65,10 +67,11 @@ describe("a log read of the real service, bounded in bytes", () => {
       const engine = yield* fakeEngine(logsOf(messages))
       const docker = yield* serviceOver(engine.url, { maxLogReadBytes: cap })
       const read = yield* docker.logs(container.name, { limit: 1000 })
-      assert.deepStrictEqual(tailsAsked(engine.requests), [1000, 500, 250, 125])
+      assert.deepStrictEqual(tailsAsked(engine.requests), [1001, 500, 250, 125])
+      // The window's first message may be a piece of a line: its line is left out.
       assert.deepStrictEqual(
         read.map((l) => l.line),
-        messages.slice(-125).map((m) => m.text)
+        messages.slice(-124).map((m) => m.text)
       )
     }).pipe(Effect.scoped)
   )
@@ -83,8 +86,43 @@ describe("a log read of the real service, bounded in bytes", () => {
         error.message,
         `Docker host "fake" answered 200: its last log message is larger than the ${cap} bytes a log read holds`
       )
-      assert.deepStrictEqual(tailsAsked(engine.requests), [1])
+      assert.deepStrictEqual(tailsAsked(engine.requests), [2, 1])
     }).pipe(Effect.scoped)
+  )
+})
+
+describe("a log read of the real service, past a line the engine split", () => {
+  // dockerd cuts a line at 16 KiB and its `tail` counts the pieces: one line of three messages, then one of one.
+  const messages: ReadonlyArray<Message> = [
+    ...["one", "two", "three"].map((text) => ({ stream: "stdout" as const, text })),
+    { stream: "stdout", text: "A".repeat(20), piece: true },
+    { stream: "stdout", text: "B".repeat(20), piece: true },
+    { stream: "stdout", text: "C".repeat(5) },
+    { stream: "stdout", text: "short" }
+  ]
+  const long = `${"A".repeat(20)}${"B".repeat(20)}${"C".repeat(5)}`
+
+  const read = (limit: number) =>
+    Effect.gen(function* () {
+      const engine = yield* fakeEngine(logsOf(messages))
+      const docker = yield* serviceOver(engine.url)
+      const lines = yield* docker.logs(container.name, { limit })
+      return { lines: lines.map((l) => l.line), tails: tailsAsked(engine.requests) }
+    }).pipe(Effect.scoped)
+
+  it.effect("gives no piece of a line as a line: the window's first line is left out unless the log starts there", () =>
+    Effect.gen(function* () {
+      // 3 messages hold only `short` once the first line is left out: wider, to the log's start.
+      assert.deepStrictEqual(yield* read(2), { lines: [long, "short"], tails: [3, 12] })
+      // The last 2 messages are a piece and `short`: the line the piece is in is left out.
+      assert.deepStrictEqual(yield* read(1), { lines: ["short"], tails: [2] })
+    })
+  )
+
+  it.effect("gives `limit` lines when the log has them, though the split line makes fewer lines than messages", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual(yield* read(3), { lines: ["three", long, "short"], tails: [4, 16] })
+    })
   )
 })
 

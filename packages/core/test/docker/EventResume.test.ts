@@ -37,4 +37,20 @@ describe("resuming an engine's event stream", () => {
     assert.isTrue(resume.isNew({ id: "a", action: "start" }))
     assert.isTrue(resume.isNew({ id: "a", action: "start" }))
   })
+
+  it("before a first event, resumes from when the stream was first not open (this machine's clock)", () => {
+    const resume = makeEventResume()
+    assert.isUndefined(resume.missedSince(), "never down: from now on")
+    resume.notOpenFrom(5_000)
+    resume.notOpenFrom(4_000)
+    resume.notOpenFrom(6_000)
+    assert.strictEqual(resume.missedSince(), 4_000, "the earliest")
+    assert.isUndefined(resume.since())
+    // An event came: from its second on, on the engine's clock, from then on.
+    assert.isTrue(resume.isNew(event(1000, "a")))
+    assert.isUndefined(resume.missedSince())
+    resume.notOpenFrom(7_000)
+    assert.isUndefined(resume.missedSince())
+    assert.strictEqual(resume.since(), 1000)
+  })
 })
