@@ -36,6 +36,11 @@ export class UntrustedCertificate extends Error {
   }
 }
 
+// Node 24 adds a hint about its own command-line flag to a verification failure ("self-signed certificate; if the
+// root CA is installed locally, try running Node.js with --use-system-ca"): Gatehouse's remedy is `tls.ca_file` or
+// `tls.fingerprint`, which the error's message says, so the verification's own words are kept, the same on every Node.
+const withoutNodeHint = (message: string) => message.replace(/; if the root CA is installed locally\b.*$/s, "")
+
 /**
  * An HTTPS agent that checks the server's certificate before a request is written to the socket. With a pinned
  * fingerprint the chain is not verified (PVE's certificate is signed by the cluster's own CA) but the leaf must be
@@ -66,7 +71,11 @@ export const makePveAgent = (options: PveTlsOptions, maxSockets: number): https.
         // refused, just before it destroys the socket with that refusal: a connection that failed (refused, reset)
         // never has it.
         verify && Predicate.isNotNullish(socket.authorizationError)
-          ? new UntrustedCertificate(connectOptions.servername || connectOptions.host || "?", trustedBy, error.message)
+          ? new UntrustedCertificate(
+              connectOptions.servername || connectOptions.host || "?",
+              trustedBy,
+              withoutNodeHint(error.message)
+            )
           : error
       )
     socket.once("error", onError)
