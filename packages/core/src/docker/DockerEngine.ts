@@ -12,6 +12,7 @@ import type { EngineError } from "./Docker.js"
 import { engineProbeTimeoutMs, makeEngineAvailability } from "./EngineAvailability.js"
 import { EngineTimeout } from "./EngineFailure.js"
 import { openEngineStream } from "./EngineHttpStream.js"
+import { withoutDockerEnvironment } from "./WithoutDockerEnvironment.js"
 
 // Loaded with the first configured engine: a server without `docker.hosts` never loads it (~25 MiB of RSS).
 const dockerode = lazyModule(() => import("dockerode"))
@@ -110,7 +111,7 @@ export const makeDockerEngine = Effect.fn("DockerEngine.make")(function* (config
   const cert = yield* read("cert", tls?.cert)
   const key = yield* read("key", tls?.key)
   const { default: DockerodeClient } = yield* dockerode
-  const docker =
+  const docker = withoutDockerEnvironment(() =>
     url.protocol === "unix:"
       ? new DockerodeClient({ socketPath: decodeURIComponent(url.pathname) })
       : new DockerodeClient({
@@ -121,6 +122,7 @@ export const makeDockerEngine = Effect.fn("DockerEngine.make")(function* (config
           ...(cert === undefined ? {} : { cert }),
           ...(key === undefined ? {} : { key })
         })
+  )
   // The same engine, for `stream`: a connection of its own per stream, as dockerode would open for it.
   // (`tcp://[::1]:2376` has the hostname `[::1]`; sockets take the address without its brackets.)
   const tcpHost = url.hostname.replace(/^\[(.*)\]$/, "$1")

@@ -1,5 +1,5 @@
 import * as fs from "node:fs"
-import type * as net from "node:net"
+import * as net from "node:net"
 import * as path from "node:path"
 import * as tls from "node:tls"
 import { assert, describe, it } from "@effect/vitest"
@@ -83,6 +83,83 @@ describe("a Docker engine at https://host without a port", () => {
         tls: { ca: pki.ca, cert: undefined, key: undefined }
       })
       assert.strictEqual(String(yield* trusting.call((d) => d.ping())), "OK")
+    }).pipe(Effect.scoped)
+  )
+})
+
+/** Sets Docker's environment variables (as a shell set up for the docker CLI has them) for the scope. */
+const dockerEnvironment = (variables: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const saved = Object.keys(variables).map((name) => [name, process.env[name]] as const)
+      Object.assign(process.env, variables)
+      return saved
+    }),
+    (saved) =>
+      Effect.sync(() => {
+        for (const [name, value] of saved) {
+          if (value === undefined) delete process.env[name]
+          else process.env[name] = value
+        }
+      })
+  )
+
+/** A loopback engine that answers every request as a ping is, over TLS with `pki`'s server certificate or plain. */
+const pingingEngine = (listen: (server: net.Server) => void, pki?: ReturnType<typeof makeTestCa>) =>
+  Effect.acquireRelease(
+    Effect.callback<net.Server, Error>((resume) => {
+      const answer = (socket: net.Socket) =>
+        socket.once("data", () => socket.end("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nOK"))
+      const server: net.Server =
+        pki === undefined
+          ? net.createServer(answer)
+          : tls.createServer({ cert: fs.readFileSync(pki.serverCert), key: fs.readFileSync(pki.serverKey) }, answer)
+      server.on("tlsClientError", () => {})
+      server.once("error", (error) => resume(Effect.fail(error)))
+      server.once("listening", () => resume(Effect.succeed(server)))
+      listen(server)
+    }),
+    (server) => Effect.sync(() => server.close())
+  )
+
+describe("Docker's environment variables, set for the docker CLI where the server runs", () => {
+  it.live("do not send a unix: engine's calls to DOCKER_HOST", () =>
+    Effect.gen(function* () {
+      const socket = path.join(yield* tempDir, "docker.sock")
+      yield* pingingEngine((server) => server.listen(socket))
+      // A closed port: a call that went there would fail.
+      yield* dockerEnvironment({ DOCKER_HOST: "tcp://127.0.0.1:1" })
+      const engine = yield* makeDockerEngine({ name: "local", url: `unix://${socket}`, tls: undefined })
+      assert.strictEqual(String(yield* engine.call((d) => d.ping())), "OK")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("do not make an https: engine without tls.ca trust DOCKER_CERT_PATH's CA", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const pki = makeTestCa(dir)
+      // What `docker --tlsverify` reads from DOCKER_CERT_PATH: the CA and a client certificate.
+      fs.copyFileSync(pki.clientCert, path.join(dir, "cert.pem"))
+      fs.copyFileSync(pki.clientKey, path.join(dir, "key.pem"))
+      const server = yield* pingingEngine((server) => server.listen(0, "127.0.0.1"), pki)
+      const port = (server.address() as net.AddressInfo).port
+      // docker-modem reads DOCKER_CERT_PATH only with a DOCKER_HOST (the engine's own address then wins over it).
+      yield* dockerEnvironment({ DOCKER_HOST: "tcp://127.0.0.1:1", DOCKER_CERT_PATH: dir, DOCKER_TLS_VERIFY: "1" })
+      const engine = yield* makeDockerEngine({ name: "nas", url: `https://127.0.0.1:${port}`, tls: undefined })
+      const refused = yield* Effect.flip(engine.call((d) => d.ping()))
+      assert.strictEqual(refused.message, 'Docker host "nas" is unreachable: TLS: its certificate is not trusted')
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("that name missing files do not fail an engine's construction", () =>
+    Effect.gen(function* () {
+      const socket = path.join(yield* tempDir, "docker.sock")
+      yield* pingingEngine((server) => server.listen(socket))
+      yield* dockerEnvironment({ DOCKER_HOST: "tcp://127.0.0.1:1", DOCKER_CERT_PATH: "/nonexistent/docker-certs" })
+      const engine = yield* makeDockerEngine({ name: "local", url: `unix://${socket}`, tls: undefined })
+      assert.strictEqual(String(yield* engine.call((d) => d.ping())), "OK")
+      // Put back once the engine is made: the docker CLI run from the server's environment still sees them.
+      assert.strictEqual(process.env.DOCKER_HOST, "tcp://127.0.0.1:1")
     }).pipe(Effect.scoped)
   )
 })
