@@ -11,6 +11,8 @@ export interface ContainerTarget {
   readonly state: string
   /** The engine's summary, e.g. `Exited (137) 3 seconds ago`: what an operator reads when the route is down. */
   readonly status: string
+  /** When the engine created it, in Unix seconds (0 when the engine did not say): the older of two claiming one alias keeps it. */
+  readonly created: number
   /** The verdict of the container's own HEALTHCHECK; absent when it has none. */
   readonly health?: "starting" | "healthy" | "unhealthy" | undefined
 }

@@ -1,5 +1,6 @@
 import type { ContainerTarget, ValidationIssue } from "@gatehouse-edge/contract/domain"
 import { checkAcrossRoutes, type RouteCandidate } from "../routes/CrossRouteChecks.js"
+import { attributeIssue, locatorOfProvided } from "../routes/ProvidedRouteLocation.js"
 import { validateRouteLabels } from "../routes/RouteLabels.js"
 import type { ProvidedRoute, ProviderState } from "../routes/RouteProviders.js"
 import { IssueCollector } from "../yaml/IssueCollector.js"
@@ -23,11 +24,9 @@ export interface ListedForRoutes {
   readonly NetworkSettings?: { readonly Networks?: Readonly<Record<string, { readonly IPAddress?: string }>> | null }
 }
 
-/** A route a container's labels declare: with its container, and when that was created (see `checkAcrossContainers`). */
+/** A route a container's labels declare, with its container. */
 export interface ContainerRoute extends ProvidedRoute {
   readonly container: ContainerTarget
-  /** The container's creation, in Unix seconds (0 when the engine did not say). */
-  readonly created: number
 }
 
 /** The routes of one container, its problems (each naming its label), and the aliases it declares. */
@@ -58,6 +57,7 @@ export const containerTargetOf = (host: string, container: ListedForRoutes): Con
     name: nameOf(container),
     state: container.State ?? "unknown",
     status: container.Status ?? "",
+    created: container.Created ?? 0,
     ...(health === undefined ? {} : { health })
   }
 }
@@ -113,8 +113,7 @@ export const containerRoutes = (host: string, container: ListedForRoutes): Conta
               route: r.route,
               source,
               excluded: report.excluded,
-              container: containerTargetOf(host, container),
-              created: container.Created ?? 0
+              container: containerTargetOf(host, container)
             }
           ]
     ),
@@ -123,7 +122,7 @@ export const containerRoutes = (host: string, container: ListedForRoutes): Conta
   }
 }
 
-const createdOf = (provided: ProvidedRoute): number => (provided as Partial<ContainerRoute>).created ?? 0
+const createdOf = (provided: ProvidedRoute): number => provided.container?.created ?? 0
 const containerKeyOf = (provided: ProvidedRoute) =>
   provided.container === undefined ? "" : `${provided.container.host}/${provided.container.id}`
 
@@ -144,9 +143,7 @@ export const checkAcrossContainers = (state: ProviderState): ProviderState => {
   const listed = (provided: ProvidedRoute) => listedAt.get(containerKeyOf(provided))!
   const checked = state.routes
     .map((provided, index) => {
-      const where =
-        provided.container === undefined ? provided.source : `${provided.source} container ${provided.container.name}`
-      const issues = new IssueCollector(() => ({ provider: where }), [], [provided.route.alias])
+      const issues = new IssueCollector(locatorOfProvided(provided), [], [provided.route.alias])
       return { provided, index, candidate: { alias: provided.route.alias, route: provided.route, issues } }
     })
     .sort(
@@ -161,12 +158,7 @@ export const checkAcrossContainers = (state: ProviderState): ProviderState => {
   const left = new Set(checked.filter((c) => c.candidate.issues.issues.length > 0).map((c) => c.index))
   if (left.size === 0) return state
   const issues = checked.flatMap(({ provided, candidate }) =>
-    candidate.issues.issues.map((issue) => ({
-      ...issue,
-      provider: provided.source,
-      message:
-        provided.container === undefined ? issue.message : `container ${provided.container.name}: ${issue.message}`
-    }))
+    candidate.issues.issues.map((issue) => attributeIssue(provided, issue))
   )
   return { ...state, routes: state.routes.filter((_, index) => !left.has(index)), issues: [...state.issues, ...issues] }
 }

@@ -1,6 +1,7 @@
 import type { ValidationIssue } from "@gatehouse-edge/contract/domain"
-import { IssueCollector, type Locator } from "../yaml/IssueCollector.js"
+import { IssueCollector } from "../yaml/IssueCollector.js"
 import { checkAcrossRoutes, type RouteCandidate } from "./CrossRouteChecks.js"
+import { attributeIssue, locatorOfProvided } from "./ProvidedRouteLocation.js"
 import type { ProviderState } from "./RouteProviders.js"
 import type { RouteRecord } from "./Routes.js"
 
@@ -10,12 +11,6 @@ export interface MergedTable {
   /** Conflicts across providers; the route each one names was left out of the table. */
   readonly issues: ReadonlyArray<ValidationIssue>
 }
-
-// A route is located by its source: the file it was read from, or the provider that offered it.
-const locatorOf =
-  (source: string): Locator =>
-  () =>
-    source.startsWith("file:") ? { file: source.slice("file:".length) } : { provider: source }
 
 /**
  * Merges the states of the providers, in the order given, into one table and runs the rules that involve several
@@ -31,7 +26,7 @@ export const mergeProviderStates = (states: ReadonlyArray<ProviderState>): Merge
       candidate: {
         alias: provided.route.alias,
         route: provided.route,
-        issues: new IssueCollector(locatorOf(provided.source), [], [provided.route.alias])
+        issues: new IssueCollector(locatorOfProvided(provided), [], [provided.route.alias])
       } satisfies RouteCandidate
     }))
   )
@@ -39,7 +34,8 @@ export const mergeProviderStates = (states: ReadonlyArray<ProviderState>): Merge
   const records: Array<RouteRecord> = []
   const issues: Array<ValidationIssue> = []
   for (const { provided, candidate } of candidates) {
-    if (candidate.issues.issues.length > 0) issues.push(...candidate.issues.issues)
+    if (candidate.issues.issues.length > 0)
+      issues.push(...candidate.issues.issues.map((i) => attributeIssue(provided, i)))
     else
       records.push({
         route: provided.route,

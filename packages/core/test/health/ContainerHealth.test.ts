@@ -11,7 +11,14 @@ import { recordOf, route } from "./RouteFixtures.js"
 // Routes whose target runs in a container (Docker label routes): health follows the container's state and its
 // HEALTHCHECK, the route's own probe runs only for a running container without one.
 
-const running: ContainerTarget = { host: "local", id: "c1", name: "web", state: "running", status: "Up 3 seconds" }
+const running: ContainerTarget = {
+  host: "local",
+  id: "c1",
+  name: "web",
+  state: "running",
+  status: "Up 3 seconds",
+  created: 0
+}
 const exited: ContainerTarget = { ...running, state: "exited", status: "Exited (137) 1 second ago" }
 
 const inContainer = (record: RouteRecord, container: ContainerTarget): RouteRecord => ({ ...record, container })

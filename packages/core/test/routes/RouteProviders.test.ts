@@ -86,6 +86,47 @@ describe("RouteProviders: the route table as a merge of providers", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.live("a conflict between containers of two engines names both containers, not only their engines", () =>
+    Effect.gen(function* () {
+      const context = yield* Layer.build(layer)
+      const providers = Context.get(context, RouteProviders)
+      const inContainer = (source: string, name: string, r: Route): ProviderState => ({
+        routes: [
+          {
+            route: r,
+            source,
+            excluded: false,
+            container: {
+              host: source.slice("docker:".length),
+              id: `${name}-id`,
+              name,
+              state: "running",
+              status: "Up",
+              created: 1
+            }
+          }
+        ],
+        issues: []
+      })
+      const local = yield* pushed
+      yield* Queue.offer(local.queue, inContainer("docker:local", "web-1", route("app", 80)))
+      yield* providers.add({ name: "docker:local", states: local.states })
+      const nas = yield* pushed
+      yield* Queue.offer(nas.queue, inContainer("docker:nas", "web-2", route("app", 81)))
+      yield* providers.add({ name: "docker:nas", states: nas.states })
+      const errors = (yield* Context.get(context, Events).history({ category: "config" })).filter(
+        (e) => e.action === "error"
+      )
+      const issues = errors.flatMap(
+        (e) => (e.data as { issues: ReadonlyArray<{ provider?: string; message: string }> }).issues
+      )
+      assert.deepStrictEqual(
+        issues.map((i) => [i.provider, i.message]),
+        [["docker:nas", "container web-2: duplicate alias `app` (first defined at docker:local container web-1)"]]
+      )
+    }).pipe(Effect.scoped)
+  )
+
   it.live(
     "problems are logged as well as announced; when they go away without a route changing, a reload says so",
     () => {
