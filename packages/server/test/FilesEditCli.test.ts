@@ -87,7 +87,7 @@ describe("gatehouse files edit", () => {
   )
 
   it.live(
-    "an unchanged file is not written; an editor that fails writes nothing, whatever it left in the copy",
+    "an unchanged file is not written; an editor that fails writes nothing, and keeps what it saved in the copy",
     () =>
       Effect.gen(function* () {
         const { editor, edit, editorSaw, onDisk, version, leftInTmp } = yield* editServer
@@ -99,15 +99,24 @@ describe("gatehouse files edit", () => {
         assert.isDefined(editorSaw())
         assert.strictEqual(yield* version("web.yml"), before)
 
+        const quit = yield* edit(["web.yml"], { EDITOR: editor("quit.sh", "exit 3") })
+        assert.strictEqual(quit.code, 1)
+        assert.match(quit.stderr, /^gatehouse: the editor \(.*quit\.sh\) exited with status 3; nothing was written\n$/)
+        assert.isDefined(editorSaw())
+        assert.deepStrictEqual(leftInTmp(), [])
+
+        // As vim's `:cq` after a `:w`: the run failed, so nothing is written, but the saved edit is not thrown away.
         const failed = yield* edit(["web.yml"], { EDITOR: editor("fail.sh", `printf 'x: 1\\n' > "$f"\nexit 3`) })
         assert.strictEqual(failed.code, 1)
-        assert.match(
-          failed.stderr,
-          /^gatehouse: the editor \(.*fail\.sh\) exited with status 3; nothing was written\n$/
-        )
+        const kept =
+          /^gatehouse: the editor \(.*fail\.sh\) exited with status 3; nothing was written; what it saved is kept in (\S+)\n$/.exec(
+            failed.stderr
+          )
+        assert.isNotNull(kept, failed.stderr)
         assert.isDefined(editorSaw())
         assert.strictEqual(onDisk("web.yml"), web)
-        assert.deepStrictEqual(leftInTmp(), [])
+        assert.strictEqual(fs.readFileSync(kept![1]!, "utf8"), "x: 1\n")
+        assert.strictEqual(leftInTmp().length, 1)
       }).pipe(Effect.scoped),
     timeout
   )

@@ -43,7 +43,9 @@ const editing = Effect.gen(function* () {
         child.stdout.on("data", (chunk) => (output.stdout += chunk))
         child.stderr.on("data", (chunk) => (output.stderr += chunk))
         const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
-        return { child, output, exited }
+        // The process alone, before its output closes (an editor that outlives it holds the same pipes).
+        const ended = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+        return { child, output, exited, ended }
       }),
       ({ child }) =>
         Effect.sync(() => child.exitCode === null && child.signalCode === null && killGroup(child, "SIGKILL"))
@@ -97,21 +99,49 @@ describe("gatehouse files edit, interrupted", () => {
     timeout
   )
 
+  /** An editor that saves `content` (when given), says it is open, and waits for its user, with no trap: SIGINT kills it. */
+  const plainEditor = (
+    editor: (name: string, body: string) => string,
+    marker: (name: string) => string,
+    content?: string
+  ) =>
+    editor(
+      "plain.sh",
+      [
+        ...(content === undefined ? [] : [`printf '${content.replace(/\n/g, "\\n")}' > "$f"`]),
+        `touch "${marker("open")}"`,
+        `while [ ! -e "${marker("done")}" ]; do sleep 0.05; done`
+      ].join("\n")
+    )
+
   it.live(
-    "an editor killed by SIGINT passes it on: the CLI exits 130 and writes nothing",
+    "an editor killed by SIGINT passes it on: the CLI exits 130 and writes nothing, and keeps what it saved",
     () =>
       Effect.gen(function* () {
         const { marker, editor, startEdit, seen, onDisk, leftInTmp } = yield* editing
-        // No trap: SIGINT kills it, as it kills most programs.
-        const script = editor(
-          "plain.sh",
-          [
-            `printf 'x: 1\\n' > "$f"`,
-            `touch "${marker("open")}"`,
-            `while [ ! -e "${marker("done")}" ]; do sleep 0.05; done`
-          ].join("\n")
-        )
-        const run = yield* startEdit(script)
+        const run = yield* startEdit(plainEditor(editor, marker, "x: 1\n"))
+        yield* seen("open")
+        killGroup(run.child, "SIGINT")
+        const code = yield* Effect.promise(() => run.exited)
+        assert.strictEqual(code, 130, run.output.stderr)
+        const kept =
+          /^gatehouse: the editor \(.*plain\.sh\) was killed by SIGINT; nothing was written; what it saved is kept in (\S+)\n$/.exec(
+            run.output.stderr
+          )
+        assert.isNotNull(kept, run.output.stderr)
+        assert.strictEqual(onDisk(), web)
+        assert.strictEqual(leftInTmp().length, 1)
+        assert.strictEqual(fs.readFileSync(kept![1]!, "utf8"), "x: 1\n")
+      }).pipe(Effect.scoped),
+    timeout
+  )
+
+  it.live(
+    "an editor killed by SIGINT before it saved anything leaves nothing behind",
+    () =>
+      Effect.gen(function* () {
+        const { marker, editor, startEdit, seen, onDisk, leftInTmp } = yield* editing
+        const run = yield* startEdit(plainEditor(editor, marker))
         yield* seen("open")
         killGroup(run.child, "SIGINT")
         const code = yield* Effect.promise(() => run.exited)
@@ -122,6 +152,28 @@ describe("gatehouse files edit, interrupted", () => {
         )
         assert.strictEqual(onDisk(), web)
         assert.deepStrictEqual(leftInTmp(), [])
+      }).pipe(Effect.scoped),
+    timeout
+  )
+
+  it.live(
+    "the CLI stopped with SIGTERM while its editor runs writes nothing and leaves the copy, naming it",
+    () =>
+      Effect.gen(function* () {
+        const { marker, editor, startEdit, seen, onDisk, leftInTmp } = yield* editing
+        const run = yield* startEdit(plainEditor(editor, marker, "x: 1\n"))
+        yield* seen("open")
+        run.child.kill("SIGTERM")
+        const code = yield* Effect.promise(() => run.ended)
+        // The editor, which outlived the CLI, is told its user is done; then the output is whole.
+        fs.writeFileSync(marker("done"), "")
+        yield* Effect.promise(() => run.exited)
+        assert.notStrictEqual(code, 0, run.output.stderr)
+        const named = /gatehouse: stopped; nothing was written; the copy is (\S+)\n/.exec(run.output.stderr)
+        assert.isNotNull(named, run.output.stderr)
+        assert.strictEqual(onDisk(), web)
+        assert.strictEqual(leftInTmp().length, 1)
+        assert.strictEqual(fs.readFileSync(named![1]!, "utf8"), "x: 1\n")
       }).pipe(Effect.scoped),
     timeout
   )

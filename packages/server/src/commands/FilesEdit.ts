@@ -96,17 +96,33 @@ const edit = Effect.fn("gatehouse.files.edit")(function* (flags: EditFlags) {
   yield* fs.writeFileString(copy, original.content, { mode: 0o600, flag: "wx" }).pipe(Effect.catch(copyFailed("write")))
 
   const editor = editorOf(process.env)
-  const exit = yield* runEditor(editor, copy)
-  if ("killedBy" in exit) {
-    // As git does: an editor that died of the keyboard's interrupt passes it on (130, or 131 for SIGQUIT, the
-    // status a shell gives a command killed by it); one killed by anything else is a failed run.
-    const passedOn = exit.killedBy === "SIGINT" || exit.killedBy === "SIGQUIT"
-    yield* Console.error(`gatehouse: the editor (${editor}) was killed by ${exit.killedBy}; nothing was written`)
-    return yield* new CliExit({ code: passedOn ? 128 + os.constants.signals[exit.killedBy] : 1 })
-  }
-  if ("failed" in exit || exit.code !== 0) {
+  const exit = yield* runEditor(editor, copy).pipe(
+    // Stopped (SIGTERM) while the editor runs: the editor may outlive the CLI (its shell is what is stopped) and
+    // still be editing the copy, so the copy stays where the user can find it.
+    Effect.onInterrupt(() =>
+      Effect.andThen(Ref.set(kept, true), Console.error(`gatehouse: stopped; nothing was written; the copy is ${copy}`))
+    )
+  )
+  if ("killedBy" in exit || "failed" in exit || exit.code !== 0) {
+    // Nothing is written after a failed run, as git does; but an editor that saved and then died (or was quit with
+    // an error status) leaves an edit only in the copy, which then stays.
+    const saved = yield* fs.readFile(copy).pipe(
+      Effect.map((bytes) => Buffer.compare(bytes, Buffer.from(original.content)) !== 0),
+      Effect.orElseSucceed(() => false)
+    )
+    if (saved) yield* Ref.set(kept, true)
+    const keptNote = saved ? `; what it saved is kept in ${copy}` : ""
+    if ("killedBy" in exit) {
+      // As git does: an editor that died of the keyboard's interrupt passes it on (130, or 131 for SIGQUIT, the
+      // status a shell gives a command killed by it); one killed by anything else is a failed run.
+      const passedOn = exit.killedBy === "SIGINT" || exit.killedBy === "SIGQUIT"
+      yield* Console.error(
+        `gatehouse: the editor (${editor}) was killed by ${exit.killedBy}; nothing was written${keptNote}`
+      )
+      return yield* new CliExit({ code: passedOn ? 128 + os.constants.signals[exit.killedBy] : 1 })
+    }
     const how = "failed" in exit ? `failed: ${exit.failed}` : `exited with status ${exit.code}`
-    return yield* failWith([`gatehouse: the editor (${editor}) ${how}; nothing was written`])
+    return yield* failWith([`gatehouse: the editor (${editor}) ${how}; nothing was written${keptNote}`])
   }
   const bytes = yield* fs.readFile(copy).pipe(Effect.catch(copyFailed("read")))
   // From here on the edit may exist only in the copy: it stays unless the server takes it (or nothing changed).
