@@ -68,10 +68,12 @@ const hasVerdict = (status: HealthStatusString): boolean => status !== "starting
 const reportedOf = (health: RouteHealth): HealthStatusString => health.reported ?? health.status
 
 /**
- * Applies one check result. `retries` is the number of consecutive failed checks a *healthy* route is allowed
- * before it is reported down, so it flips on failure number `retries + 1` (retries happen on the normal
- * interval). A route that is `starting` takes its first result as is: there is no known-good state to protect.
- * A down route recovers on the first passing check.
+ * Applies one check result. `retries` is the number of consecutive failed checks a route reported *healthy* is
+ * allowed before it is reported down, so it flips on failure number `retries + 1` (retries happen on the normal
+ * interval). That includes a route whose monitor an edit restarted (`starting`, reported healthy): raising
+ * `retries` for a flaky target must not itself bring the alert it was meant to spare. A route that is new (or was
+ * down) takes its first result as is: there is no known-good state to protect. A down route recovers on the first
+ * passing check.
  */
 export const applyResult = (
   current: RouteHealth,
@@ -80,13 +82,16 @@ export const applyResult = (
   now: number
 ): { readonly health: RouteHealth; readonly transition: Transition | undefined } => {
   const failures = result.status === "healthy" ? 0 : current.failures + 1
-  const tolerated = current.status === "healthy" && result.status !== "healthy" && failures <= retries
-  const next: HealthStatusString = tolerated ? "healthy" : result.status
   const reported = reportedOf(current)
+  const tolerated = reported === "healthy" && result.status !== "healthy" && failures <= retries
+  // A tolerated failure leaves the status as it was: `healthy`, or `starting` while the new monitor has no verdict.
+  const next: HealthStatusString = tolerated ? current.status : result.status
   const health: RouteHealth = {
     status: next,
     since_ms: sinceOf(current, next, now),
-    latency_ms: result.latency_ms,
+    // A tolerated failure measured no healthy answer: its latency (a timeout's is the whole timeout) shown as the
+    // healthy route's would mislead, and the uptime average of healthy latencies would count it.
+    latency_ms: tolerated ? current.latency_ms : result.latency_ms,
     last_check_ms: now,
     last_check: DateTime.formatIso(DateTime.makeUnsafe(now)),
     failures,

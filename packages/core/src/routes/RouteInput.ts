@@ -12,6 +12,7 @@ import {
 import * as Schema from "effect/Schema"
 import { GoDuration } from "../yaml/GoDuration.js"
 import { AliasReference } from "./AliasName.js"
+import { healthcheckPathProblem } from "./HealthcheckPath.js"
 import { hostProblem } from "./HostName.js"
 import { bindAddressProblem } from "./IpAddress.js"
 import { PortInput } from "./PortSpec.js"
@@ -39,14 +40,10 @@ const BindAddress = Schema.String.check(Schema.makeFilter((text: string) => bind
 
 const NonNegativeInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
-/** `healthcheck` as written; `interval`/`timeout` are durations of at least 1s. */
+/** `healthcheck` as written; `path` is one an HTTP request can carry, `interval`/`timeout` durations of at least 1s. */
 export const HealthcheckInput = Schema.Struct({
   disable: optional(Schema.Boolean),
-  path: optional(
-    Schema.String.check(
-      Schema.makeFilter((path: string) => (path.startsWith("/") ? undefined : `\`${path}\` must start with \`/\``))
-    )
-  ),
+  path: optional(Schema.String.check(Schema.makeFilter(healthcheckPathProblem))),
   use_get: optional(Schema.Boolean),
   interval: optional(GoDuration({ minimum: 1_000 })),
   timeout: optional(GoDuration({ minimum: 1_000 })),

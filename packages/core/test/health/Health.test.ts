@@ -1,3 +1,4 @@
+import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
@@ -33,6 +34,42 @@ const next = <A>(queue: Queue.Queue<A>, what: string, ms = 5000) =>
 /** Nothing arrives on `queue` for `ms`: used to show a stopped monitor stays stopped. */
 const nothingWithin = <A>(queue: Queue.Queue<A>, ms: number) =>
   Effect.map(Effect.timeoutOption(Queue.take(queue), ms), (o) => assert.isTrue(Option.isNone(o), JSON.stringify(o)))
+
+/**
+ * Drives one route's monitor on the test's clock. `until` reads the map directly (the feed is paced by the test's
+ * clock) until `pred` holds: checks do real I/O, so it polls on the live clock, with a deadline. `edit` replaces the
+ * route and returns its entry once the new monitor checked it.
+ */
+const clockDriven = (table: SubscriptionRef.SubscriptionRef<ReadonlyArray<RouteRecord>>, alias: string) =>
+  Effect.gen(function* () {
+    const health = yield* Health
+    const until = (what: string, pred: (info: HealthMap[string] | undefined) => boolean) =>
+      TestClock.withLive(
+        Effect.gen(function* () {
+          for (let i = 0; i < 500; i++) {
+            const info = (yield* health.snapshot)[alias]
+            if (pred(info)) return info
+            yield* Effect.sleep(10)
+          }
+          return yield* Effect.die(
+            new Error(`timed out waiting for ${what}: ${JSON.stringify(yield* health.snapshot)}`)
+          )
+        })
+      )
+    // An edit shows once its new monitor replaced the old one: unchecked, or checked at once (its first check is at a
+    // random point of its first second, possibly 0 ms away); one more second brings that check for sure.
+    const edit = (record: RouteRecord, what: string) =>
+      Effect.gen(function* () {
+        const before = (yield* health.snapshot)[alias]?.last_check
+        // One step of the grid first, so that a check of the new monitor bears a time of its own.
+        yield* TestClock.adjust("100 millis")
+        yield* SubscriptionRef.set(table, [record])
+        yield* until(`${what}: restarted`, (i) => i?.last_check !== before)
+        yield* TestClock.adjust("1 second")
+        return yield* until(`${what}: checked`, (i) => i?.last_check != null && i.last_check !== before)
+      })
+    return { until, edit }
+  })
 
 describe("Health layer", () => {
   it.live(
@@ -257,37 +294,13 @@ describe("Health layer", () => {
         const dir = yield* tempDir
         const missing = path.join(dir, "missing")
         // Timeouts longer than any step of the clock below: a check in flight while the clock moves does not time out.
+        // No retries: every verdict is a first failure's (the grace an edit keeps is the next test's).
         const files = (root: string, timeout_ms = 5000) =>
-          recordOf(route("files", "fileserver", 0, { interval_ms: 1000, timeout_ms }, { root }))
+          recordOf(route("files", "fileserver", 0, { interval_ms: 1000, timeout_ms, retries: 0 }, { root }))
         const h = yield* harness([files(missing)])
         yield* Effect.gen(function* () {
           const health = yield* Health
-          // The map, read directly (the feed is paced by the test's clock), until `pred` holds; the stat is real I/O.
-          const until = (what: string, pred: (info: HealthMap[string] | undefined) => boolean) =>
-            TestClock.withLive(
-              Effect.gen(function* () {
-                for (let i = 0; i < 500; i++) {
-                  const info = (yield* health.snapshot).files
-                  if (pred(info)) return info
-                  yield* Effect.sleep(10)
-                }
-                return yield* Effect.die(
-                  new Error(`timed out waiting for ${what}: ${JSON.stringify(yield* health.snapshot)}`)
-                )
-              })
-            )
-          // An edit shows once its new monitor replaced the old one: unchecked, or checked at once (its first check is
-          // at a random point of its first second, possibly 0 ms away); one more second brings that check for sure.
-          const edit = (record: RouteRecord, what: string) =>
-            Effect.gen(function* () {
-              const before = (yield* health.snapshot).files?.last_check
-              // One step of the grid first, so that a check of the new monitor bears a time of its own.
-              yield* TestClock.adjust("100 millis")
-              yield* SubscriptionRef.set(h.table, [record])
-              yield* until(`${what}: restarted`, (i) => i?.last_check !== before)
-              yield* TestClock.adjust("1 second")
-              return yield* until(`${what}: checked`, (i) => i?.last_check != null && i.last_check !== before)
-            })
+          const { until, edit } = yield* clockDriven(h.table, "files")
           const events = Effect.map(Ref.get(h.published), (es) =>
             es.map((e) => [e.action, (e.data as { previous: string }).previous])
           )
@@ -315,6 +328,33 @@ describe("Health layer", () => {
           ])
         }).pipe(Effect.provide(h.layer))
       }).pipe(Effect.scoped)
+  )
+
+  it.effect("an edit keeps a healthy route's retries: one failed check after an interval edit publishes nothing", () =>
+    Effect.gen(function* () {
+      const root = path.join(yield* tempDir, "site")
+      const away = `${root}.away`
+      yield* Effect.sync(() => fs.mkdirSync(root))
+      const files = (interval_ms: number) =>
+        recordOf(route("files", "fileserver", 0, { interval_ms, timeout_ms: 5000, retries: 3 }, { root }))
+      const h = yield* harness([files(1000)])
+      yield* Effect.gen(function* () {
+        const health = yield* Health
+        const { until, edit } = yield* clockDriven(h.table, "files")
+        yield* TestClock.adjust("1 second")
+        yield* until("healthy", (i) => i?.status === "healthy")
+        // The target fails once, just as the operator slows the check down: the new monitor's first check fails.
+        yield* Effect.sync(() => fs.renameSync(root, away))
+        const edited = yield* edit(files(2000), "interval edited")
+        assert.strictEqual(edited?.status, "starting", "a tolerated failure: no verdict yet, and no outage")
+        // The target is back by the next check: healthy again, as it was before the edit.
+        yield* Effect.sync(() => fs.renameSync(away, root))
+        yield* TestClock.adjust("2 seconds")
+        yield* until("the next check", (i) => i?.last_check !== edited?.last_check)
+        assert.strictEqual((yield* health.snapshot).files?.status, "healthy")
+        assert.deepStrictEqual(yield* Ref.get(h.published), [])
+      }).pipe(Effect.provide(h.layer))
+    }).pipe(Effect.scoped)
   )
 
   it.effect("checks start on a grid of a tenth of their interval, so checks due within one step wake up together", () =>

@@ -52,6 +52,58 @@ describe("HealthState", () => {
     ])
   })
 
+  it("a tolerated failure keeps the last healthy latency: a timeout is no healthy answer", () => {
+    const timeout: CheckResult = { status: "unhealthy", latency_ms: 5000, error: "no answer within 5000 ms" }
+    let h = applyResult(initialHealth(true, 0), pass, 3, 1000).health
+    const latencies: Array<[HealthStatusString, number]> = []
+    for (let i = 1; i <= 4; i++) {
+      h = applyResult(h, timeout, 3, 1000 + i * 1000).health
+      latencies.push([h.status, toInfo(h, 1000 + i * 1000).latency_ms])
+    }
+    // Reported down, the failed check's latency is what the route shows.
+    assert.deepStrictEqual(latencies, [
+      ["healthy", 3],
+      ["healthy", 3],
+      ["healthy", 3],
+      ["unhealthy", 5000]
+    ])
+  })
+
+  it("an edit does not cost a healthy route its retries: no down before failure number `retries + 1`", () => {
+    const healthy = applyResult(initialHealth(true, 0), pass, 3, 1000).health
+    let h = restartedHealth(healthy, true, 2000)
+    const seen: Array<[HealthStatusString, "up" | "down" | undefined]> = []
+    for (let i = 1; i <= 4; i++) {
+      const applied = applyResult(h, fail, 3, 2000 + i * 1000)
+      h = applied.health
+      seen.push([h.status, applied.transition && eventOf(applied.transition)])
+    }
+    // No verdict from the new monitor while its failures are tolerated; the fourth is an outage of a healthy route.
+    assert.deepStrictEqual(seen, [
+      ["starting", undefined],
+      ["starting", undefined],
+      ["starting", undefined],
+      ["unhealthy", "down"]
+    ])
+    // A pass within the grace confirms the route healthy, as healthy as it was before the edit (no event, same uptime).
+    const tolerated = applyResult(restartedHealth(healthy, true, 2000), fail, 3, 3000)
+    assert.isUndefined(tolerated.transition)
+    const confirmed = applyResult(tolerated.health, pass, 3, 4000)
+    assert.deepStrictEqual(
+      [
+        confirmed.health.status,
+        confirmed.transition && eventOf(confirmed.transition),
+        toInfo(confirmed.health, 4000).uptime_s
+      ],
+      ["healthy", undefined, 3]
+    )
+    // A route down before the edit, or never checked, has no grace to keep.
+    const down = applyResult(initialHealth(true, 0), fail, 3, 1000).health
+    assert.strictEqual(applyResult(restartedHealth(down, true, 2000), fail, 3, 3000).health.status, "unhealthy")
+    const fresh = applyResult(restartedHealth(initialHealth(true, 0), true, 2000), fail, 3, 3000)
+    assert.strictEqual(fresh.transition && eventOf(fresh.transition), "down")
+  })
+
   it("a down route recovers on the first passing check", () => {
     assert.deepStrictEqual(statuses([fail, fail, pass], 3), ["unhealthy", "unhealthy", "healthy"])
   })

@@ -42,6 +42,27 @@ describe("validateRoutesYaml: healthcheck", () => {
     ])
   })
 
+  it("refuses a path an HTTP request cannot carry, saying how to write it; a percent-encoded one is taken", () => {
+    const at = (path: string) =>
+      described(issuesOf(`app:\n  port: 80\n  healthcheck: {path: ${JSON.stringify(path)}}\n`))
+    assert.deepStrictEqual(at("/a b"), [
+      "app.healthcheck.path: a space is not valid in an HTTP request path: percent-encode it (`/a%20b`)"
+    ])
+    assert.deepStrictEqual(at("/ok\t"), [
+      "app.healthcheck.path: a whitespace character (U+0009) is not valid in an HTTP request path: percent-encode it (`/ok%09`)"
+    ])
+    assert.deepStrictEqual(at("/a\u0000"), [
+      "app.healthcheck.path: a control character (U+0000) is not valid in an HTTP request path: percent-encode it (`/a%00`)"
+    ])
+    assert.deepStrictEqual(at("/café"), [
+      "app.healthcheck.path: `é` (U+00E9) is not valid in an HTTP request path: percent-encode it (`/caf%C3%A9`)"
+    ])
+    assert.strictEqual(
+      validRoute("app:\n  port: 80\n  healthcheck: {path: '/a%20b?x=1&y=%E2%86%92'}\n").healthcheck?.path,
+      "/a%20b?x=1&y=%E2%86%92"
+    )
+  })
+
   it("allows `healthcheck: null` only on load-balancer routes, where it stays null", () => {
     const member = validRoute("app-1:\n  port: 80\n  healthcheck: null\n  load_balance: {link: app}\n")
     assert.isNull(member.healthcheck)

@@ -1,4 +1,4 @@
-import type { HealthStatusString, RouteUptimeAggregate, RouteUptimePage } from "@gatehouse-edge/core/domain"
+import type { RouteUptimeAggregate, RouteUptimePage, UptimePeriod } from "@gatehouse-edge/core/domain"
 import * as Console from "effect/Console"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
@@ -9,46 +9,38 @@ import { untilCtrlC } from "./Following.js"
 import { httpFlags, withClient } from "./HttpConnection.js"
 import { followOptions, reconnectFlag } from "./Reconnecting.js"
 import { formatLatency, formatTable } from "./Table.js"
-
-// One character per point of the history column, readable on any terminal.
-const symbols: Readonly<Record<HealthStatusString, string>> = {
-  healthy: "#",
-  unhealthy: "x",
-  error: "E",
-  napping: "z",
-  starting: "s",
-  unknown: "."
-}
-
-// The newest points that fit a terminal line next to the other columns.
-const historyPoints = 40
+import { historyEndOf, historyLegend, historyLine, pointWidthMs } from "./UptimeHistory.js"
 
 const percent = (fraction: number) => `${(fraction * 100).toFixed(2)}%`
 
-const row = (r: RouteUptimeAggregate) => [
+const row = (r: RouteUptimeAggregate, history: string) => [
   r.alias,
   r.is_excluded ? `${r.current_status} (excluded)` : r.current_status,
   percent(r.uptime),
   percent(r.downtime),
   percent(r.idle),
   formatLatency(r.avg_latency_ms),
-  r.statuses
-    .slice(-historyPoints)
-    .map((p) => symbols[p.status])
-    .join("")
+  history
 ]
 
-/** The page as a table: one route per line, columns padded to the widest value, and a line saying what it shows. */
-export const formatUptimePage = (page: RouteUptimePage, period: string): ReadonlyArray<string> => {
+/**
+ * The page as a table: one route per line, columns padded to the widest value, and a line saying what it shows.
+ * Every row's history covers the same slots of time, up to the page's newest point.
+ */
+export const formatUptimePage = (page: RouteUptimePage, period: UptimePeriod): ReadonlyArray<string> => {
   if (page.total === 0) return [`no routes (${period})`]
   const header = ["ALIAS", "STATUS", "UP", "DOWN", "IDLE", "AVG LATENCY", "HISTORY (oldest → newest)"]
+  const end = historyEndOf(page.data)
+  const historyOf = (r: RouteUptimeAggregate) =>
+    end === undefined ? "" : historyLine(r.statuses, pointWidthMs[period], end)
   // Text columns left-aligned, numbers right-aligned.
-  const lines = formatTable(header, page.data.map(row), [false, false, true, true, true, true, false])
+  const lines = formatTable(
+    header,
+    page.data.map((r) => row(r, historyOf(r))),
+    [false, false, true, true, true, true, false]
+  )
   const shown = page.data.length === page.total ? `${page.total}` : `${page.data.length} of ${page.total}`
-  return [
-    ...lines,
-    `${shown} route${page.total === 1 ? "" : "s"}, ${period}; history: # up  x down  E error  z idle  s starting  . unknown`
-  ]
+  return [...lines, `${shown} route${page.total === 1 ? "" : "s"}, ${period}; history: ${historyLegend}`]
 }
 
 /** `gatehouse uptime`: the routes' uptime over a period, from the HTTP API. */
