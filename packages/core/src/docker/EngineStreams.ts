@@ -126,7 +126,10 @@ export const fromEngineStream = <A>(options: {
 }): Stream.Stream<A, EngineError> =>
   Stream.callback<A, EngineError>(
     Effect.fnUntraced(function* (queue) {
-      const readable = yield* Effect.acquireRelease(options.open, (r) =>
+      // The open may wait on an engine that never answers (up to the call timeout): it stays interruptible, so a
+      // reader that leaves (a watcher gone, the server stopping) does not wait for it; an open given up closes its
+      // connection itself.
+      const readable = yield* Effect.acquireRelease(Effect.interruptible(options.open), (r) =>
         Effect.sync(() => (r as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.())
       )
       yield* Effect.forkScoped(

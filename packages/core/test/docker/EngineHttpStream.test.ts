@@ -2,8 +2,9 @@ import * as net from "node:net"
 import type { Readable } from "node:stream"
 import { assert, describe, it } from "@effect/vitest"
 import { DockerFailed, DockerHostUnreachable } from "@gatehouse-edge/contract/domain"
-import { Effect, Exit, Stream } from "effect"
+import { Effect, Exit, Fiber, Option, Stream } from "effect"
 import { freePort } from "../../../../test/support/FreePort.js"
+import { waitFor } from "../../../../test/support/WaitFor.js"
 import { makeDockerEngine } from "../../src/docker/DockerEngine.js"
 import { EngineErrorStatus, openEngineStream } from "../../src/docker/EngineHttpStream.js"
 import { fromEngineStream } from "../../src/docker/EngineStreams.js"
@@ -257,6 +258,35 @@ describe("DockerEngine.stream", () => {
         const gone = new DockerHostUnreachable({ host: "local", detail: "connect ECONNREFUSED" })
         const exit = yield* Effect.exit(Stream.runCollect(lines(Effect.fail(gone))))
         assert.deepStrictEqual(exit, Exit.fail(gone))
+      })
+    )
+  )
+
+  it.live("a stream whose engine never answers is given up at once when its reader goes away", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        // The request is read and never answered: the open waits for the status line (up to the call timeout, 30 s).
+        const engine = yield* fakeEngine(() => {})
+        const docker = yield* engineAt(`tcp://127.0.0.1:${engine.port}`)
+        const reading = yield* Effect.forkChild(
+          Stream.runDrain(
+            fromEngineStream({ host: "local", open: docker.stream("/x"), decode: () => [], stillThere: Effect.void })
+          )
+        )
+        yield* waitFor(
+          Effect.sync(() => engine.requests.length),
+          (n) => n === 1,
+          "the stream's request"
+        )
+        // A server stopping, a watcher leaving: the reader is interrupted while the open still waits.
+        const stopped = yield* Fiber.interrupt(reading).pipe(Effect.timeoutOption("5 seconds"))
+        assert.isTrue(Option.isSome(stopped), "the open held the reader until the engine's call timeout")
+        // And the connection is not left open on the engine.
+        yield* waitFor(
+          Effect.sync(() => engine.closed.length),
+          (n) => n === 1,
+          "the stream's connection closed"
+        )
       })
     )
   )
