@@ -120,4 +120,26 @@ describe("auth watch over gRPC: reconnecting", () => {
       "gatehouse: store timed out (DEADLINE_EXCEEDED)"
     )
   })
+
+  it("a plaintext call a TLS-only server dropped says how to call it with TLS; one nothing answered does not", () => {
+    const unavailable = (message: string) =>
+      new AuthServiceCallError({
+        status: grpc.status.UNAVAILABLE,
+        code: "unavailable",
+        message,
+        requestId: undefined,
+        details: undefined
+      })
+    const dropped = unavailable("No connection established. Last error: Failed to connect (2026-11-28T10:22:33.961Z)")
+    assert.strictEqual(
+      callErrorLine(dropped, "127.0.0.1:50443", true),
+      "gatehouse: cannot reach the gRPC API at 127.0.0.1:50443: No connection established. Last error: Failed to " +
+        "connect (2026-11-28T10:22:33.961Z)\ngatehouse: this call was made without TLS; if the server serves TLS " +
+        "(grpc.tls), add --tls (or --ca <file> for a private CA)"
+    )
+    // Over TLS already, or nothing listening: no such hint.
+    assert.notInclude(callErrorLine(dropped, "127.0.0.1:50443", false), "--tls")
+    const refused = unavailable("No connection established. Last error: connect ECONNREFUSED 127.0.0.1:50443")
+    assert.notInclude(callErrorLine(refused, "127.0.0.1:50443", true), "--tls")
+  })
 })

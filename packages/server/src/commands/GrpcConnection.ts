@@ -14,13 +14,24 @@ import { failWith, readServerConfig } from "./ServerConfig.js"
 // without it (bench/README.md, "CLI start-up").
 const loadGrpcClient = () => Effect.promise(() => import("@gatehouse-edge/transport-grpc/client"))
 
-/** A failed call as the one line a command prints: where it was sent when it never got there or got no answer. */
+// Failures that say nothing listens there or the name is unknown: TLS or not, the call could not have got through.
+const nothingThere = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ENOENT|Name resolution failed/
+
+/**
+ * A failed call as the one line a command prints: where it was sent when it never got there or got no answer.
+ * `plaintext`: the call was made without TLS to a TCP address; a server that serves only TLS (`grpc.tls`) drops
+ * such a connection, which grpc-js reports as a failure to connect, so the line says how to call it with TLS.
+ */
 export const callErrorLine = (
   error: Pick<AuthServiceCallError, "statusName" | "message" | "requestId">,
-  address: string
+  address: string,
+  plaintext = false
 ): string => {
   if (error.statusName === "UNAVAILABLE") {
     const reached = `gatehouse: cannot reach the gRPC API at ${address}: ${error.message}`
+    if (plaintext && !nothingThere.test(error.message)) {
+      return `${reached}\ngatehouse: this call was made without TLS; if the server serves TLS (grpc.tls), add --tls (or --ca <file> for a private CA)`
+    }
     // The address is the name TLS checks the certificate against: the one to call is a name the certificate holds.
     if (!error.message.includes("does not match certificate's altnames")) return reached
     const port = /:(\d+)$/.exec(address)?.[1] ?? "PORT"
@@ -116,7 +127,7 @@ export const connect = Effect.fnUntraced(function* (flags: GrpcFlags) {
       Effect.catchIf(
         (error): error is E & InstanceType<typeof grpc.AuthServiceCallError> =>
           error instanceof grpc.AuthServiceCallError,
-        (error) => failWith([callErrorLine(error, target.address)])
+        (error) => failWith([callErrorLine(error, target.address, !tls && Option.isNone(flags.unixSocket))])
       )
     )
   // Watches keep the client's silence limit (three of the server's heartbeats); each unary call gets a deadline.
