@@ -11,9 +11,9 @@ import {
   authServicePromiseClient,
   makeAuthServiceClient
 } from "@gatehouse-edge/transport-grpc/client"
-import { Effect, Option, Schedule, type Scope } from "effect"
+import { Effect, Fiber, Option, Schedule, type Scope } from "effect"
 import { TestClock } from "effect/testing"
-import { recentApproval } from "../examples/ssh-check-gate/CheckGate.js"
+import { decide, recentApproval } from "../examples/ssh-check-gate/CheckGate.js"
 import { type CheckScope, parseGateConfig } from "../examples/ssh-check-gate/GateConfig.js"
 import { deniedExitStatus, startSshGate } from "../examples/ssh-check-gate/SshGate.js"
 import { spawnServer, tsxLoader } from "./support/Cli.js"
@@ -23,6 +23,7 @@ import { runSsh } from "./support/SshClient.js"
 import { parseableKeyPair } from "./support/SshKeys.js"
 import { tempDir } from "./support/TempDir.js"
 import { startTestServer, type TestServer } from "./support/TestServer.js"
+import { waitFor } from "./support/WaitFor.js"
 import { watchProcess } from "./support/WatchedProcess.js"
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
@@ -355,9 +356,11 @@ describe.skipIf(skip)("examples/ssh-check-gate with the OpenSSH client", () => {
 })
 
 describe.skipIf(skip)("examples/ssh-check-gate across a server restart", () => {
-  it.live(
-    "a held login survives the server being SIGKILLed: the gate reconnects and gets the verdict given after the restart",
-    () =>
+  // SIGKILL drops the connection; SIGTERM ends the gate's watch first, with UNAVAILABLE and the machine code
+  // `shutting_down`: both are a server going away, and the request outlives either.
+  it.live.each(["SIGKILL", "SIGTERM"] as const)(
+    "a held login survives the server being stopped with %s: the gate reconnects and gets the verdict given after the restart",
+    (signal) =>
       Effect.gen(function* () {
         const dir = yield* tempDir("gatehouse-ssh-gate-kill-")
         const data = path.join(dir, "data")
@@ -379,7 +382,7 @@ describe.skipIf(skip)("examples/ssh-check-gate across a server restart", () => {
         )
         const ssh = yield* runSsh({ port: gatePort, user: "root", identity, command: "echo after-restart" })
         const [, authId] = yield* ssh.stderrMatching(/request: +(ghreq_\S+)/)
-        first.child.kill("SIGKILL")
+        first.child.kill(signal)
         yield* Effect.promise(() => first.exited)
 
         yield* spawnServer(serve, { cwd: dir })
@@ -435,6 +438,42 @@ describe("examples/ssh-check-gate: the check period", () => {
       assert.deepStrictEqual(yield* coveredAt(decidedAt, { src: "10.0.0.6" }, "source"), Option.none())
       assert.deepStrictEqual(yield* coveredAt(decidedAt, { localUser: "admin" }, "source"), Option.none())
     }).pipe(Effect.scoped)
+  )
+})
+
+describe("examples/ssh-check-gate: the wait for a verdict", () => {
+  it.live(
+    "is the request's lifetime on the gate's own clock: a gate whose clock runs an hour ahead of the server still waits",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* startTestServer()
+        const operator = authServicePromiseClient(yield* grpcClientOf(server))
+        const client = authServiceEffectClient(yield* grpcClientOf(server))
+        const rule = {
+          sources: undefined,
+          users: undefined,
+          destinations: undefined,
+          action: "check" as const,
+          checkPeriodMs: 60 * 60 * 1000,
+          checkScope: "source_destination" as const
+        }
+        const login = { src: "10.0.0.7", dst: "db1", localUser: "root" }
+        const verdict = yield* Effect.gen(function* () {
+          // The server's timestamps are an hour behind the gate's clock; the request lives 15 minutes.
+          yield* TestClock.setTime(Date.now() + 60 * 60 * 1000)
+          const waiting = yield* Effect.forkChild(decide(client, login, rule, () => {}))
+          // Watching (the server holds its watch), so the wait's deadline is set.
+          yield* waitFor(server.authRequestWaiters, (n) => n === 1, "the gate's watch")
+          // Past the 30 s a wait measured from the server's expiry would have left, within the 45 s the watch may
+          // be silent: only the wait's own deadline could end it here.
+          yield* TestClock.adjust("40 seconds")
+          const [pending] = yield* Effect.promise(() => operator.list({ kind: "ssh_check", state: "pending" }))
+          yield* Effect.promise(() => operator.approve(pending!.auth_id))
+          return yield* Fiber.join(waiting)
+        }).pipe(Effect.provide(TestClock.layer()))
+        assert.deepStrictEqual(verdict, { _tag: "Approved", message: "Gatehouse: approved by api-key:admin." })
+      }).pipe(Effect.scoped),
+    60_000
   )
 })
 
@@ -558,5 +597,69 @@ describe.skipIf(skip)("examples/ssh-check-gate/main.ts, the runnable program", (
         assert.strictEqual(stopped.code, 0, stopped.stderr)
       }).pipe(Effect.scoped),
     60_000
+  )
+
+  it.live(
+    "a frozen Gatehouse (connected, never answering) fails a checked login closed after gatehouse.call_timeout",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir("gatehouse-ssh-gate-frozen-")
+        const data = path.join(dir, "data")
+        const server = yield* spawnServer(["--data", data, "--http", "127.0.0.1:0", "--grpc", "127.0.0.1:0"], {
+          cwd: dir
+        })
+        const identity = path.join(dir, "client_ed25519")
+        execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", identity])
+        fs.copyFileSync(`${identity}.pub`, path.join(dir, "authorized_keys"))
+        const config = path.join(dir, "gate.yml")
+        fs.writeFileSync(
+          config,
+          [
+            "listen: 127.0.0.1:0",
+            "destination: web1",
+            "host_key: ./gate_host",
+            `gatehouse: { grpc: "${server.grpcAddress}", api_key_file: data/admin.key, call_timeout: 2s }`,
+            "users: { root: ./authorized_keys }",
+            "policy:",
+            "  - { users: [root], action: check }"
+          ].join("\n")
+        )
+        const program = yield* runProgram(["--config", config])
+        const [, port] = yield* program.stdoutMatching(/listening on 127\.0\.0\.1:(\d+) /)
+        // One login decided first: the gate's connection to the server is up, as it is on a gate in service.
+        const apiKey = fs.readFileSync(path.join(data, "admin.key"), "utf8").trim()
+        const operator = authServicePromiseClient(
+          yield* Effect.acquireRelease(
+            Effect.sync(() => makeAuthServiceClient({ address: server.grpcAddress, apiKey, insecure: true })),
+            (client) => Effect.sync(() => client.close())
+          )
+        )
+        const first = yield* runSsh({ port: Number(port), user: "root", identity, command: "true" })
+        const [, authId] = yield* first.stderrMatching(/request: +(ghreq_\S+)/)
+        yield* Effect.promise(() => operator.approve(authId!))
+        assert.strictEqual((yield* first.exit).code, 0)
+
+        // Frozen: its sockets stay open and nothing answers, as a stopped process or a host gone without a reset.
+        yield* Effect.acquireRelease(
+          Effect.sync(() => server.child.kill("SIGSTOP")),
+          () => Effect.sync(() => server.child.kill("SIGCONT"))
+        )
+        const started = Date.now()
+        const held = yield* runSsh({ port: Number(port), user: "root", identity, command: "echo ran" })
+        const done = yield* held.exit.pipe(
+          Effect.timeoutOrElse({
+            duration: "15 seconds",
+            orElse: () => Effect.die(new Error(`still held 15 s after the server froze: ${held.stderr()}`))
+          })
+        )
+        assert.strictEqual(done.code, deniedExitStatus, done.stderr)
+        assert.include(done.stderr, "Gatehouse: access denied: the approval service could not be reached")
+        assert.strictEqual(done.stdout, "")
+        assert.isAtMost(Date.now() - started, 15_000)
+        yield* program.stdoutMatching(
+          /root@web1 from 127\.0\.0\.1 \(check\): denied \(DEADLINE_EXCEEDED: no answer within 2 s\)/
+        )
+      }).pipe(Effect.scoped),
+    90_000
   )
 })

@@ -443,6 +443,20 @@ describe("examples/ssh-check-gate: authorized_keys, plaintext and failures", () 
     }).pipe(Effect.scoped)
   )
 
+  it.live("gatehouse.call_timeout bounds each call to the server: 10 s unless given, at least 100 ms", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("gatehouse-gate-config-")
+      const timeoutOf = (extra: ReadonlyArray<string>) => {
+        const config = configIn(dir, "127.0.0.1:50443", extra)
+        return "problems" in config ? config.problems : config.gatehouse.callTimeoutMs
+      }
+      assert.strictEqual(timeoutOf([]), 10_000)
+      assert.strictEqual(timeoutOf(["  call_timeout: 2s"]), 2000)
+      const [problem] = timeoutOf(["  call_timeout: 10ms"]) as ReadonlyArray<string>
+      assert.include(problem, "gatehouse.call_timeout: must be at least 100ms, got 10ms")
+    }).pipe(Effect.scoped)
+  )
+
   it.effect("a server that cannot be reached denies the login without telling the user its address", () =>
     Effect.gen(function* () {
       const unreachable = new AuthServiceCallError({

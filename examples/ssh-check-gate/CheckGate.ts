@@ -24,9 +24,11 @@ const denied = (message: string, detail?: string): Verdict => ({
 /** The watch ended without a final state (the server shut down gracefully): watch again. */
 class WatchEnded extends Data.TaggedError("WatchEnded") {}
 
-// A server restart or a network blip: the request is stored, so watching again gets its state.
+// A server restart or a network blip: the request is stored, so watching again gets its state. Told by the gRPC
+// status, as gRPC clients decide on retries: a stopping server's UNAVAILABLE carries the machine code
+// `shutting_down`, a proxy's `bad_gateway`; the code names the cause, the status says that a retry may work.
 const isTransient = (error: AuthServiceCallError | WatchEnded) =>
-  error._tag === "WatchEnded" || error.code === "unavailable" || error.code === "timeout"
+  error instanceof WatchEnded || error.statusName === "UNAVAILABLE" || error.statusName === "DEADLINE_EXCEEDED"
 
 /** How long the gate keeps trying to reach the server after the request should have expired. */
 const reconnectGraceMs = 30_000
@@ -84,20 +86,21 @@ export const recentApproval = (client: AuthServiceEffectClient, login: Login, ru
 
 /**
  * The request's final state. Reconnects while the server is unreachable (a restarted server still has the
- * request and its verdict) until shortly after the request's expiry, then gives up.
+ * request and its verdict) until shortly after the request's expiry, then gives up. The expiry is the request's
+ * lifetime counted on this machine's clock from now (just after the request came back): the server's timestamps
+ * read against this clock would cut the wait short, or make it never end, by however far the two clocks differ.
  */
-const finalState = (client: AuthServiceEffectClient, request: AuthRequest) =>
-  Effect.gen(function* () {
-    const now = yield* Clock.currentTimeMillis
-    const deadline = Duration.millis(Math.max(0, Date.parse(request.expires_at) - now) + reconnectGraceMs)
-    return yield* client.watch(request.auth_id).pipe(
-      Stream.filter((state) => isFinalState(state.state)),
-      Stream.runHead,
-      Effect.flatMap(Option.match({ onNone: () => Effect.fail(new WatchEnded()), onSome: Effect.succeed })),
-      Effect.retry({ schedule: Schedule.spaced("1 second"), while: isTransient }),
-      Effect.timeoutOption(deadline)
-    )
-  })
+const finalState = (client: AuthServiceEffectClient, request: AuthRequest) => {
+  const lifetimeMs = Date.parse(request.expires_at) - Date.parse(request.created_at)
+  const deadline = Duration.millis(Math.max(0, lifetimeMs) + reconnectGraceMs)
+  return client.watch(request.auth_id).pipe(
+    Stream.filter((state) => isFinalState(state.state)),
+    Stream.runHead,
+    Effect.flatMap(Option.match({ onNone: () => Effect.fail(new WatchEnded()), onSome: Effect.succeed })),
+    Effect.retry({ schedule: Schedule.spaced("1 second"), while: isTransient }),
+    Effect.timeoutOption(deadline)
+  )
+}
 
 const verdictOf = (request: AuthRequest): Verdict => {
   switch (request.state) {
@@ -167,7 +170,7 @@ export const decide = (
   }).pipe(
     Effect.catch((error) =>
       Effect.succeed(
-        error._tag === "WatchEnded"
+        error instanceof WatchEnded
           ? denied("the approval service ended the wait.")
           : // The gate's key is refused (revoked, expired, or without auth_requests:create): waiting will not help.
             error.statusName === "PERMISSION_DENIED" || error.statusName === "UNAUTHENTICATED"

@@ -10,6 +10,9 @@ const Prefix = Schema.String.check(
   Schema.makeFilter((text: string) => (parsePrefix(text) === undefined ? `not an IP prefix: ${text}` : undefined))
 )
 
+// Shorter than a loaded server's answer on loopback: every checked login would be refused.
+const minimumCallTimeoutMs = 100
+
 /** One policy rule: who it covers, and whether a login is let in (`accept`), held for approval (`check`) or refused. */
 const RuleFields = Schema.Struct({
   /** Source prefixes (`10.0.0.0/8`, `::1/128`); absent: every source. */
@@ -41,7 +44,9 @@ const GateFile = Schema.Struct({
     /** Or the server's unix socket, which needs no key. */
     unix_socket: Schema.optionalKey(NonEmpty),
     /** Use TLS to the server, trusting this CA certificate (PEM); without it the channel is plaintext. */
-    ca: Schema.optionalKey(NonEmpty)
+    ca: Schema.optionalKey(NonEmpty),
+    /** How long one call (finding an approval, making a request) may take before the login is refused (10s). */
+    call_timeout: Schema.optionalKey(GoDuration({ minimum: minimumCallTimeoutMs }))
   }),
   /** Local users that may log in: name → their `authorized_keys` file. */
   users: Schema.Record(NonEmpty, NonEmpty),
@@ -74,7 +79,7 @@ export interface GateConfig {
   readonly listen: { readonly host: string; readonly port: number }
   readonly destination: string
   readonly hostKeyFile: string
-  readonly gatehouse:
+  readonly gatehouse: (
     | {
         readonly _tag: "Tcp"
         readonly address: string
@@ -82,6 +87,13 @@ export interface GateConfig {
         readonly ca: string | undefined
       }
     | { readonly _tag: "UnixSocket"; readonly path: string }
+  ) & {
+    /**
+     * The deadline of each unary call. A server that stops answering without closing the connection (frozen, or
+     * its host gone without a reset) would otherwise hold the login, and its connection's place, for good.
+     */
+    readonly callTimeoutMs: number
+  }
   /** Local user → absolute path of its authorized_keys file. */
   readonly users: ReadonlyMap<string, string>
   readonly policy: ReadonlyArray<PolicyRule>
@@ -90,6 +102,9 @@ export interface GateConfig {
 
 /** The check period when a rule does not name one: 12 hours. */
 export const defaultCheckPeriodMs = 12 * 60 * 60 * 1000
+
+/** How long a call to Gatehouse may take when `gatehouse.call_timeout` is not given: 10 seconds. */
+export const defaultCallTimeoutMs = 10_000
 
 const parseListen = (text: string): { host: string; port: number } | string => {
   const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(text)
@@ -120,7 +135,7 @@ export const parseGateConfig = (text: string, file: string): GateConfig | { read
   const problems: Array<string> = []
   const listen = parseListen(raw.listen ?? "127.0.0.1:2222")
   if (typeof listen === "string") problems.push(`${file}: ${listen}`)
-  const { grpc, api_key_file, unix_socket, ca } = raw.gatehouse
+  const { grpc, api_key_file, unix_socket, ca, call_timeout } = raw.gatehouse
   if (unix_socket !== undefined && (grpc !== undefined || api_key_file !== undefined))
     problems.push(`${file}: gatehouse: give either unix_socket or grpc with api_key_file, not both`)
   if (unix_socket === undefined && api_key_file === undefined)
@@ -137,15 +152,17 @@ export const parseGateConfig = (text: string, file: string): GateConfig | { read
     listen,
     destination: raw.destination ?? os.hostname(),
     hostKeyFile: resolve(raw.host_key),
-    gatehouse:
-      unix_socket !== undefined
-        ? { _tag: "UnixSocket", path: resolve(unix_socket) }
+    gatehouse: {
+      ...(unix_socket !== undefined
+        ? { _tag: "UnixSocket" as const, path: resolve(unix_socket) }
         : {
-            _tag: "Tcp",
+            _tag: "Tcp" as const,
             address: grpc ?? "127.0.0.1:50443",
             apiKeyFile: resolve(api_key_file!),
             ca: ca === undefined ? undefined : resolve(ca)
-          },
+          }),
+      callTimeoutMs: call_timeout ?? defaultCallTimeoutMs
+    },
     users: new Map(Object.entries(raw.users).map(([user, file]) => [user, resolve(file)])),
     policy: raw.policy.map((rule) => ({
       sources: rule.sources,

@@ -86,9 +86,10 @@ const main = async () => {
   const fingerprint = fingerprintOf(hostKey)
   const grpcClient = await connectGatehouse(config)
   const log = (line: string) => process.stdout.write(`ssh-check-gate: ${line}\n`)
-  const gate = await startSshGate({ config, hostKey, client: authServiceEffectClient(grpcClient), log }).catch(
-    (error: NodeJS.ErrnoException) =>
-      fail([`cannot listen on ${config.listen.host}:${config.listen.port}: ${error.code ?? error.message}`])
+  // Every unary call has a deadline: a server frozen mid-connection would otherwise hold checked logins for good.
+  const client = authServiceEffectClient(grpcClient, { callTimeoutMs: config.gatehouse.callTimeoutMs })
+  const gate = await startSshGate({ config, hostKey, client, log }).catch((error: NodeJS.ErrnoException) =>
+    fail([`cannot listen on ${config.listen.host}:${config.listen.port}: ${error.code ?? error.message}`])
   )
   log(`listening on ${config.listen.host}:${gate.port} as destination ${config.destination} (host key ${fingerprint})`)
   const stop = () => {

@@ -82,6 +82,37 @@ describe("auth requests over HTTP", () => {
   )
 
   it.live(
+    "a lone UTF-16 surrogate in a JSON string is refused as 400 invalid_argument naming the field, and nothing is stored",
+    () =>
+      Effect.gen(function* () {
+        const server = yield* startTestServer()
+        // JSON.stringify writes it as the escape `\ud800`, valid JSON that decodes to no character: stored as UTF-8
+        // it would read back as U+FFFD, which no filter for what was sent matches.
+        const refusals = [
+          ["/auth/requests", { kind: "ssh_check", ssh_check: { ...sshCheck.ssh_check, local_user: "\ud800x" } }],
+          [
+            "/auth/requests",
+            { kind: "registration", registration: { machine_key: "m1", node_key: "n1", hostname: "\ud800x" } }
+          ],
+          ["/users", { name: "alice", display_name: "\ud800x" }]
+        ] as const
+        const answers = []
+        for (const [path, body] of refusals) {
+          const refused = yield* json(server, "POST", path, body)
+          answers.push([refused.status, refused.body?.error?.code, refused.body?.error?.message])
+        }
+        assert.deepStrictEqual(answers, [
+          [400, "invalid_argument", "ssh_check.local_user: must be 1-255 printable characters on one line"],
+          [400, "invalid_argument", "registration.hostname: must be 1-255 printable characters on one line"],
+          [400, "invalid_argument", "display_name: must be 1-255 printable characters on one line"]
+        ])
+        assert.deepStrictEqual((yield* json(server, "GET", "/auth/requests")).body, [])
+        assert.deepStrictEqual((yield* json(server, "GET", "/users")).body, [])
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live(
     "GET /auth/requests pages with limit and before, filters by the ssh_check fields; bad input is a 400",
     () =>
       Effect.gen(function* () {

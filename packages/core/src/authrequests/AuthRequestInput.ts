@@ -15,8 +15,9 @@ import * as Effect from "effect/Effect"
 
 const AUTH_ID = /^ghreq_[A-Za-z0-9_-]{24}$/
 const USER_NAME = /^[a-z0-9][a-z0-9._-]{0,62}$/
-// Text that ends up in banners, logs and terminals: printable, one line, bounded.
-const SAFE_TEXT = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]{1,255}$/u
+// Text that ends up in banners, logs and terminals: printable, one line, bounded. A lone UTF-16 surrogate (\p{Cs},
+// as JSON's `\ud800` gives) is no character: stored as UTF-8 it reads back as U+FFFD, which no filter matches.
+const SAFE_TEXT = /^[^\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]{1,255}$/u
 
 const invalid = (field: string, message: string) =>
   Effect.fail(new InvalidArgument({ message: `${field}: ${message}`, issues: [{ path: [field], message }] }))

@@ -65,12 +65,14 @@ export const renderRequest = (
 
 /** A DNS label made from a host name (lower case, `a-z0-9-`, at most 63), unique among `taken`. */
 export const givenNameFor = (hostname: string, taken: ReadonlySet<string>): string => {
+  // Trimmed of hyphens after the cut too: a cut that lands on one would leave a label ending in `-`.
   const base =
     hostname
       .toLowerCase()
       .replace(/[^a-z0-9-]+/g, "-")
       .replace(/^-+|-+$/g, "")
-      .slice(0, 56) || "node"
+      .slice(0, 56)
+      .replace(/-+$/, "") || "node"
   if (!taken.has(base)) return base
   for (let n = 2; ; n++) {
     const candidate = `${base}-${n}`
