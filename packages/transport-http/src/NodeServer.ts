@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerOptions, ty
 import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { requestArrivalTimeoutMs } from "@gatehouse-edge/contract/domain"
 import {
   type ConnectionCaps,
   type ErrorBody,
@@ -79,7 +80,7 @@ const boundUpgrade = (server: Server) => (_request: IncomingMessage, socket: Dup
 // arrive whole: more than the 60 s a file write's body has once it is queued (FilesLive's receiveTimeout), which
 // must answer 504 itself rather than be cut by Node first. Expiry is checked every 5 s.
 const timeoutsOf = (options: ServerOptions): ServerOptions => {
-  const requestTimeout = options.requestTimeout ?? 90_000
+  const requestTimeout = options.requestTimeout ?? requestArrivalTimeoutMs
   return {
     requestTimeout,
     // Node refuses a headers timeout longer than the request timeout.

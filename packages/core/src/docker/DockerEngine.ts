@@ -1,7 +1,7 @@
 import * as net from "node:net"
 import type { Readable } from "node:stream"
 import { connect as tlsConnect } from "node:tls"
-import { DockerFailed } from "@gatehouse-edge/contract/domain"
+import { DockerFailed, engineCallTimeoutMs, engineListTimeoutMs } from "@gatehouse-edge/contract/domain"
 import type Dockerode from "dockerode"
 import * as Effect from "effect/Effect"
 import type { DockerHostConfig } from "../config/ConfigSections.js"
@@ -57,19 +57,8 @@ export const engineMessage = (error: unknown): string => {
 /** The HTTP status of a failed engine call, or `undefined` when the engine did not answer at all. */
 export const engineStatus = (error: unknown): number | undefined => (error as DockerodeError).statusCode
 
-/**
- * How long an engine call may go unanswered (dockerode sets no timeout): an engine that accepts connections and
- * never answers (a stuck daemon, a host that drops packets) would otherwise hold every call that lists its
- * containers, on every engine, for good. Long enough for a stop (`t: 10`, then the kill) to answer.
- */
-export const engineCallTimeoutMs = 30_000
-
-/**
- * How long a listing of the containers may go unanswered. Every lookup, the container list and each re-read of the
- * routes list every engine, and the engine answers a listing from memory: one that has not within this is stuck,
- * and waiting longer would hold up the answers of the engines that did (the server's start among them).
- */
-export const engineListTimeoutMs = 5_000
+// The engine's call and listing limits are the contract's: clients outwait them (see ServerTimeLimits).
+export { engineCallTimeoutMs, engineListTimeoutMs }
 
 /** Whether an engine is still there (a stream of it ended): a ping has nothing to wait for, so bounded as a probe's. */
 export const engineStillThere = (engine: DockerEngine): Effect.Effect<void, EngineError> =>

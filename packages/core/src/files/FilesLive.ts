@@ -1,6 +1,5 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import type { ValidationUnavailable } from "@gatehouse-edge/contract/domain"
 import {
   FileNotFound,
   FileNotRegular,
@@ -12,11 +11,13 @@ import {
   FileValidationResult,
   FileWriteBusy,
   type FileWritten,
+  fileStepTimeoutMs,
   InvalidYaml,
   maxFileBytes,
   RateLimited,
   UnsafePath,
-  ValidationFailed
+  ValidationFailed,
+  type ValidationUnavailable
 } from "@gatehouse-edge/contract/domain"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -81,7 +82,7 @@ export interface FilesOptions {
   readonly afterReadChecks?: Effect.Effect<void> | undefined
 }
 
-const DEFAULT_TIMEOUT = "10 seconds"
+const DEFAULT_TIMEOUT = Duration.millis(fileStepTimeoutMs)
 
 const encodeFileResult = Schema.encodeSync(FileValidationResult)
 

@@ -1,4 +1,3 @@
-import type { LxcAction, Route } from "@gatehouse-edge/contract/domain"
 import {
   GuestNotFound,
   GuestNotRunning,
@@ -6,6 +5,9 @@ import {
   HypervisorNodeNotFound,
   HypervisorNotConfigured,
   InvalidArgument,
+  type LxcAction,
+  lxcActionTimeoutMs,
+  type Route,
   SshTimedOut
 } from "@gatehouse-edge/contract/domain"
 import * as Context from "effect/Context"
@@ -58,7 +60,7 @@ export interface HypervisorOptions {
 }
 
 const defaultLxc: LxcControlOptions = {
-  timeoutMs: 120_000,
+  timeoutMs: lxcActionTimeoutMs,
   shutdownTimeoutS: 60,
   pollIntervalMs: 500,
   settleMs: 5000
