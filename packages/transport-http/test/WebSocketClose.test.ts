@@ -1,11 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { isSlowConsumerClose, SshFailed } from "@gatehouse-edge/core/domain"
-import { Effect, Layer, Stream } from "effect"
+import { Effect, Layer, Logger, References, Stream } from "effect"
 import { HttpServer } from "effect/http"
 import { WebSocket } from "ws"
 import { waitFor } from "../../../test/support/WaitFor.js"
 import { layerNodeHttpServer } from "../src/NodeServer.js"
 import { WebSocketConnections } from "../src/websocket/WebSocketConnections.js"
+import { WebSocketPolicy } from "../src/websocket/WebSocketPolicy.js"
 import { closeReason, serveWebSocket } from "../src/websocket/WebSocketSession.js"
 import { openWs } from "./support/Http.js"
 import { startHarness } from "./support/TransportHarness.js"
@@ -78,6 +79,52 @@ describe("closing a WebSocket stream", () => {
         assert.isTrue(isSlowConsumerClose(closed.code, closed.reason))
       })
     )
+  )
+
+  it.live(
+    "a client dropped for not answering pings is a log line naming the code, the reason, the client and path",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const logged: Array<{ message: string; annotations: Record<string, unknown> }> = []
+          const capture = Logger.layer([
+            Logger.make(({ message, fiber }) =>
+              logged.push({
+                message: String(message),
+                annotations: Object.fromEntries(Object.entries(fiber.getRef(References.CurrentLogAnnotations)))
+              })
+            )
+          ])
+          const app = serveWebSocket(() => Stream.never)
+          const context = yield* Layer.build(
+            HttpServer.serve()(app).pipe(
+              Layer.provideMerge(layerNodeHttpServer({ host: "127.0.0.1", port: 0 })),
+              Layer.provide(WebSocketConnections.layer),
+              Layer.provide(Layer.succeed(WebSocketPolicy, { ...WebSocketPolicy.defaultValue(), pingIntervalMs: 200 })),
+              Layer.provide(capture)
+            )
+          )
+          const origin = yield* HttpServer.addressFormattedWith((a) => Effect.succeed(a)).pipe(
+            Effect.provideContext(context)
+          )
+          const ws = new WebSocket(`${origin.replace("http", "ws")}/watch?x=1`, { autoPong: false })
+          ws.on("error", () => {})
+          const closed = yield* Effect.promise(
+            () => new Promise<number>((resolve) => ws.on("close", (code) => resolve(code)))
+          )
+          assert.strictEqual(closed, 1008)
+          const line = yield* waitFor(
+            Effect.sync(() => logged.find((l) => l.message.startsWith("WebSocket stream closed"))),
+            (found) => found !== undefined,
+            "the close's log line"
+          )
+          assert.strictEqual(
+            line!.message,
+            "WebSocket stream closed with 1008: client too slow: no answer to ping within 0.2 s"
+          )
+          assert.deepInclude(line!.annotations, { client: "127.0.0.1", path: "/watch" })
+        })
+      )
   )
 
   it.live(
