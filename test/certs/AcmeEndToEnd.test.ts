@@ -239,9 +239,17 @@ describe.skipIf(pebble.skip || named.skip)("ACME against pebble", { timeout: 90_
           failure.data.error as string,
           /^http-01 challenge for c\.gatehouse\.test \(certificate "broken"\) failed: /
         )
+        // Not available, and the 404 says why: the certificate, with the CA's reason and when it is tried next.
         const info = yield* request(server.url("/cert/info"), { key: server.key })
         assert.strictEqual(info.status, 404)
-        assert.deepInclude(info.json.error, { code: "not_found", message: "no certificate available" })
+        assert.strictEqual(info.json.error.code, "not_found")
+        const [broken] = info.json.error.details[0].unavailable
+        assert.deepInclude(broken, { name: "broken", provider: "acme" })
+        assert.isTrue(
+          broken.problem.startsWith(`not obtained: ${failure.data.error} (next attempt at `),
+          broken.problem
+        )
+        assert.strictEqual(info.json.error.message, `no certificate available: broken (acme): ${broken.problem}`)
         const renew = yield* request(server.url("/cert/renew"), { key: server.key })
         assert.strictEqual(renew.status, 502)
         assert.match(

@@ -1,11 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { AcmeNotConfigured, createGatehouseClient } from "../../packages/client/src/index.js"
+import { AcmeNotConfigured, CertificateNotFound, createGatehouseClient } from "../../packages/client/src/index.js"
 import { makeCert } from "../../packages/core/test/certs/CertFixtures.js"
 import { openWs, request } from "../../packages/transport-http/test/support/Http.js"
+import { runCli } from "../support/Cli.js"
 import { requireTool } from "../support/e2e.js"
+import { freePort } from "../support/FreePort.js"
 import { tempDir } from "../support/TempDir.js"
 import { startTestServer } from "../support/TestServer.js"
+import { waitFor } from "../support/WaitFor.js"
 
 // The certificate endpoints without an ACME CA: nothing configured, and certificates from files.
 
@@ -88,5 +91,77 @@ describe("certificate endpoints", () => {
           assert.strictEqual((error as AcmeNotConfigured).certificate, "main")
         })
       )
+  )
+
+  it.live(
+    "only certificates that are not available: the 404 names each with why (its files' problem, its last renewal error)",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const dir = yield* tempDir("gh-certapi-unavailable-")
+          // An ACME directory nothing answers: the attempt at start fails at once (connection refused).
+          const directory = `https://127.0.0.1:${yield* freePort}/dir`
+          const server = yield* startTestServer({
+            configYaml: [
+              "certificates:",
+              `  - { name: main, cert: ${dir}/missing/fullchain.pem, key: ${dir}/missing/key.pem }`,
+              "acme:",
+              `  directory: ${directory}`,
+              `  http01: { addr: "127.0.0.1:${yield* freePort}" }`,
+              "  certificates:",
+              "    - { name: web, domains: [web.example.test], challenge: http-01 }",
+              ""
+            ].join("\n")
+          })
+          const url = (p: string) => `${server.baseUrl}${p}`
+          yield* waitFor(
+            request(url("/events?category=cert"), { key: server.apiKey }),
+            (r) => (r.json as ReadonlyArray<{ action: string }>).some((e) => e.action === "renew_failed"),
+            "the failed attempt at start"
+          )
+
+          const info = yield* request(url("/cert/info"), { key: server.apiKey })
+          assert.strictEqual(info.status, 404, info.text)
+          assert.strictEqual(info.json.error.code, "not_found")
+          const [details] = info.json.error.details
+          assert.isArray(details.unavailable, info.text)
+          const [main, web] = details.unavailable
+          assert.deepStrictEqual(main, {
+            name: "main",
+            provider: "file",
+            problem: `cannot read ${dir}/missing/fullchain.pem: no such file`
+          })
+          assert.strictEqual(web.name, "web")
+          assert.strictEqual(web.provider, "acme")
+          const lastError = `ACME server ${directory} is unreachable: ECONNREFUSED`
+          assert.match(
+            web.problem,
+            new RegExp(`^not obtained: ${lastError.replaceAll(".", "\\.")}.* \\(next attempt at `)
+          )
+          assert.strictEqual(
+            info.json.error.message,
+            `no certificate available: main (file): ${main.problem}; web (acme): ${web.problem}`
+          )
+
+          // The typed client decodes the list; the CLI says the same in its one line.
+          const client = createGatehouseClient({ baseUrl: server.origin, apiKey: server.apiKey })
+          yield* Effect.addFinalizer(() => Effect.promise(() => client.close()))
+          const error = yield* Effect.promise(() =>
+            client.certs.info().then(
+              () => undefined,
+              (e: unknown) => e
+            )
+          )
+          assert.instanceOf(error, CertificateNotFound)
+          assert.deepStrictEqual((error as CertificateNotFound).unavailable, [main, web])
+          const cli = yield* runCli(["cert", "info", "--server", server.origin], {
+            cwd: dir,
+            env: { GATEHOUSE_API_KEY: server.apiKey }
+          })
+          assert.strictEqual(cli.code, 1)
+          assert.strictEqual(cli.stderr, `gatehouse: ${info.json.error.message}\n`)
+        })
+      ),
+    60_000
   )
 })

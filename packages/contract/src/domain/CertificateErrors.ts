@@ -1,12 +1,34 @@
 import * as Schema from "effect/Schema"
 import { ApiError } from "./ApiError.js"
+import { CertProvider } from "./Certificates.js"
 
-/** No certificate is available (404), or none of this name (`certificate`). */
+/**
+ * A configured certificate that is not available, and why: the problem of its files' last load, or why it was not
+ * obtained from its ACME CA (its last error and the next attempt).
+ */
+export const UnavailableCertificate = Schema.Struct({
+  name: Schema.String,
+  provider: CertProvider,
+  problem: Schema.String
+}).annotate({ identifier: "UnavailableCertificate" })
+export type UnavailableCertificate = typeof UnavailableCertificate.Type
+
+/**
+ * No certificate is available (404), or none of this name (`certificate`). With certificates configured but none
+ * available, `unavailable` names each with its problem, so the answer says what to fix rather than only "none".
+ */
 export class CertificateNotFound extends ApiError<CertificateNotFound>()("CertificateNotFound", {
   code: "not_found",
-  fields: { certificate: Schema.optionalKey(Schema.String) },
+  fields: {
+    certificate: Schema.optionalKey(Schema.String),
+    unavailable: Schema.optionalKey(Schema.Array(UnavailableCertificate))
+  },
   message: (e) =>
-    e.certificate === undefined ? "no certificate available" : `certificate "${e.certificate}" not found`
+    e.certificate !== undefined
+      ? `certificate "${e.certificate}" not found`
+      : e.unavailable === undefined || e.unavailable.length === 0
+        ? "no certificate available"
+        : `no certificate available: ${e.unavailable.map((u) => `${u.name} (${u.provider}): ${u.problem}`).join("; ")}`
 }) {}
 
 /**

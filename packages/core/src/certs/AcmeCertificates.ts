@@ -5,12 +5,13 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { AcmeCertificateConfig, AcmeConfig } from "../config/ConfigSections.js"
-import { readTextFile } from "../config/ReadTextFile.js"
 import type { Events } from "../events/Events.js"
+import { publishOrLog } from "../events/PublishOrLog.js"
 import { type IssueOptions, issueCertificate } from "./AcmeIssuer.js"
 import { makeAcmeStore, type RenewalRecord } from "./AcmeStore.js"
 import { useDirectory } from "./AcmeTransport.js"
 import { subjectAltNames, validityOf } from "./CertInfoOf.js"
+import { readCertificateFile } from "./CertificateFileRead.js"
 import type { CertificatePair } from "./CertificatePair.js"
 import type { RenewFailed } from "./Certificates.js"
 import type { DnsProvider } from "./dns/DnsProvider.js"
@@ -79,7 +80,7 @@ export const makeAcmeCertificates = (
     const caPem =
       config.caFile === undefined
         ? undefined
-        : yield* readTextFile(config.caFile).pipe(
+        : yield* readCertificateFile(config.caFile).pipe(
             Effect.mapError((error) => new AcmeCaUnreadable({ path: error.path, reason: error.reason }))
           )
     yield* useDirectory(config.directory, caPem)
@@ -88,6 +89,10 @@ export const makeAcmeCertificates = (
     const earlierAccounts = yield* store.accountDirectories
     const accountKey = yield* store.accountKey
     const issue = options.issue ?? issueCertificate
+    // The event reports an order already decided: a certificate issued and installed is not a failed renewal because
+    // the event store could not be written (an answer of "failed" would have the operator order it again, against
+    // the CA's rate limits), nor does a store failure replace the CA's reason for a failed one.
+    const publish = publishOrLog(events, "certificate")
 
     const entries: ReadonlyArray<AcmeCertificate> = yield* Effect.forEach(config.certificates, (certificate) =>
       Effect.gen(function* () {
@@ -175,7 +180,7 @@ export const makeAcmeCertificates = (
             yield* store.saveRecord(name, entry.record)
             const notAfter = iso(validityOf(pair.leaf).notAfter)
             yield* progress({ progress: `certificate ${name} installed`, step: "installed", certificate: name })
-            yield* events.publish(
+            yield* publish(
               CertEvents.renewed({
                 name,
                 domains,
@@ -198,7 +203,7 @@ export const makeAcmeCertificates = (
             }
             yield* store.saveRecord(name, entry.record)
             const next = iso(nextAttempt(entry))
-            yield* events.publish(
+            yield* publish(
               CertEvents.renewFailed({
                 name,
                 domains,

@@ -22,6 +22,12 @@ export class CertificateProblem extends Data.TaggedError("CertificateProblem")<{
 const CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g
 const PRIVATE_KEY = /-----BEGIN ([A-Z ]*)PRIVATE KEY-----[\s\S]+?-----END \1PRIVATE KEY-----/
 
+// PKCS#8 `ENCRYPTED PRIVATE KEY`, or OpenSSL's older encryption of a PKCS#1/SEC1 block (`Proc-Type: 4,ENCRYPTED`).
+const ENCRYPTED_KEY = /^-----BEGIN ENCRYPTED PRIVATE KEY-----|^Proc-Type:\s*4,\s*ENCRYPTED/m
+
+/** Whether a private key block needs a passphrase: without one, its parser only says it is not a valid key. */
+const isEncrypted = (keyBlock: string) => ENCRYPTED_KEY.test(keyBlock)
+
 /** The PEM blocks of every certificate in `text`, in order. */
 export const certificateBlocks = (text: string): ReadonlyArray<string> => text.match(CERTIFICATE) ?? []
 
@@ -31,7 +37,8 @@ export const privateKeyBlock = (text: string): string | undefined => PRIVATE_KEY
 /**
  * Parses a PEM chain and a PEM private key and checks that the key is the leaf's (`X509Certificate.checkPrivateKey`)
  * and that each certificate of the chain was issued by the next one ({@link brokenLink}).
- * Expiry is not checked here: an expired certificate is still listed (with negative `days_left`) and renewed.
+ * Expiry is not checked here: an expired certificate is still listed (with negative `days_left`) and renewed (the
+ * file provider decides what to do with one, see `FileCertificateLoad`).
  */
 export const parseCertificatePair = (
   certPem: string,
@@ -47,6 +54,13 @@ export const parseCertificatePair = (
     })
     const keyBlock = privateKeyBlock(keyPem)
     if (keyBlock === undefined) return yield* new CertificateProblem({ reason: "no PEM private key in the key file" })
+    if (isEncrypted(keyBlock)) {
+      return yield* new CertificateProblem({
+        reason:
+          "the private key is encrypted (passphrase-protected), which is not supported: store it decrypted " +
+          "(openssl pkey -in key.pem -out plain-key.pem), readable by the server's user only"
+      })
+    }
     const key = yield* Effect.try({
       try: () => createPrivateKey(keyBlock),
       // The parser's message never quotes the key, but keep it short and generic anyway.

@@ -34,7 +34,10 @@ export interface CertificatePem {
 export class Certificates extends Context.Service<
   Certificates,
   {
-    /** Every available certificate (files first, then ACME, in config order); none → `CertificateNotFound`. */
+    /**
+     * Every available certificate (files first, then ACME, in config order); none → `CertificateNotFound`, naming each
+     * configured certificate with why it is not available (its files' problem, its last renewal error).
+     */
     readonly info: Effect.Effect<ReadonlyArray<CertInfo>, CertificateNotFound>
     /**
      * Renews every ACME certificate (or the one named) now and answers every certificate after it. Fails at once

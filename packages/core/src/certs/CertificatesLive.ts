@@ -1,4 +1,9 @@
-import type { CertInfo, CertRenewFrame, CertRenewProgress } from "@gatehouse-edge/contract/domain"
+import type {
+  CertInfo,
+  CertRenewFrame,
+  CertRenewProgress,
+  UnavailableCertificate
+} from "@gatehouse-edge/contract/domain"
 import { AcmeNotConfigured, CertificateNotFound, errorCodeOf, RenewalInProgress } from "@gatehouse-edge/contract/domain"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -97,8 +102,31 @@ export const make = Effect.fn("CertificatesLive.make")(function* (options: Certi
     return [...fromFiles, ...fromAcme]
   })
 
+  // The configured certificates without a pair, each with why: what "no certificate available" has to explain.
+  const unavailableNow = (): ReadonlyArray<UnavailableCertificate> => [
+    ...files.flatMap(
+      (entry): Array<UnavailableCertificate> =>
+        entry.pair === undefined
+          ? [{ name: entry.config.name, provider: "file", problem: entry.problem ?? "its files were not read yet" }]
+          : []
+    ),
+    ...(acme?.entries ?? []).flatMap((entry): Array<UnavailableCertificate> => {
+      if (entry.pair !== undefined) return []
+      const { next_at, last_error } = acme!.renewal(entry)
+      const problem =
+        last_error === null
+          ? `not obtained yet (next attempt at ${next_at})`
+          : `not obtained: ${last_error} (next attempt at ${next_at})`
+      return [{ name: entry.config.name, provider: "acme", problem }]
+    })
+  ]
+  const noneAvailable = () => {
+    const unavailable = unavailableNow()
+    return new CertificateNotFound(unavailable.length === 0 ? {} : { unavailable })
+  }
+
   const info = Effect.flatMap(infoNow, (list) =>
-    list.length === 0 ? Effect.fail(new CertificateNotFound({})) : Effect.succeed(list)
+    list.length === 0 ? Effect.fail(noneAvailable()) : Effect.succeed(list)
   ).pipe(Effect.withSpan("Certificates.info"))
 
   const targetsOf = Effect.fnUntraced(function* (name: string | undefined) {
@@ -115,22 +143,19 @@ export const make = Effect.fn("CertificatesLive.make")(function* (options: Certi
     return yield* new AcmeNotConfigured({})
   })
 
-  // Every target is tried (one failing must not keep the others old); the first failure is the answer.
+  // Every target is tried (one failing, even one that crashed, must not keep the others old); the first failure is
+  // the answer.
   const renewAll = (
     targets: ReadonlyArray<AcmeCertificate>,
     progress: (line: CertRenewProgress) => Effect.Effect<void>
   ) =>
     Effect.gen(function* () {
-      let failure: RenewFailed | undefined
+      let failure: Cause.Cause<RenewFailed> | undefined
       for (const entry of targets) {
         const exit = yield* Effect.exit(acme!.renew(entry, "manual", progress))
-        if (Exit.isFailure(exit) && failure === undefined) {
-          const reason = exit.cause.reasons.find(Cause.isFailReason)
-          if (reason === undefined) return yield* Effect.failCause(exit.cause)
-          failure = reason.error
-        }
+        if (Exit.isFailure(exit) && failure === undefined) failure = exit.cause
       }
-      if (failure !== undefined) return yield* Effect.fail(failure)
+      if (failure !== undefined) return yield* Effect.failCause(failure)
       return yield* infoNow
     })
 
@@ -186,7 +211,7 @@ export const make = Effect.fn("CertificatesLive.make")(function* (options: Certi
       ].filter((c) => name === undefined || c.name === name)
       const found = available.find((c) => c.pair !== undefined)
       if (found?.pair === undefined)
-        return yield* new CertificateNotFound(name === undefined ? {} : { certificate: name })
+        return yield* name === undefined ? noneAvailable() : new CertificateNotFound({ certificate: name })
       return { name: found.name, cert: found.pair.certPem, key: found.pair.keyPem }
     })
   })

@@ -1,23 +1,16 @@
 import * as path from "node:path"
-import { CertEvents } from "@gatehouse-edge/contract/domain"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberMap from "effect/FiberMap"
 import * as Queue from "effect/Queue"
-import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { CertificateConfig } from "../config/ConfigSections.js"
-import { readTextFile } from "../config/ReadTextFile.js"
 import type { Events } from "../events/Events.js"
-import { publishOrLog } from "../events/PublishOrLog.js"
 import { settledBatches } from "../util/SettledBatches.js"
 import { type CertificateDirWatch, watchCertificateDir } from "./CertificateDirWatch.js"
-import { type CertificatePair, CertificateProblem, parseCertificatePair } from "./CertificatePair.js"
-
-/** A configured certificate from files, and the pair in use (`undefined` until its files once formed one). */
-export interface FileCertificate {
-  readonly config: CertificateConfig
-  pair: CertificatePair | undefined
-}
+import { type FileCertificate, makeFileCertificateLoad } from "./FileCertificateLoad.js"
 
 /** What the watches report: a file changed, a directory to follow, a watch error to log. */
 type Change =
@@ -28,22 +21,25 @@ type Change =
 // Distinct watch errors logged at most: the rest are repeats of a cause already in the log.
 const MAX_LOGGED_WATCH_ERRORS = 20
 
-/** Reads and checks a certificate's two files; an unreadable file or a mismatch is a problem naming the file. */
-export const readCertificateFiles = (config: CertificateConfig) =>
+// The longest timer of a wait: a clock that jumped (a laptop that slept) is noticed within a day.
+const MAX_SLEEP = Duration.days(1)
+
+/** Waits on `Clock` until `at` (ms since the epoch). */
+const sleepUntil = (at: number) =>
   Effect.gen(function* () {
-    const unreadable = (error: { readonly path: string; readonly reason: string }) =>
-      new CertificateProblem({ reason: `cannot read ${error.path}: ${error.reason}` })
-    const cert = yield* readTextFile(config.cert).pipe(Effect.mapError(unreadable))
-    const key = yield* readTextFile(config.key).pipe(Effect.mapError(unreadable))
-    return yield* parseCertificatePair(cert, key)
+    for (;;) {
+      const left = at - (yield* Clock.currentTimeMillis)
+      if (left <= 0) return
+      yield* Effect.sleep(Duration.min(Duration.millis(left), MAX_SLEEP))
+    }
   })
 
 /**
  * The file provider: every `certificates[]` entry read at start, then watched (the directories of its files, so a
  * file replaced by rename is seen too; a directory that does not exist yet is waited for, and read once it appears).
  * A change reloads the certificate once the writes settle (an editor or a deploy tool writes the two files one after
- * the other); a new pair is announced with `cert/reloaded`, a bad one with `cert/load_failed` while the previous pair
- * stays in use.
+ * the other); a new pair is announced with `cert/reloaded`, a bad one (unreadable, not a pair, expired or not valid
+ * yet) with `cert/load_failed` while the previous pair stays in use (see {@link makeFileCertificateLoad}).
  */
 export const makeFileCertificates = (
   configs: ReadonlyArray<CertificateConfig>,
@@ -51,35 +47,22 @@ export const makeFileCertificates = (
   options: { readonly settleMs?: number | undefined } = {}
 ): Effect.Effect<ReadonlyArray<FileCertificate>, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const entries: ReadonlyArray<FileCertificate> = configs.map((config) => ({ config, pair: undefined }))
-    // An event reports a load already done: a failing event store must not end the watch, or no later change of
-    // the files would be loaded.
-    const publish = publishOrLog(events, "certificate")
-
-    const load = Effect.fnUntraced(function* (entry: FileCertificate, announce: boolean) {
-      const { name, cert, key } = entry.config
-      const result = yield* Effect.result(readCertificateFiles(entry.config))
-      if (Result.isFailure(result)) {
-        const error = result.failure.reason
-        yield* Effect.logWarning(
-          `certificate ${name}: ${error}; ${entry.pair === undefined ? "not available" : "the previous pair stays in use"}`
-        )
-        yield* publish(CertEvents.loadFailed({ name, cert, key, error }))
-        return
-      }
-      const pair = result.success
-      const same = entry.pair !== undefined && entry.pair.certPem === pair.certPem
-      entry.pair = pair
-      if (announce && !same) {
-        yield* publish(
-          CertEvents.reloaded({
-            name,
-            serial: pair.leaf.serialNumber.toUpperCase(),
-            not_after: new Date(Date.parse(pair.leaf.validTo)).toISOString()
-          })
-        )
-      }
-    })
+    const entries: ReadonlyArray<FileCertificate> = configs.map((config) => ({
+      config,
+      pair: undefined,
+      problem: undefined
+    }))
+    const changed = yield* Queue.unbounded<Change>()
+    // A pair refused for not being valid yet is read again once it is (a change of its files, as far as the loads
+    // are concerned), at most one wait per certificate: a later refusal replaces it.
+    const rechecks = yield* FiberMap.make<FileCertificate>()
+    const recheckAt = (entry: FileCertificate, at: number) =>
+      FiberMap.run(
+        rechecks,
+        entry,
+        Effect.andThen(sleepUntil(at), Queue.offer(changed, { kind: "file", file: path.resolve(entry.config.cert) }))
+      ).pipe(Effect.asVoid)
+    const load = makeFileCertificateLoad(events, recheckAt)
 
     yield* Effect.forEach(entries, (entry) => load(entry, false), { discard: true })
     if (entries.length === 0) return entries
@@ -94,7 +77,6 @@ export const makeFileCertificates = (
         byDirectory.set(dir, (byDirectory.get(dir) ?? new Set()).add(entry))
       }
     }
-    const changed = yield* Queue.unbounded<Change>()
     const logged = new Set<string>()
     const onError = (error: unknown) => {
       // Once per distinct error (ENOSPC once inotify watches run out, EACCES): a watch that fails keeps failing.

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { AcmeConfig } from "../../src/config/ConfigSections.js"
@@ -30,6 +31,44 @@ export const makeCert = (
     ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"],
     ...["-days", String(options.days ?? 90), "-subj", options.subject ?? `/CN=${name}.test`],
     ...["-addext", `subjectAltName=${options.san ?? `DNS:${name}.test`}`, "-keyout", key, "-out", cert]
+  ])
+  return { cert, key, certPem: fs.readFileSync(cert, "utf8"), keyPem: fs.readFileSync(key, "utf8") }
+}
+
+/**
+ * A self-signed certificate for `name.test` valid from `notBefore` to `notAfter` (any dates, past or future: `openssl
+ * ca` sets both, where `openssl req` starts at once), in `dir` as `<name>.crt` / `<name>.key`. With `key` (the key file
+ * of an earlier one), for that key: a deploy that replaces only the certificate file.
+ */
+export const makeCertValidBetween = (
+  dir: string,
+  name: string,
+  validity: { readonly notBefore: number; readonly notAfter: number; readonly key?: string }
+): CertFiles => {
+  const work = fs.mkdtempSync(path.join(dir, `${name}-ca-`))
+  const file = (f: string) => path.join(work, f)
+  const key = validity.key ?? path.join(dir, `${name}.key`)
+  const cert = path.join(dir, `${name}.crt`)
+  fs.writeFileSync(file("index.txt"), "")
+  fs.writeFileSync(file("serial"), `${randomBytes(8).toString("hex")}\n`)
+  fs.writeFileSync(
+    file("ca.cnf"),
+    ["[ca]", "default_ca = d", "[d]", `database = ${file("index.txt")}`, `new_certs_dir = ${work}`]
+      .concat([`serial = ${file("serial")}`, "default_md = sha256", "policy = p", "copy_extensions = copy"])
+      .concat(["[p]", "commonName = supplied", ""])
+      .join("\n")
+  )
+  openssl([
+    ...["req", "-new", "-subj", `/CN=${name}.test`, "-addext", `subjectAltName=DNS:${name}.test`, "-out", file("csr")],
+    ...(validity.key === undefined
+      ? ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key]
+      : ["-key", key])
+  ])
+  // openssl's time format, always in UTC: YYYYMMDDHHMMSSZ.
+  const asn1 = (ms: number) => new Date(ms).toISOString().replace(/[-:T]|\.\d+/g, "")
+  openssl([
+    ...["ca", "-batch", "-notext", "-config", file("ca.cnf"), "-selfsign", "-keyfile", key, "-in", file("csr")],
+    ...["-startdate", asn1(validity.notBefore), "-enddate", asn1(validity.notAfter), "-out", cert]
   ])
   return { cert, key, certPem: fs.readFileSync(cert, "utf8"), keyPem: fs.readFileSync(key, "utf8") }
 }

@@ -6,7 +6,7 @@ import { requireTool } from "../../../../test/support/e2e.js"
 import { tempDir } from "../../../../test/support/TempDir.js"
 import { certInfoOf, subjectAltNames, validityOf } from "../../src/certs/CertInfoOf.js"
 import { parseCertificatePair } from "../../src/certs/CertificatePair.js"
-import { readCertificateFiles } from "../../src/certs/FileCertificates.js"
+import { readCertificateFiles } from "../../src/certs/FileCertificateLoad.js"
 import { makeCert, opensslFields } from "./CertFixtures.js"
 
 const openssl = requireTool("openssl")

@@ -105,4 +105,24 @@ describe.skipIf(tool.skip)("certificate pair", () => {
       )
     })
   )
+
+  it.effect(
+    "a passphrase-protected key (PKCS#8, or OpenSSL's older form) is named as such, not as an invalid key",
+    () =>
+      Effect.gen(function* () {
+        const { dir, leaf, leafKey } = yield* pki
+        const encrypted = (command: ReadonlyArray<string>) =>
+          openssl([...command, "-in", path.join(dir, "leaf.key"), "-aes256", "-passout", "pass:secret"])
+        const pkcs8 = encrypted(["pkey"])
+        const traditional = encrypted(["ec"])
+        assert.match(pkcs8, /^-----BEGIN ENCRYPTED PRIVATE KEY-----/)
+        assert.match(traditional, /^Proc-Type: 4,ENCRYPTED$/m)
+        const said =
+          "the private key is encrypted (passphrase-protected), which is not supported: store it decrypted " +
+          "(openssl pkey -in key.pem -out plain-key.pem), readable by the server's user only"
+        assert.strictEqual(yield* refusal(leaf, pkcs8), said)
+        assert.strictEqual(yield* refusal(leaf, traditional), said)
+        assert.strictEqual((yield* parseCertificatePair(leaf, leafKey)).chain.length, 1, "the same key decrypted")
+      })
+  )
 })
