@@ -90,7 +90,8 @@ const guestOf = (cluster: string, r: PveClusterResource, ips: ReadonlyArray<stri
   type: r.type === "qemu" ? "qemu" : "lxc",
   name: r.name ?? `CT${int(r.vmid)}`,
   status: r.status ?? "unknown",
-  cpu_usage_pct: (r.cpu ?? 0) * 100,
+  // Rounded as the node's is: 0.017 * 100 is 1.7000000000000002.
+  cpu_usage_pct: Math.round((r.cpu ?? 0) * 10000) / 100,
   mem_used: int(r.mem),
   mem_total: int(r.maxmem),
   net_in: int(r.netin),

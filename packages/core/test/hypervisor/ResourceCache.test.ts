@@ -190,4 +190,19 @@ describe("ResourceCache", () => {
       assert.strictEqual(yield* statusOf101, "stopped", "past the hold")
     }).pipe(Effect.scoped)
   )
+
+  it.effect("a guest's CPU use is rounded to two decimals, as a node's is (no 1.7000000000000002)", () =>
+    Effect.gen(function* () {
+      const cluster = fakeCluster(() => 100)
+      cluster.state.resources = [{ ...container(101), cpu: 0.017 } as PveClusterResource]
+      const cache = yield* makeResourceCache(cluster.client, options, events)
+      const first = yield* Effect.forkChild(cache.snapshot)
+      yield* settle
+      yield* TestClock.adjust(options.refreshIntervalMs)
+      yield* settle
+      const snapshot = first.pollUnsafe()
+      assert.isDefined(snapshot)
+      assert.strictEqual(yield* Effect.map(cache.snapshot, (s) => s.guests[0]?.cpu_usage_pct), 1.7)
+    }).pipe(Effect.scoped)
+  )
 })

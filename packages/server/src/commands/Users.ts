@@ -11,8 +11,11 @@ const create = Command.make(
   {
     ...grpcFlags,
     name: Argument.String("name").pipe(Argument.withDescription("[a-z0-9][a-z0-9._-]{0,62}")),
-    displayName: Flag.String("display-name").pipe(Flag.optional),
-    email: Flag.String("email").pipe(Flag.optional)
+    displayName: Flag.String("display-name").pipe(
+      Flag.withDescription("The user's name as people read it (one line, up to 255 characters)"),
+      Flag.optional
+    ),
+    email: Flag.String("email").pipe(Flag.withDescription("The user's email address"), Flag.optional)
   },
   Effect.fn("gatehouse.users.create")(function* (flags) {
     const { client, reportCallErrors } = yield* connect(flags)
