@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import type { LogLevel } from "effect/LogLevel"
 import * as References from "effect/References"
 import { plainAccessLine } from "./AccessLogLine.js"
 import { leanJsonLine, leanJsonLoggerWith } from "./LeanJsonLogger.js"
@@ -64,14 +65,23 @@ const layerJsonLogging = Layer.unwrap(
   )
 )
 
+/** How {@link layerLogging} is run beside the config's `log` section. */
+export interface LoggingOptions {
+  /** Whether stdout is a terminal (for `format: auto`); default: asked of stdout. */
+  readonly isTty?: boolean | undefined
+  /** The `--log-level` flag's level, when given: it wins over `log.level` (flags > environment > file). */
+  readonly level?: LogLevel | undefined
+}
+
 /**
  * Structured logs: one JSON object per line (for log shippers), or pretty lines for a terminal. `auto` picks
  * pretty when stdout is a terminal. Every line of a request carries its `request_id`.
  */
-export const layerLogging = (log: GatehouseConfig["log"], isTty = process.stdout.isTTY === true) => {
+export const layerLogging = (log: GatehouseConfig["log"], options: LoggingOptions = {}) => {
+  const isTty = options.isTty ?? process.stdout.isTTY === true
   const pretty = log.format === "pretty" || (log.format === "auto" && isTty)
   return Layer.mergeAll(
     pretty ? Logger.layer([withRequestIds(Logger.consolePretty())]) : layerJsonLogging,
-    Layer.succeed(References.MinimumLogLevel, levels[log.level])
+    Layer.succeed(References.MinimumLogLevel, options.level ?? levels[log.level])
   )
 }

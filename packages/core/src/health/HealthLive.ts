@@ -30,6 +30,7 @@ import {
   toInfo
 } from "./HealthState.js"
 import { type Monitor, monitorFor } from "./Monitor.js"
+import { Serving } from "./Serving.js"
 
 /**
  * One route's entry. `id` names the monitor instance allowed to write it; `key` is its config (null: none).
@@ -63,7 +64,7 @@ const sleepToGrid = (minimumMs: number, gridMs: number) =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sleep(Duration.millis(delayToGrid(now, minimumMs, gridMs))))
 
 // Each monitor starts at a random point of its first second: a thousand routes loaded at once do not all check in
-// the same instant (nor stay in step afterwards), and a server that checks itself is listening by then.
+// the same instant (nor stay in step afterwards). The second is counted from the moment the server listens (`run`).
 const firstCheckDelay = (intervalMs: number) =>
   Effect.flatMap(Random.nextIntBetween(0, Math.max(1, Math.min(FIRST_CHECK_SPREAD_MS, intervalMs))), (ms) =>
     sleepToGrid(ms, gridOf(intervalMs))
@@ -113,6 +114,7 @@ export const make: Effect.Effect<Health["Service"], never, Routes | Events | Sco
   const events = yield* Events
   const publishHealth = publishOrLog(events, "health")
   const locator = yield* GuestLocator
+  const serving = yield* Serving
   // A route's monitor, unless it has none or is excluded from serving (then its health is `unknown`).
   // A route whose target is a container follows the container (see `containerMonitor`).
   const monitorOf = (record: RouteRecord): Option.Option<Monitor> =>
@@ -199,8 +201,14 @@ export const make: Effect.Effect<Health["Service"], never, Routes | Events | Sco
       Effect.flatMap((result) => record(alias, id, result, monitor.healthcheck.retries)),
       Effect.withSpan("Health.check", { attributes: { alias } })
     )
+    // No check before the server's listeners are bound: a route that targets the server itself could go down on a
+    // refused connection at a restart (a starting route goes down on its first failure).
+    const firstCheck = Effect.andThen(
+      serving.whenListening,
+      monitor.immediate === true ? Effect.void : firstCheckDelay(intervalMs)
+    )
     return Effect.andThen(
-      monitor.immediate === true ? Effect.void : firstCheckDelay(intervalMs),
+      firstCheck,
       // The next check starts an interval (rounded up to the grid) after the previous one ended: checks never overlap.
       Effect.forever(Effect.andThen(checkAndRecord, sleepToGrid(intervalMs, grid)))
     )

@@ -1,9 +1,10 @@
 import { FileRoutes, formatListenAddress } from "@gatehouse-edge/core"
 import { ValidationFailed } from "@gatehouse-edge/core/domain"
 import * as Cause from "effect/Cause"
+import * as GlobalFlag from "effect/cli/GlobalFlag"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import { databasePath } from "../CoreLayer.js"
 import { ensureExampleRoutes } from "../ExampleRoutes.js"
 import { layerGatehouseServer } from "../GatehouseServer.js"
@@ -36,9 +37,12 @@ export const serve = Effect.fnUntraced(function* (flags: ServeFlags) {
   }
   yield* ensureExampleRoutes(config)
 
+  // effect/cli's global `--log-level` (before or after `serve`): the cli sets the level around this handler, but the
+  // logging layer sets the config's, so the flag is handed to it to win over `log.level` (flags > environment > file).
+  const levelFlag = Option.flatten(yield* Effect.serviceOption(GlobalFlag.LogLevel))
   const server = layerGatehouseServer({ config, sources, strict: flags.strict, version: versionInfo(process.env) })
   yield* Layer.launch(Layer.merge(server, MemoryReducerNudge.layer)).pipe(
-    Effect.provide(layerLogging(config.log)),
+    Effect.provide(layerLogging(config.log, { level: Option.getOrUndefined(levelFlag) })),
     Effect.catchCause((cause): Effect.Effect<never, unknown> => {
       if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
       const described = describeStartupFailure(cause, formatListenAddress(config.http), databasePath(config))
