@@ -15,7 +15,7 @@ import { defaultGrpcConnectionLimits, type GrpcConnectionLimits, listenCapped } 
 import { addHealthService } from "./GrpcHealth.js"
 import { addReflectionService } from "./GrpcReflection.js"
 import { makeAuthServiceHandlers } from "./handlers/AuthServiceHandlers.js"
-import { gatehousePackageDefinition, loadGatehouseProto, requiredScopes } from "./ProtoLoader.js"
+import { loadGatehouseProto, requiredScopes } from "./ProtoLoader.js"
 
 /** Where the gRPC server listens. */
 export interface GrpcServerOptions {
@@ -192,7 +192,7 @@ const makeServer = Effect.fnUntraced(function* (options: GrpcServerOptions, auth
     })
   )
   const notServing = addHealthService(server, limits)
-  const endReflection = addReflectionService(server, limits, gatehousePackageDefinition())
+  const endReflection = addReflectionService(server, limits)
   // Open streams end first (watches with shutting_down, health watches after NOT_SERVING), then in-flight calls
   // get the grace period.
   yield* Effect.addFinalizer(() =>
