@@ -27,7 +27,7 @@ const loaderOptions: protoLoader.Options = {
   oneofs: true
 }
 
-/** The parsed `gatehouse.v1` protos (what server reflection describes). */
+/** The parsed `gatehouse.v1` protos (the required scopes are read from them). */
 export const gatehousePackageDefinition = (): protoLoader.PackageDefinition =>
   protoLoader.loadSync([...protoFiles], loaderOptions)
 
