@@ -8,6 +8,7 @@ import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { adminKeyPath } from "./AdminKeyPath.js"
+import { LogAtTerminal } from "./LogAtTerminal.js"
 
 // Only a missing file means "no key yet". Any other failure to read it stops the start: taking it for missing
 // would revoke the working admin key, and writing a new file over the old one fails, at every start.
@@ -61,11 +62,34 @@ const writeKeyFile = (dataDir: string, file: string, key: string) => {
   )
 }
 
+// The key is shown only to a person at a terminal. A log that is stored or shipped (JSON, or pretty lines piped to
+// journald, `docker logs`, an aggregator) would hand the credential to everyone who reads it, and plain lines would
+// break its one-JSON-object-a-line shape: it gets one log line naming the file instead.
+const showAdminKey = (file: string, key: string) =>
+  Effect.gen(function* () {
+    return (yield* LogAtTerminal)
+      ? yield* Console.log(
+          [
+            "",
+            `  Generated the admin API key (shown once; also saved to ${file}, mode 0600):`,
+            "",
+            `    ${key}`,
+            "",
+            "  Use it as: Authorization: Bearer <key>",
+            ""
+          ].join("\n")
+        )
+      : yield* Effect.logInfo(`generated the admin API key: it is in ${file} (mode 0600), not in the log`).pipe(
+          Effect.annotateLogs({ admin_key_file: file })
+        )
+  })
+
 /**
  * The admin API key. It is one of the stored keys (name `admin`, role `admin`), and also kept in
- * `<data>/admin.key` (mode 0600) so scripts can read it: generated and printed once on first start; on later
- * starts the file is read back and the key made sure to be in the store (keys of stores from before keys were
- * stored are adopted this way). Deleting the file makes the next start revoke the old admin key and issue a new one.
+ * `<data>/admin.key` (mode 0600) so scripts can read it: generated on first start, and shown once when the log goes
+ * to a terminal (`LogAtTerminal`); on later starts the file is read back and the key made sure to be in the store
+ * (keys of stores from before keys were stored are adopted this way). Deleting the file makes the next start revoke
+ * the old admin key and issue a new one.
  */
 export const ensureAdminKey = (dataDir: string): Effect.Effect<void, never, ApiKeyRepository> =>
   Effect.gen(function* () {
@@ -114,15 +138,5 @@ export const ensureAdminKey = (dataDir: string): Effect.Effect<void, never, ApiK
         revoked_at: null
       })
       .pipe(Effect.orDie)
-    yield* Console.log(
-      [
-        "",
-        `  Generated the admin API key (shown once; also saved to ${file}, mode 0600):`,
-        "",
-        `    ${key}`,
-        "",
-        "  Use it as: Authorization: Bearer <key>",
-        ""
-      ].join("\n")
-    )
+    yield* showAdminKey(file, key)
   })

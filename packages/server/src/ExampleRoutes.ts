@@ -55,7 +55,8 @@ export const ensureExampleRoutes = (config: GatehouseConfig): Effect.Effect<void
       await fs.writeFile(file, exampleRoutes(config.http), { flag: "wx" })
     }).pipe(
       Effect.andThen(
-        Console.log(`  Wrote example routes to ${file} (http server ${formatListenAddress(config.http)})`)
+        // A log line, not a plain one: a JSON log stays one object a line.
+        Effect.logInfo(`wrote example routes to ${file} (http server ${formatListenAddress(config.http)})`)
       ),
       // Only an example: the start goes on, and the routes directory's own check says what is wrong with it.
       Effect.catch((error) =>

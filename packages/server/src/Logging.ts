@@ -10,6 +10,8 @@ import * as References from "effect/References"
 import { plainAccessLine } from "./AccessLogLine.js"
 import { leanJsonLine, leanJsonLoggerWith } from "./LeanJsonLogger.js"
 import { batchLines } from "./LineBatch.js"
+import { LogAtTerminal } from "./LogAtTerminal.js"
+import { prettyLogger } from "./PrettyLogger.js"
 
 const levels = { debug: "Debug", info: "Info", warn: "Warn", error: "Error" } as const
 
@@ -75,13 +77,16 @@ export interface LoggingOptions {
 
 /**
  * Structured logs: one JSON object per line (for log shippers), or pretty lines for a terminal. `auto` picks
- * pretty when stdout is a terminal. Every line of a request carries its `request_id`.
+ * pretty when stdout is a terminal. Every line of a request carries its `request_id`. Also says whether the log
+ * reaches a person at a terminal ({@link LogAtTerminal}).
  */
 export const layerLogging = (log: GatehouseConfig["log"], options: LoggingOptions = {}) => {
   const isTty = options.isTty ?? process.stdout.isTTY === true
   const pretty = log.format === "pretty" || (log.format === "auto" && isTty)
   return Layer.mergeAll(
-    pretty ? Logger.layer([withRequestIds(Logger.consolePretty())]) : layerJsonLogging,
-    Layer.succeed(References.MinimumLogLevel, options.level ?? levels[log.level])
+    pretty ? Logger.layer([withRequestIds(prettyLogger({ colors: isTty }))]) : layerJsonLogging,
+    Layer.succeed(References.MinimumLogLevel, options.level ?? levels[log.level]),
+    // Pretty lines piped away (`format: pretty` under systemd or docker) are stored and shipped all the same.
+    Layer.succeed(LogAtTerminal)(pretty && isTty)
   )
 }

@@ -35,14 +35,15 @@ export const serve = Effect.fnUntraced(function* (flags: ServeFlags) {
       return yield* failWith([`gatehouse: ${refused}`])
     }
   }
-  yield* ensureExampleRoutes(config)
-
   // effect/cli's global `--log-level` (before or after `serve`): the cli sets the level around this handler, but the
   // logging layer sets the config's, so the flag is handed to it to win over `log.level` (flags > environment > file).
   const levelFlag = Option.flatten(yield* Effect.serviceOption(GlobalFlag.LogLevel))
+  const logging = layerLogging(config.log, { level: Option.getOrUndefined(levelFlag) })
+  yield* ensureExampleRoutes(config).pipe(Effect.provide(logging))
+
   const server = layerGatehouseServer({ config, sources, strict: flags.strict, version: versionInfo(process.env) })
   yield* Layer.launch(Layer.merge(server, MemoryReducerNudge.layer)).pipe(
-    Effect.provide(layerLogging(config.log, { level: Option.getOrUndefined(levelFlag) })),
+    Effect.provide(logging),
     Effect.catchCause((cause): Effect.Effect<never, unknown> => {
       if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
       const described = describeStartupFailure(cause, formatListenAddress(config.http), databasePath(config))
