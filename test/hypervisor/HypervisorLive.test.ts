@@ -468,6 +468,42 @@ describe("HypervisorLive against the simulator", () => {
     )
   )
 
+  it.live("a cluster unreachable at start is checked for privileges once it answers: one report", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const bare = { tokenId: "root@pam!bare", secret: "0f3c2b1a-4d5e-4f60-8a9b-0c1d2e3f4a5b" }
+        const sim = yield* simulator({ tokens: [{ ...bare, privsep: true }] })
+        yield* Effect.promise(() => sim.stop())
+        // Polled often, so the cluster's recovery is seen within the test's deadline.
+        const cluster = withToken(clusterOf(sim, { refreshIntervalMs: 200 }), bare.tokenId, bare.secret)
+        const { events } = yield* buildHypervisor({ clusters: [cluster] }, recordingShell().layer)
+        const hypervisorEvents = Effect.map(events.history({ category: "hypervisor" }), (all) =>
+          all.map((e) => e.action)
+        )
+        yield* eventually(
+          Effect.map(hypervisorEvents, (actions) => (actions.includes("cache_stale") ? true : undefined)),
+          "the outage noticed"
+        )
+        yield* Effect.promise(() => sim.start())
+        yield* eventually(
+          Effect.map(hypervisorEvents, (actions) => (actions.includes("permissions") ? true : undefined)),
+          "the permission report once the cluster answers"
+        )
+        // Several polls later: still one check that was answered, and one report.
+        const polls = sim.countRequests("/cluster/resources")
+        yield* eventually(
+          Effect.sync(() => (sim.countRequests("/cluster/resources") >= polls + 3 ? true : undefined)),
+          "more polls"
+        )
+        assert.strictEqual(sim.countRequests("/access/permissions"), 1)
+        assert.deepStrictEqual(
+          (yield* hypervisorEvents).filter((action) => action === "permissions"),
+          ["permissions"]
+        )
+      })
+    )
+  )
+
   it.live("the privileges are checked again after each reload of the config file (not of route files)", () =>
     Effect.scoped(
       Effect.gen(function* () {

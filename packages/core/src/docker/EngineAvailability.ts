@@ -33,8 +33,8 @@ const kindOf = (error: DockerHostUnreachable) => error.detail.split(":")[0]
  * its error (no call waits on it, so one stuck engine holds up nothing on the others), and one probe, forked into
  * `scope`, pings it after a back-off (0.5 s doubling to 30 s) until it answers. The back-off starts over only when
  * a call is answered, not a ping: a daemon whose ping answers while its calls hang is then tried less and less
- * often. A down engine is logged when it goes down and when why changes (the driver's text, with the socket path or
- * address), not at every retry; callers hear the kind of failure only.
+ * often. A down engine is logged when it goes down, when why changes (the driver's text, with the socket path or
+ * address) and when it answers again, not at every retry; callers hear the kind of failure only.
  */
 export const makeEngineAvailability = (options: {
   readonly host: string
@@ -51,10 +51,14 @@ export const makeEngineAvailability = (options: {
   let probing = false
   const up = Latch.makeUnsafe(true)
 
-  const markUp = () => {
+  // The state changes at once (the probe's caller relies on no yield between them and its own); what it returns logs
+  // the recovery of an engine whose outage was logged, so the log shows when each outage ended.
+  const markUp = (): Effect.Effect<void> => {
+    const wasLogged = lastLogged !== undefined
     lastError = undefined
     lastLogged = undefined
     up.openUnsafe()
+    return wasLogged ? Effect.logInfo(`Docker host "${host}" answers again`) : Effect.void
   }
 
   const recordFailure = (error: unknown): Effect.Effect<DockerHostUnreachable> =>
@@ -89,9 +93,9 @@ export const makeEngineAvailability = (options: {
       }
       const pinged = yield* Effect.result(ping)
       if (pinged._tag === "Success") {
-        markUp()
+        const announce = markUp()
         probing = false
-        return
+        return yield* announce
       }
       yield* recordFailure(pinged.failure)
     }
@@ -99,9 +103,9 @@ export const makeEngineAvailability = (options: {
 
   return {
     down: () => lastError,
-    answered: Effect.sync(() => {
+    answered: Effect.suspend(() => {
       failures = 0
-      markUp()
+      return markUp()
     }),
     noAnswer: (error) =>
       Effect.flatMap(recordFailure(error), (unreachable) => {

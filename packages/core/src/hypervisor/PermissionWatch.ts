@@ -1,14 +1,21 @@
 import { HypervisorEvents } from "@gatehouse-edge/contract/domain"
 import * as Effect from "effect/Effect"
+import * as FiberHandle from "effect/FiberHandle"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { Events } from "../events/Events.js"
 import type { ClusterRuntime } from "./ClusterRuntime.js"
 import { missingPrivileges } from "./PermissionCheck.js"
 import { PvePermissions } from "./PveSchemas.js"
+import { isTransientFailure } from "./TransientFailure.js"
 
-/** Checks one cluster's effective privileges; reports the missing ones as an event and a warning. */
-const checkCluster = (cluster: ClusterRuntime, events: Events["Service"]) =>
+/**
+ * Checks one cluster's effective privileges; reports the missing ones as an event and a warning. A cluster that does
+ * not answer is checked again once it answers a poll of its cache (logged at the first failure only: the cache logs
+ * the outage itself); any other failure (credentials refused, a certificate not trusted) waits for a reload, which
+ * is how the operator fixes it.
+ */
+const checkCluster = (cluster: ClusterRuntime, events: Events["Service"], failedBefore = false): Effect.Effect<void> =>
   cluster.client.get("/access/permissions", PvePermissions).pipe(
     Effect.flatMap((permissions) => {
       const missing = missingPrivileges(permissions)
@@ -27,25 +34,37 @@ const checkCluster = (cluster: ClusterRuntime, events: Events["Service"]) =>
         )
       )
     }),
-    // Unreachable now: the cache reports that; the check runs again at the next reload.
-    Effect.catch((error) =>
-      Effect.logWarning(`Proxmox VE cluster "${cluster.name}": permission check failed: ${error.message}`)
-    )
+    Effect.catch((error) => {
+      const again = isTransientFailure(error)
+      const logged = failedBefore
+        ? Effect.void
+        : Effect.logWarning(
+            `Proxmox VE cluster "${cluster.name}": permission check failed: ${error.message}${
+              again ? "; checked again when it answers" : ""
+            }`
+          )
+      return again
+        ? Effect.andThen(logged, Effect.andThen(cluster.cache.nextAnswer, checkCluster(cluster, events, true)))
+        : logged
+    })
   )
 
 /**
  * Checks every cluster's privileges at start and again after each config reload, in the background: a token
  * with privilege separation and no ACL otherwise sees silently empty lists.
  */
-export const watchPermissions = (
+export const watchPermissions = Effect.fnUntraced(function* (
   clusters: ReadonlyArray<ClusterRuntime>,
   events: Events["Service"]
-): Effect.Effect<void, never, Scope.Scope> => {
-  if (clusters.length === 0) return Effect.void
-  const checkAll = Effect.forEach(clusters, (cluster) => checkCluster(cluster, events), {
-    concurrency: "unbounded",
-    discard: true
-  })
+) {
+  if (clusters.length === 0) return
+  // One check per cluster at a time, forked: a reload's check replaces one still waiting for its cluster to answer
+  // (so the cluster is checked once when it does, not once per reload meanwhile), and a cluster that stays down
+  // holds up no reload.
+  const checks = yield* Effect.forEach(clusters, (cluster) =>
+    Effect.map(FiberHandle.make<void, never>(), (handle) => FiberHandle.run(handle, checkCluster(cluster, events)))
+  )
+  const checkAll = Effect.forEach(checks, (check) => check, { discard: true })
   // The newest config event now, read before a check: every reload after it triggers a check, even one that happens
   // while the check runs, and no reload from before triggers a second one.
   const newest = Effect.map(events.history({ category: "config", limit: 1 }), (last) => last[0]?.id)
@@ -60,5 +79,5 @@ export const watchPermissions = (
       // again and follow on from the newest event. Spaced, so a store that keeps failing is not asked in a loop.
       Effect.catch(() => Effect.flatMap(Effect.andThen(Effect.sleep("1 second"), newest), checkThenFollow))
     )
-  return Effect.asVoid(Effect.forkScoped(Effect.flatMap(newest, checkThenFollow)))
-}
+  yield* Effect.forkScoped(Effect.flatMap(newest, checkThenFollow))
+}) as (clusters: ReadonlyArray<ClusterRuntime>, events: Events["Service"]) => Effect.Effect<void, never, Scope.Scope>

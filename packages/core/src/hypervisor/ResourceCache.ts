@@ -8,6 +8,8 @@ import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import type { Events } from "../events/Events.js"
 import type { PveClient, PveError } from "./PveClient.js"
 import { type PveClusterResource, PveClusterResources, PveInterfaces } from "./PveSchemas.js"
@@ -51,6 +53,11 @@ export interface ResourceCache {
    * status, or {@link confirmedHoldMs} has passed, the snapshot shows the confirmed status instead of the poll's.
    */
   readonly confirmStatus: (vmid: number, status: string) => Effect.Effect<void>
+  /**
+   * Completes when Proxmox answers a refresh sent after this started: what waits for an unreachable cluster to
+   * answer again, at the pace of the polls, without asking it anything itself.
+   */
+  readonly nextAnswer: Effect.Effect<void>
 }
 
 /**
@@ -123,8 +130,8 @@ const isGuest = (r: PveClusterResource): boolean => (r.type === "lxc" || r.type 
  * lookups at most one refresh interval: one that takes longer (a hung container makes PVE's `/interfaces` wait for
  * the request timeout) goes on by itself and its addresses land in the snapshot when it answers, so it holds neither
  * the poller (the statuses stay as current as `refreshedAt` says) nor the first snapshot. A failed refresh keeps the
- * last good data, marks it stale and emits `hypervisor/cache_stale` once; the next good refresh emits
- * `hypervisor/cache_recovered`.
+ * last good data, marks it stale and emits `hypervisor/cache_stale` with a warning once; the next good refresh emits
+ * `hypervisor/cache_recovered` with an info line.
  */
 export const makeResourceCache = Effect.fn("ResourceCache.make")(function* (
   client: PveClient,
@@ -154,6 +161,8 @@ export const makeResourceCache = Effect.fn("ResourceCache.make")(function* (
   // Requests of `/cluster/resources` sent so far, and the number of the one whose answer the snapshot holds.
   let sent = 0
   let held = 0
+  // The number of the newest request that Proxmox answered: what `nextAnswer` waits on.
+  const answered = yield* SubscriptionRef.make(0)
 
   // Addresses that answered: kept for later refreshes and put into the snapshot at once (its guest may have been
   // published without them, by this refresh or the next).
@@ -224,7 +233,10 @@ export const makeResourceCache = Effect.fn("ResourceCache.make")(function* (
         refreshedAt: now,
         failure: undefined
       })
-      if (previous.stale) yield* Effect.asVoid(events.publish(HypervisorEvents.cacheRecovered({ cluster })))
+      if (previous.stale) {
+        yield* Effect.logInfo(`Proxmox VE cluster "${cluster}" answers again; its resources are current`)
+        yield* Effect.asVoid(events.publish(HypervisorEvents.cacheRecovered({ cluster })))
+      }
     })
 
   // The poll's resources with the statuses confirmed since put in; a confirmed status the poll reports, or one
@@ -263,11 +275,16 @@ export const makeResourceCache = Effect.fn("ResourceCache.make")(function* (
     if (result._tag === "Failure") {
       const failure = result.failure
       const previous = yield* Ref.getAndUpdate(state, (s) => ({ ...s, stale: true, failure }))
+      // Once per outage, as the event: the poller goes on failing every interval meanwhile.
       if (!previous.stale) {
+        yield* Effect.logWarning(
+          `Proxmox VE cluster "${cluster}": refreshing its resources failed, the lists show the last known ones (${failure.message})`
+        )
         yield* Effect.asVoid(events.publish(HypervisorEvents.cacheStale({ cluster, error: failure.message })))
       }
       return
     }
+    yield* SubscriptionRef.set(answered, request)
     const now = yield* Clock.currentTimeMillis
     const resources = withConfirmed(result.success, sentAt)
     // Publish the statuses at once; addresses follow as their lookups answer.
@@ -287,6 +304,15 @@ export const makeResourceCache = Effect.fn("ResourceCache.make")(function* (
     })
   )
 
+  const nextAnswer = Effect.suspend(() => {
+    const after = sent
+    return SubscriptionRef.changes(answered).pipe(
+      Stream.filter((request) => request > after),
+      Stream.take(1),
+      Stream.runDrain
+    )
+  })
+
   const firstRefresh = yield* Deferred.make<void>()
   yield* Effect.forkScoped(
     Effect.andThen(
@@ -298,7 +324,8 @@ export const makeResourceCache = Effect.fn("ResourceCache.make")(function* (
     snapshot: Effect.andThen(Deferred.await(firstRefresh), Ref.get(state)),
     refresh,
     freshen,
-    confirmStatus
+    confirmStatus,
+    nextAnswer
   } satisfies ResourceCache
 }) as (
   client: PveClient,

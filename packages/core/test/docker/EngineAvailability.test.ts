@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Fiber } from "effect"
+import { Clock, Effect, Fiber, Logger } from "effect"
 import { TestClock } from "effect/testing"
 import { makeEngineAvailability } from "../../src/docker/EngineAvailability.js"
 import { EngineTimeout } from "../../src/docker/EngineFailure.js"
@@ -113,4 +113,37 @@ describe("whether an engine answers", () => {
       yield* Fiber.join(waiting)
     }).pipe(Effect.scoped)
   )
+
+  it.effect("an outage is logged as it starts and as it ends (by the probe or by a call), once each", () => {
+    const logged: Array<string> = []
+    return Effect.gen(function* () {
+      const { engine, availability, at } = yield* scripted
+      yield* availability.answered
+      assert.deepStrictEqual(logged, [], "an engine that was never down is not announced")
+      yield* availability.noAnswer(refused)
+      yield* at(10_000)
+      assert.strictEqual(engine.pings.length, 4, "pinged again and again meanwhile")
+      engine.answers = true
+      yield* at(20_000)
+      assert.isUndefined(availability.down(), "the probe heard from it")
+      yield* availability.answered
+      yield* at(60_000)
+      assert.deepStrictEqual(logged, [
+        'Warn Docker host "nas" is unreachable: connection refused (Error: connect ECONNREFUSED 127.0.0.1:2375)',
+        'Info Docker host "nas" answers again'
+      ])
+
+      // Down again, and this time a call is answered before the probe pings.
+      yield* availability.noAnswer(refused)
+      yield* availability.answered
+      yield* availability.answered
+      assert.deepStrictEqual(
+        logged.slice(2).map((line) => line.split(" ")[0]),
+        ["Warn", "Info"]
+      )
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(Logger.layer([Logger.make(({ logLevel, message }) => logged.push(`${logLevel} ${message}`))]))
+    )
+  })
 })

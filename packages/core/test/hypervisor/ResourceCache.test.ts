@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ProxmoxTimedOut } from "@gatehouse-edge/contract/domain"
-import { Effect } from "effect"
+import { ProxmoxTimedOut, ProxmoxUnreachable } from "@gatehouse-edge/contract/domain"
+import { Effect, Logger } from "effect"
 import { TestClock } from "effect/testing"
 import type { Events } from "../../src/events/Events.js"
 import type { PveClient } from "../../src/hypervisor/PveClient.js"
@@ -18,16 +18,24 @@ const container = (vmid: number, status = "running"): PveClusterResource =>
  * A cluster whose `/cluster/resources` lists `resources` (the test changes them) as they were when the request was
  * sent, answering after the next of `resourcesMs` (at once when none is left), and whose `/interfaces` of a
  * container answers after `lookupMs(vmid)` with one address, 10.0.0.<vmid> — or, past the request timeout, fails
- * the way the real client does. Counts the requests of each path.
+ * the way the real client does. Counts the requests of each path. While `unreachable`, `/cluster/resources` fails as
+ * a refused connection does.
  */
 const fakeCluster = (lookupMs: (vmid: number) => number) => {
-  const state = { resources: [container(101)] as Array<PveClusterResource>, resourcesMs: [] as Array<number> }
+  const state = {
+    resources: [container(101)] as Array<PveClusterResource>,
+    resourcesMs: [] as Array<number>,
+    unreachable: false
+  }
   const requests = new Map<string, number>()
   const client = {
     cluster: "sim",
     get: (path: string) =>
-      Effect.suspend((): Effect.Effect<unknown, ProxmoxTimedOut> => {
+      Effect.suspend((): Effect.Effect<unknown, ProxmoxTimedOut | ProxmoxUnreachable> => {
         requests.set(path, (requests.get(path) ?? 0) + 1)
+        if (path === "/cluster/resources" && state.unreachable) {
+          return Effect.fail(new ProxmoxUnreachable({ cluster: "sim", detail: "connection refused" }))
+        }
         if (path === "/cluster/resources")
           return Effect.as(Effect.sleep(state.resourcesMs.shift() ?? 0), state.resources)
         const vmid = Number(/\/lxc\/(\d+)\/interfaces$/.exec(path)?.[1])
@@ -204,5 +212,45 @@ describe("ResourceCache", () => {
       assert.isDefined(snapshot)
       assert.strictEqual(yield* Effect.map(cache.snapshot, (s) => s.guests[0]?.cpu_usage_pct), 1.7)
     }).pipe(Effect.scoped)
+  )
+
+  it.effect(
+    "an outage is logged once as it starts (a warning) and once as it ends (an info line), not per poll",
+    () => {
+      const logged: Array<string> = []
+      return Effect.gen(function* () {
+        const cluster = fakeCluster(() => 100)
+        cluster.state.unreachable = true
+        const published: Array<string> = []
+        const recording = {
+          publish: (input: { readonly action: string }) => Effect.sync(() => published.push(input.action))
+        } as unknown as Events["Service"]
+        yield* makeResourceCache(cluster.client, options, recording)
+        yield* settle
+        yield* TestClock.adjust(3 * options.refreshIntervalMs)
+        assert.strictEqual(cluster.requests("/cluster/resources"), 4)
+        assert.deepStrictEqual(logged, [
+          'Warn Proxmox VE cluster "sim": refreshing its resources failed, the lists show the last known ones ' +
+            '(Proxmox VE cluster "sim" is unreachable: connection refused)'
+        ])
+
+        cluster.state.unreachable = false
+        yield* TestClock.adjust(3 * options.refreshIntervalMs)
+        assert.strictEqual(logged.length, 2)
+        assert.strictEqual(logged[1], 'Info Proxmox VE cluster "sim" answers again; its resources are current')
+
+        // The next outage is a new one.
+        cluster.state.unreachable = true
+        yield* TestClock.adjust(3 * options.refreshIntervalMs)
+        assert.deepStrictEqual(
+          logged.map((line) => line.split(" ")[0]),
+          ["Warn", "Info", "Warn"]
+        )
+        assert.deepStrictEqual(published, ["cache_stale", "cache_recovered", "cache_stale"])
+      }).pipe(
+        Effect.scoped,
+        Effect.provide(Logger.layer([Logger.make(({ logLevel, message }) => logged.push(`${logLevel} ${message}`))]))
+      )
+    }
   )
 })
