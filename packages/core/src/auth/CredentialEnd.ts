@@ -37,20 +37,21 @@ export const untilRevoked = (
   Effect.scoped(
     Effect.gen(function* () {
       const subscription = yield* PubSub.subscribe(revocations)
-      const already = yield* stored
+      const already = yield* askStore(stored)
       const revoked = already ?? (yield* Effect.raceFirst(awaitId(subscription, id), foundInStore(stored)))
       return yield* new Unauthenticated({ message: revoked.message })
     })
   )
 
-// A store that fails for a moment ends no stream: it is asked again at the next check.
+// A store that fails for a moment ends no stream, the first time it is asked as at every recheck: the credential
+// was verified without it (a cached key, a session), and a stream that needs no store goes on; the next check
+// decides.
+const askStore = (stored: Effect.Effect<Revocation | undefined>): Effect.Effect<Revocation | undefined> =>
+  Effect.catchDefect(stored, () => Effect.succeed(undefined))
+
 const foundInStore = (stored: Effect.Effect<Revocation | undefined>): Effect.Effect<Revocation> =>
-  Effect.flatMap(
-    Effect.delay(
-      Effect.catchDefect(stored, () => Effect.succeed(undefined)),
-      recheckEvery
-    ),
-    (revoked) => (revoked === undefined ? foundInStore(stored) : Effect.succeed(revoked))
+  Effect.flatMap(Effect.delay(askStore(stored), recheckEvery), (revoked) =>
+    revoked === undefined ? foundInStore(stored) : Effect.succeed(revoked)
   )
 
 const awaitId = (subscription: PubSub.Subscription<Revocation>, id: string): Effect.Effect<Revocation> =>

@@ -1,4 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -20,7 +21,33 @@ export interface PostgresStoreOptions {
    * name was quoted used). Default: the server's (`public`).
    */
   readonly schema?: string | undefined
+  /**
+   * How long one of the server's statements may run before PostgreSQL cancels it (a store error, not a hang).
+   * Default {@link defaultStatementTimeout}. Startup's checks and migrations are not bounded by it.
+   */
+  readonly statementTimeout?: Duration.Input | undefined
 }
+
+/**
+ * How long a statement waits for a lock another session holds before PostgreSQL gives up with 55P03, which
+ * `StoreTrouble` reads as "locked by another process" (503, `Retry-After: 5`): the README's "waits up to 5 s".
+ */
+export const lockTimeout = Duration.seconds(5)
+
+/**
+ * A statement still running after this is stuck (the server's own take milliseconds; a lock wait ends at
+ * {@link lockTimeout}): cancelled by PostgreSQL, so it fails its request instead of holding a pooled connection.
+ */
+export const defaultStatementTimeout = Duration.seconds(30)
+
+// A pooled connection whose database vanished (a partition, a host that went down) is found dead after 10 s of
+// silence and 10 unanswered probes a second apart, rather than after the kernel's ~2 hours: a request waiting on its
+// answer fails in about 20 s. A database frozen on a live host still acknowledges the probes: that wait is unbounded.
+const keepAlive = Duration.seconds(10)
+
+/** A duration as a PostgreSQL setting (`lock_timeout`, `statement_timeout`) reads it: whole milliseconds. */
+const settingOf = (duration: Duration.Input): string =>
+  `${Math.ceil(Duration.toMillis(Duration.fromInputUnsafe(duration)))}ms`
 
 /** `schema` as one quoted identifier for `search_path`: `Tenant2` stays `Tenant2`, `a,public` is one odd name. */
 export const searchPathOf = (schema: string): string => `"${schema.replaceAll('"', '""')}"`
@@ -89,23 +116,35 @@ export const layer = (options: PostgresStoreOptions): Layer.Layer<SqlClient.SqlC
     SqlClient.SqlClient,
     Effect.gen(function* () {
       const location = describeLocation(options)
-      const sql = yield* PgClient.make({
-        url: options.url,
-        ...(options.schema === undefined ? {} : { startupParameters: { search_path: searchPathOf(options.schema) } })
-      }).pipe(Effect.mapError((cause) => new StoreOpenFailed({ filename: location, cause })))
-      yield* Effect.gen(function* () {
-        // With no schema of that name, `current_schema()` is null and the first CREATE TABLE fails with "no schema
-        // has been selected to create in": say what is missing instead.
-        const [current] = yield* sql<{ name: string | null }>`SELECT current_schema() AS name`
-        if (current?.name == null)
-          return yield* new StoreOpenFailed({
-            filename: location,
-            cause: new Error(yield* missingSchemaReason(options.schema ?? "public"))
-          })
-        if ((yield* tableNames).length > 0) yield* refuseForeign(location, "PostgreSQL schema", postgresRemedy)
-        yield* refuseNewerSchema(location)
-        yield* migrate(location)
-      }).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.mapError(asStoreError(location)))
+      const searchPath = options.schema === undefined ? {} : { search_path: searchPathOf(options.schema) }
+      const open = (startupParameters: Record<string, string>) =>
+        PgClient.make({ url: options.url, keepAlive, startupParameters }).pipe(
+          Effect.mapError((cause) => new StoreOpenFailed({ filename: location, cause }))
+        )
+      // Startup runs on a client of its own, without the timeouts: a migration may rightly take long on a large
+      // table, and the migrator's lock on its table waits for another replica that is migrating the same store.
+      yield* Effect.scoped(Effect.flatMap(open(searchPath), (sql) => prepare(options, location, sql)))
+      const sql = yield* open({
+        ...searchPath,
+        lock_timeout: settingOf(lockTimeout),
+        statement_timeout: settingOf(options.statementTimeout ?? defaultStatementTimeout)
+      })
       return sql as SqlClient.SqlClient
     })
   ).pipe(Layer.provide(Reactivity.layer))
+
+// Checks the schema is there and holds a Gatehouse store of this version or older (or nothing), then migrates it.
+const prepare = (options: PostgresStoreOptions, location: string, sql: SqlClient.SqlClient) =>
+  Effect.gen(function* () {
+    // With no schema of that name, `current_schema()` is null and the first CREATE TABLE fails with "no schema
+    // has been selected to create in": say what is missing instead.
+    const [current] = yield* sql<{ name: string | null }>`SELECT current_schema() AS name`
+    if (current?.name == null)
+      return yield* new StoreOpenFailed({
+        filename: location,
+        cause: new Error(yield* missingSchemaReason(options.schema ?? "public"))
+      })
+    if ((yield* tableNames).length > 0) yield* refuseForeign(location, "PostgreSQL schema", postgresRemedy)
+    yield* refuseNewerSchema(location)
+    yield* migrate(location)
+  }).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.mapError(asStoreError(location)))

@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Principal } from "@gatehouse-edge/contract/domain"
 import { Unauthenticated } from "@gatehouse-edge/contract/domain"
-import { Clock, Effect, Fiber, Layer, Option, Redacted } from "effect"
+import { Clock, Effect, Fiber, Layer, Option, PubSub, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import { ApiKeys } from "../../src/auth/ApiKeys.js"
 import { Authentication } from "../../src/auth/Authentication.js"
+import { makeRevocations, type Revocation, untilRevoked } from "../../src/auth/CredentialEnd.js"
 import { SessionRepository } from "../../src/auth/SessionRepository.js"
 import { Sessions } from "../../src/auth/Sessions.js"
 import { ApiKeyRepository, ApiKeysLive, AuthenticationLive } from "../../src/index.js"
@@ -149,5 +150,62 @@ describe("Authentication.validUntilRevoked", () => {
       yield* TestClock.adjust("1000 days")
       assert.isUndefined(fiber.pollUnsafe())
     }).pipe(Effect.provide(live))
+  )
+})
+
+// A store that answers `answers` in turn (a thrown Error: it cannot be reached), counting the questions.
+const storeAnswering = (...answers: ReadonlyArray<Revocation | undefined | Error>) => {
+  let asked = 0
+  const stored = Effect.suspend(() => {
+    const answer = answers[Math.min(asked++, answers.length - 1)]
+    return answer instanceof Error ? Effect.die(answer) : Effect.succeed(answer)
+  })
+  return { stored, asked: () => asked }
+}
+
+const unreachable = new Error("the server's store cannot be reached")
+const revokedInStore: Revocation = { id: "abc", message: "API key revoked" }
+
+// The signal over a given store, forked; yields so it has subscribed and asked the store once.
+const signalOver = (stored: Effect.Effect<Revocation | undefined>) =>
+  Effect.gen(function* () {
+    const revocations = yield* makeRevocations
+    const fiber = yield* Effect.forkChild(untilRevoked(revocations, "abc", stored))
+    for (let i = 0; i < 10; i++) yield* Effect.yieldNow
+    return { revocations, fiber }
+  })
+
+describe("untilRevoked", () => {
+  it.effect("goes on when the store cannot be reached at first: the next check decides", () =>
+    Effect.gen(function* () {
+      const store = storeAnswering(unreachable, undefined)
+      const { revocations, fiber } = yield* signalOver(store.stored)
+      assert.strictEqual(store.asked(), 1)
+      assert.isUndefined(fiber.pollUnsafe(), "a store failing once ends no stream")
+      yield* TestClock.adjust("1 minute")
+      assert.strictEqual(store.asked(), 2, "asked again a minute later")
+      assert.isUndefined(fiber.pollUnsafe(), "not revoked: still waiting")
+      // Still listening for this process's revocations too.
+      yield* PubSub.publish(revocations, { id: "abc", message: "API key revoked" })
+      assert.strictEqual(yield* reasonOf(fiber), "API key revoked")
+    })
+  )
+
+  it.effect("ends at the next check when the store, back, records a revocation", () =>
+    Effect.gen(function* () {
+      const { fiber } = yield* signalOver(storeAnswering(unreachable, revokedInStore).stored)
+      yield* TestClock.adjust("59 seconds")
+      assert.isUndefined(fiber.pollUnsafe())
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual(yield* reasonOf(fiber), "API key revoked")
+    })
+  )
+
+  it.effect("ends at once when the store's first answer is a revocation", () =>
+    Effect.gen(function* () {
+      const { fiber } = yield* signalOver(storeAnswering(revokedInStore).stored)
+      assert.isDefined(fiber.pollUnsafe(), "ended without waiting for a recheck")
+      assert.strictEqual(yield* reasonOf(fiber), "API key revoked")
+    })
   )
 })
