@@ -13,6 +13,7 @@ import {
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { TrackedWebSocket, webSocketOf } from "./websocket/TrackedWebSocket.js"
+import { stampUpgradeRequestId } from "./websocket/UpgradeRequestId.js"
 
 /** Where the HTTP server listens. */
 export interface ListenOptions {
@@ -92,7 +93,8 @@ const timeoutsOf = (options: ServerOptions): ServerOptions => {
 /**
  * A Node HTTP server that answers unparseable requests with the shared error body, tells browsers not to guess the
  * type of any answer (`x-content-type-options: nosniff`), bounds requests that ask for an upgrade as it does
- * the others, and with `connections` refuses connections past their caps before reading any of them.
+ * the others, gives an upgrade's 101 the request id, and with `connections` refuses connections past their caps
+ * before reading any of them.
  */
 export const createApiServer = (options: ServerOptions = {}, connections?: ConnectionCaps): Server => {
   const server = createServer({ ...options, ...timeoutsOf(options) })
@@ -104,6 +106,8 @@ export const createApiServer = (options: ServerOptions = {}, connections?: Conne
   server.on("request", noSniff)
   server.on("clientError", answerClientError)
   server.on("upgrade", boundUpgrade(server))
+  // Before Effect's upgrade listener (added when the app is served), which runs the handler that writes the 101.
+  server.on("upgrade", stampUpgradeRequestId)
   return server
 }
 

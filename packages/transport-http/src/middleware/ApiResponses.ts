@@ -18,6 +18,7 @@ import { logAccess } from "./AccessLog.js"
 import type { BodiesInFlightLimits } from "./BodiesInFlight.js"
 import { bodyLimitFor } from "./BodyLimits.js"
 import { allowedMethods, emptyPathParameter, hasMalformedEscape, isStreamEndpoint } from "./EndpointPaths.js"
+import { interruptedStatus } from "./InterruptedStatus.js"
 import { rememberRequestId } from "./RequestIds.js"
 
 /** Request limits of the HTTP API. */
@@ -197,15 +198,17 @@ export const layerApiResponses = (limits: HttpLimits) => {
             ? app
             : Effect.provideService(app, HttpIncomingMessage.MaxBodySize, ByteSize.bytes(bodyLimit))
 
-        // The access-log line, then the response with its request id (and Retry-After on a 429).
-        const finish = (response: HttpServerResponse.HttpServerResponse) => {
-          const logged = logAccess(fiber, {
+        const accessLine = (status: number) =>
+          logAccess(fiber, {
             method: request.method,
             path: shortened(pathOf(request)),
-            status: response.status,
+            status,
             duration_ms: clock.currentTimeMillisUnsafe() - started,
             request_id: requestId
           })
+        // The access-log line, then the response with its request id (and Retry-After on a 429).
+        const finish = (response: HttpServerResponse.HttpServerResponse) => {
+          const logged = accessLine(response.status)
           const answered = HttpServerResponse.setHeader(
             response.status === 429 && response.headers["retry-after"] === undefined
               ? HttpServerResponse.setHeader(response, "retry-after", String(RETRY_AFTER_S))
@@ -216,9 +219,13 @@ export const layerApiResponses = (limits: HttpLimits) => {
           return logged === undefined ? Effect.succeed(answered) : Effect.as(logged, answered)
         }
 
-        // What a failed request answers: interruptions stay interruptions (the client is gone, nothing is sent).
+        // What a failed request answers. Interruptions stay interruptions (the server below answers them, if the
+        // connection still takes an answer), but they were requests too: each gets its access line.
         const failed = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> => {
-          if (Cause.hasInterruptsOnly(cause)) return Effect.failCause(cause)
+          if (Cause.hasInterruptsOnly(cause)) {
+            const logged = accessLine(interruptedStatus(request, cause))
+            return logged === undefined ? Effect.failCause(cause) : Effect.andThen(logged, Effect.failCause(cause))
+          }
           if (findBodyTooLarge(cause)) return finish(tooLarge(bodyLimit))
           if (findRouteNotFound(cause)) {
             const requested = pathOf(request)

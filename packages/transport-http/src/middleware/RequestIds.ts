@@ -24,6 +24,12 @@ export const rememberRequestId = (request: HttpServerRequest.HttpServerRequest, 
   if (source !== undefined) source[requestIdKey] = id
 }
 
+/**
+ * The id remembered for a Node request (the `source` of its `HttpServerRequest`), for what answers it outside the
+ * Effect response: the 101 of a WebSocket handshake, which `ws` writes itself.
+ */
+export const rememberedRequestId = (source: object): string | undefined => (source as WithRequestId)[requestIdKey]
+
 /** The id of the request a fiber serves, if it serves one. */
 export const requestIdOf = (fiber: Fiber.Fiber<unknown, unknown>): string | undefined => {
   const request = Context.getOrUndefined(fiber.context, HttpServerRequest.HttpServerRequest)
