@@ -1,4 +1,4 @@
-import { execFile, spawn } from "node:child_process"
+import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { assert, describe, it } from "@effect/vitest"
@@ -7,8 +7,7 @@ import { gatehouseCommand } from "../../../test/support/Cli.js"
 import { requireTool } from "../../../test/support/e2e.js"
 import { freePort } from "../../../test/support/FreePort.js"
 import { tempDir } from "../../../test/support/TempDir.js"
-import { waitFor } from "../../../test/support/WaitFor.js"
-import { request } from "../../transport-http/test/support/Http.js"
+import { serveUntilAnswering } from "./support/ServeUntilAnswering.js"
 
 const python = requireTool("python3")
 const timeout = 120_000
@@ -23,44 +22,14 @@ const serverEnv = (extra: Readonly<Record<string, string>>) => ({
 
 const adminKeyIn = (dir: string) => fs.readFileSync(path.join(dir, "data", "admin.key"), "utf8").trim()
 
-/**
- * A first start of `gatehouse serve` in a fresh directory with its stdout a pipe (as under systemd or docker), until
- * its HTTP API answers, then stopped with SIGTERM: what it wrote on stdout, and the key it generated.
- */
+/** A first start of `gatehouse serve` with its stdout a pipe: what it wrote on stdout, and the key it generated. */
 const firstStartPiped = (env: Readonly<Record<string, string>>) =>
   Effect.scoped(
-    Effect.gen(function* () {
-      const dir = yield* tempDir("gatehouse-admin-key-log-")
-      const port = yield* freePort
-      const child = yield* Effect.acquireRelease(
-        Effect.sync(() =>
-          spawn(process.execPath, gatehouseCommand(["serve", "--http", `127.0.0.1:${port}`]), {
-            cwd: dir,
-            env: serverEnv(env)
-          })
-        ),
-        (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
-      )
-      let stdout = ""
-      let stderr = ""
-      child.stdout.on("data", (chunk) => (stdout += chunk))
-      child.stderr.on("data", (chunk) => (stderr += chunk))
-      const exited = new Promise<number | null>((resolve) => child.on("close", resolve))
-      yield* waitFor(
-        request(`http://127.0.0.1:${port}/api/v1/version`).pipe(
-          Effect.map((reply) => reply.status),
-          Effect.catchDefect(() =>
-            child.exitCode === null ? Effect.succeed(0) : Effect.die(new Error(`gatehouse exited: ${stderr}`))
-          )
-        ),
-        (status) => status === 200,
-        "the server to answer",
-        60_000
-      )
-      child.kill("SIGTERM")
-      assert.strictEqual(yield* Effect.promise(() => exited), 0, stderr)
-      return { stdout, key: adminKeyIn(dir), file: path.join(dir, "data", "admin.key") }
-    })
+    Effect.map(serveUntilAnswering(["serve"], env), ({ dir, stdout }) => ({
+      stdout,
+      key: adminKeyIn(dir),
+      file: path.join(dir, "data", "admin.key")
+    }))
   )
 
 describe("the admin key on first start", () => {

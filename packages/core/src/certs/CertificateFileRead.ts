@@ -1,8 +1,9 @@
-import { constants, type Stats } from "node:fs"
+import { constants } from "node:fs"
 import * as fs from "node:fs/promises"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { describeKind } from "../files/FileKind.js"
 import { FileSystemFailure } from "../files/FileSystemFailure.js"
 
 /**
@@ -20,17 +21,6 @@ export class CertificateFileUnreadable extends Data.TaggedError("CertificateFile
     return `cannot read ${this.path}: ${this.reason}`
   }
 }
-
-const kindOf = (stats: Stats) =>
-  stats.isDirectory()
-    ? "a directory"
-    : stats.isFIFO()
-      ? "a named pipe (FIFO)"
-      : stats.isSocket()
-        ? "a socket"
-        : stats.isCharacterDevice() || stats.isBlockDevice()
-          ? "a device"
-          : "something other than a regular file"
 
 const reasonOf = (error: unknown) => {
   const code = (error as { readonly code?: unknown } | null)?.code
@@ -53,7 +43,7 @@ export const readCertificateFile = (
     const unreadable = (error: unknown) => new CertificateFileUnreadable({ path: file, reason: reasonOf(error) })
     const stats = yield* Effect.tryPromise({ try: () => fs.stat(file), catch: unreadable })
     if (!stats.isFile()) {
-      return yield* new CertificateFileUnreadable({ path: file, reason: `is ${kindOf(stats)}, not a file` })
+      return yield* new CertificateFileUnreadable({ path: file, reason: `is ${describeKind(stats)}, not a file` })
     }
     return yield* Effect.tryPromise({
       // Interrupted (the timeout), the read stops at its next step and closes the file.
