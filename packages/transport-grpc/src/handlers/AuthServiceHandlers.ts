@@ -26,6 +26,7 @@ import { logCall, requestIdMetadata, statusName } from "../CallLog.js"
 import { type CallFailure, callFailure } from "../GrpcStatus.js"
 import type { AuthRequest as ProtoAuthRequest } from "../gen/gatehouse/v1/AuthRequest.js"
 import type { AuthServiceHandlers } from "../gen/gatehouse/v1/AuthService.js"
+import { interruptedCallStatus } from "./InterruptedCallStatus.js"
 import { asPageTokenError, fromProtoListRequest, toProtoListResponse } from "./ProtoListRequest.js"
 import { fromProtoCreate, toProtoAuthRequest, toProtoNode, toProtoUser } from "./ProtoMapping.js"
 
@@ -78,13 +79,8 @@ export const makeAuthServiceHandlers = (options: HandlerOptions): AuthServiceHan
       })
     )
 
-  // How a call interrupted before its end ended: its deadline passed, or its client cancelled it (grpc-js tells both
-  // as `cancelled`).
-  const interruptedStatus = (call: Pick<grpc.ServerUnaryCall<unknown, unknown>, "getDeadline">): grpc.status => {
-    const deadline = call.getDeadline()
-    const at = deadline instanceof Date ? deadline.getTime() : deadline
-    return Number.isFinite(at) && Date.now() >= at ? grpc.status.DEADLINE_EXCEEDED : grpc.status.CANCELLED
-  }
+  const interruptedStatus = (call: Pick<grpc.ServerUnaryCall<unknown, unknown>, "getDeadline">): grpc.status =>
+    interruptedCallStatus(call, Date.now())
 
   const unary = <Req, Res>(
     method: string,
