@@ -4,7 +4,6 @@ import { makeConnectionCaps } from "@gatehouse-edge/core/domain"
 import type * as grpc from "@grpc/grpc-js"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type { HeldConnections } from "./HeldConnections.js"
 
 /** How many TCP connections the gRPC listener holds at once (`grpc.limits.connections_per_client`, `.connections`). */
 export interface GrpcConnectionLimits {
@@ -51,8 +50,6 @@ export const listenCapped = (options: {
   readonly host: string
   readonly port: number
   readonly limits: GrpcConnectionLimits
-  /** Where the admitted connections are held (the server's stop ends those whose peers never close them). */
-  readonly connections: HeldConnections
   readonly onRefused: (notice: string) => void
   /** A listener failed after it started (an `accept` that ran out of descriptors): it keeps listening. */
   readonly onError: (error: Error) => void
@@ -62,9 +59,7 @@ export const listenCapped = (options: {
     const injector = options.server.createConnectionInjector(options.credentials)
     const caps = makeConnectionCaps({ ...options.limits, configKey: "grpc.limits", onRefused: options.onRefused })
     const accept = (socket: net.Socket) => {
-      if (!caps.admit(socket)) return
-      options.connections.hold(socket)
-      injector.injectConnection(socket)
+      if (caps.admit(socket)) injector.injectConnection(socket)
     }
     const listeners: Array<net.Server> = []
     // Stops accepting first (this finalizer runs before the server's shutdown, added earlier).

@@ -14,8 +14,6 @@ import { defaultGrpcLimits, type GrpcLimits, makeCallLimits } from "./CallLimits
 import { defaultGrpcConnectionLimits, type GrpcConnectionLimits, listenCapped } from "./CappedListener.js"
 import { addHealthService } from "./GrpcHealth.js"
 import { addReflectionService } from "./GrpcReflection.js"
-import { shutdownGracefully } from "./GrpcShutdown.js"
-import { type HeldConnections, makeHeldConnections } from "./HeldConnections.js"
 import { makeAuthServiceHandlers } from "./handlers/AuthServiceHandlers.js"
 import { loadGatehouseProto, requiredScopes } from "./ProtoLoader.js"
 
@@ -60,6 +58,27 @@ export class GrpcServerAddress extends Context.Service<
   { readonly host: string; readonly port: number; readonly unixSocket: string | undefined }
 >()("@gatehouse-edge/transport-grpc/GrpcServerAddress") {}
 
+const bind = (server: grpc.Server, address: string, credentials: grpc.ServerCredentials) =>
+  Effect.callback<number, GrpcServerError>((resume) => {
+    server.bindAsync(address, credentials, (error, port) =>
+      resume(
+        error === null
+          ? Effect.succeed(port)
+          : Effect.fail(new GrpcServerError({ message: `cannot listen on ${address}: ${error.message}` }))
+      )
+    )
+  })
+
+const shutdown = (server: grpc.Server, graceMs: number) =>
+  Effect.callback<void>((resume) => {
+    // In-flight calls finish (new ones are refused); past the grace period the rest are cancelled.
+    const timer = setTimeout(() => server.forceShutdown(), graceMs)
+    server.tryShutdown(() => {
+      clearTimeout(timer)
+      resume(Effect.void)
+    })
+  })
+
 const unixSocketError = (socketPath: string, error: unknown) => {
   const reason = error instanceof Error ? error.message : String(error)
   return new GrpcServerError({ message: `cannot use ${socketPath} for the gRPC unix socket: ${reason}` })
@@ -101,29 +120,6 @@ const removeStaleSocket = (socketPath: string) =>
     catch: (error) => unixSocketError(socketPath, error)
   })
 
-// The unix socket's connections come through a listener of ours, as the TCP ones do (CappedListener), so that a
-// stop can end those whose peers never close them (see HeldConnections). Closing the scope stops accepting.
-const listenUnix = (server: grpc.Server, connections: HeldConnections, socketPath: string) =>
-  Effect.acquireRelease(
-    Effect.tryPromise({
-      try: () =>
-        new Promise<net.Server>((resolve, reject) => {
-          const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure())
-          const listener = net.createServer((socket) => {
-            connections.hold(socket)
-            injector.injectConnection(socket)
-          })
-          listener.once("error", reject)
-          listener.listen(socketPath, () => {
-            listener.removeListener("error", reject)
-            resolve(listener)
-          })
-        }),
-      catch: (error) => error
-    }),
-    (listener) => Effect.sync(() => listener.close())
-  )
-
 /**
  * Binds the unix socket so that it is never reachable with another mode than 0770: the socket needs no key, and a
  * connection made while it had the umask's mode (0777 under umask 0) would keep its access after a chmod. So it is
@@ -132,15 +128,8 @@ const listenUnix = (server: grpc.Server, connections: HeldConnections, socketPat
  * scope closes, if it is still ours. A temporary path is 12 characters more than the socket's directory; a unix
  * socket path is at most 107 bytes in all.
  */
-const bindUnixSocket = (options: {
-  readonly server: grpc.Server
-  readonly connections: HeldConnections
-  readonly socketPath: string
-  /** The listener failed after it started (an `accept` that ran out of descriptors): it keeps listening. */
-  readonly onError: (error: Error) => void
-}) =>
+const bindUnixSocket = (server: grpc.Server, socketPath: string) =>
   Effect.gen(function* () {
-    const { server, connections, socketPath } = options
     const linked = yield* Effect.acquireUseRelease(
       Effect.tryPromise({
         try: () => fs.mkdtemp(path.join(path.dirname(socketPath), ".gh-")),
@@ -149,10 +138,7 @@ const bindUnixSocket = (options: {
       (privateDir) => {
         const privatePath = path.join(privateDir, "s")
         return Effect.andThen(
-          listenUnix(server, connections, privatePath).pipe(
-            Effect.tap((listener) => Effect.sync(() => listener.on("error", options.onError))),
-            Effect.mapError((error) => unixSocketError(socketPath, error))
-          ),
+          bind(server, `unix:${privatePath}`, grpc.ServerCredentials.createInsecure()),
           Effect.tryPromise({
             try: async () => {
               await fs.chmod(privatePath, 0o770)
@@ -179,7 +165,6 @@ const makeServer = Effect.fnUntraced(function* (options: GrpcServerOptions, auth
   const context = yield* Effect.context<AuthRequests | Authentication>()
   const stopping = yield* Deferred.make<never, ServerShuttingDown>()
   const limits = makeCallLimits({ ...defaultGrpcLimits, ...options.limits })
-  const connections = makeHeldConnections()
   const server = new grpc.Server({
     "grpc.max_receive_message_length": options.maxRequestBytes ?? 64 * 1024,
     "grpc.max_send_message_length": options.maxMessageBytes ?? 4 * 1024 * 1024,
@@ -209,17 +194,17 @@ const makeServer = Effect.fnUntraced(function* (options: GrpcServerOptions, auth
   const notServing = addHealthService(server, limits)
   const endReflection = addReflectionService(server, limits)
   // Open streams end first (watches with shutting_down, health watches after NOT_SERVING), then in-flight calls
-  // get the grace period; connections left with nothing in flight go as soon as their sessions close.
+  // get the grace period.
   yield* Effect.addFinalizer(() =>
     Effect.andThen(
       Effect.all(
         [Deferred.fail(stopping, new ServerShuttingDown()), Effect.sync(notServing), Effect.sync(endReflection)],
         { discard: true }
       ),
-      shutdownGracefully(server, connections, options.shutdownGraceMs ?? 10_000)
+      shutdown(server, options.shutdownGraceMs ?? 10_000)
     )
   )
-  return { server, limits, connections }
+  return { server, limits }
 })
 
 /**
@@ -254,7 +239,7 @@ export const layer = (
       } else {
         credentials = grpc.ServerCredentials.createInsecure()
       }
-      const { server: tcp, connections } = yield* makeServer(options, bearerAuthenticator)
+      const { server: tcp } = yield* makeServer(options, bearerAuthenticator)
       const context = yield* Effect.context<never>()
       const log = Effect.runForkWith(context)
       const port = yield* listenCapped({
@@ -263,7 +248,6 @@ export const layer = (
         host: options.host,
         port: options.port,
         limits: options.connections ?? defaultGrpcConnectionLimits,
-        connections,
         onRefused: (notice) => log(Effect.logWarning(`gRPC: ${notice}`)),
         onError: (error) => log(Effect.logWarning(`gRPC: the listener on ${address} failed: ${error.message}`))
       }).pipe(
@@ -274,13 +258,8 @@ export const layer = (
       if (options.unixSocket !== undefined) {
         const socketPath = options.unixSocket
         yield* removeStaleSocket(socketPath)
-        const local = yield* makeServer(options, unixSocketAuthenticator)
-        yield* bindUnixSocket({
-          server: local.server,
-          connections: local.connections,
-          socketPath,
-          onError: (error) => log(Effect.logWarning(`gRPC: the unix socket ${socketPath} failed: ${error.message}`))
-        })
+        const { server: local } = yield* makeServer(options, unixSocketAuthenticator)
+        yield* bindUnixSocket(local, socketPath)
       }
       return GrpcServerAddress.of({ host: options.host, port, unixSocket: options.unixSocket })
     })
